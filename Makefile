@@ -1,0 +1,114 @@
+# tpctl - a command-line trace frontend over tracefs
+#
+#   make deps        install the Debian packages needed to build, test and benchmark
+#   make             build ./tpctl and the libtraceevent plugins
+#   make check       run the whole test suite under prove (TAP)
+#   make install     install into $(DESTDIR)$(PREFIX)
+#   make uninstall   remove what install put there
+
+VERSION    := 0.1.0
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+LIBDIR     ?= $(PREFIX)/lib
+PLUGINDIR  ?= $(LIBDIR)/tpctl/plugins
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+
+CC         ?= cc
+PKGS       := libtracefs libtraceevent libtracecmd
+# Deferred (=) so that "make deps" works before pkg-config and the -dev packages exist.
+PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS))
+
+CFLAGS     ?= -O2 -g
+WARN       := -Wall -Wextra -Werror
+ALL_CFLAGS  = $(WARN) -std=gnu11 -D_GNU_SOURCE $(PKG_CFLAGS) \
+	      -DTPCTL_VERSION='"$(VERSION)"' -DTPCTL_PLUGIN_DIR='"$(PLUGINDIR)"' \
+	      -MMD -MP $(CFLAGS)
+LDLIBS     += $(PKG_LIBS) -lm
+
+SRCS       := $(wildcard src/*.c)
+OBJS       := $(SRCS:.c=.o)
+# Everything but main(): linked into the unit tests and fuzz targets as well.
+CORE_OBJS  := $(filter-out src/tpctl.o,$(OBJS))
+
+PLUGIN_SRCS := $(wildcard plugins/*.c)
+PLUGINS     := $(PLUGIN_SRCS:.c=.so)
+
+UNIT_SRCS  := $(wildcard tests/unit/*.c)
+UNIT_BINS  := $(patsubst tests/unit/%.c,tests/unit/bin/%,$(UNIT_SRCS))
+
+PROVE      ?= prove
+PROVE_ARGS ?=
+
+# Debian packages: build, tests, benchmarks, the VM test and the fuzzers.
+DEB_PKGS := gcc make pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev \
+	    libtraceevent1-plugin trace-cmd jq python3 perl mandoc man-db bash-completion \
+	    zsh fish time valgrind clang llvm libclang-rt-14-dev \
+	    qemu-system-x86 busybox-static cpio kmod linux-headers-amd64 util-linux
+
+.PHONY: all deps check check-unit check-cli install uninstall clean
+all: tpctl $(PLUGINS)
+
+tpctl: $(OBJS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
+
+src/%.o: src/%.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+plugins/%.so: plugins/%.c
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< $(PKG_LIBS)
+
+tests/unit/bin/%: tests/unit/%.c $(CORE_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Isrc $(LDFLAGS) -o $@ $< $(CORE_OBJS) $(LDLIBS)
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || \
+			missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "deps: all packages installed"; exit 0; fi; \
+	SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	echo "deps: installing$$missing"; \
+	$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends $$missing
+
+check: all $(UNIT_BINS)
+	$(PROVE) $(PROVE_ARGS) tests/unit/*.t tests/cli/*.t tests/zz-final.t
+
+check-unit: all $(UNIT_BINS)
+	$(PROVE) $(PROVE_ARGS) tests/unit/*.t
+
+check-cli: all
+	$(PROVE) $(PROVE_ARGS) tests/cli/*.t tests/zz-final.t
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(PLUGINDIR) \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	install -m 755 tpctl $(DESTDIR)$(BINDIR)/tpctl
+	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	$(if $(PLUGINS),install -m 644 $(PLUGINS) $(DESTDIR)$(PLUGINDIR)/)
+	install -m 644 completions/tpctl.bash $(DESTDIR)$(BASHCOMPDIR)/tpctl
+	install -m 644 completions/_tpctl $(DESTDIR)$(ZSHCOMPDIR)/_tpctl
+	install -m 644 completions/tpctl.fish $(DESTDIR)$(FISHCOMPDIR)/tpctl.fish
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tpctl
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
+	rm -f $(addprefix $(DESTDIR)$(PLUGINDIR)/,$(notdir $(PLUGINS)))
+	-rmdir $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(LIBDIR)/tpctl 2>/dev/null
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/tpctl $(DESTDIR)$(ZSHCOMPDIR)/_tpctl \
+		$(DESTDIR)$(FISHCOMPDIR)/tpctl.fish
+
+clean:
+	rm -f tpctl src/*.o src/*.d plugins/*.so plugins/*.d
+	rm -rf tests/unit/bin
+
+# Optional fragments owned by other parts of the tree (VM test, benchmarks, fuzzing).
+-include tests/vm/vm.mk bench/bench.mk tests/fuzz/fuzz.mk
+
+-include $(OBJS:.o=.d)

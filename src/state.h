@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * state - a journal of every tracefs file tpctl changed, and every instance it
+ * created, so that it can be put back: on failure of a command (nothing
+ * changed on error), at the exit of stream/record (their changes are
+ * temporary), and on INT, TERM, HUP.  SIGPIPE is ignored so that a closed
+ * stdout shows up as EPIPE on write and the command exits through its normal
+ * path.
+ *
+ * The undo path uses only open/write/close/rmdir on paths and values saved
+ * in advance, so it is safe to run from a signal handler.
+ */
+#ifndef TPCTL_STATE_H
+#define TPCTL_STATE_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+/* Installs the signal handlers; call once before any change. */
+void state_init(void);
+
+/*
+ * Write val to the tracefs file at path, first saving what restore must
+ * write back (restore_val; NULL: derive it from the file's current content
+ * via kind).  Returns 0 or -1 with errno set by the failing write.
+ */
+enum state_kind {
+	STATE_PLAIN,	/* write back the old content as read */
+	STATE_ENABLE,	/* "1"/"1*" -> "1", anything else -> "0" */
+	STATE_FILTER,	/* "none" -> "0" (clear), else the old expression */
+};
+int state_write(const char *path, const char *val, enum state_kind kind);
+
+/* An instance directory we created: rmdir it on rollback (after undoing writes). */
+int state_created_instance(const char *path);
+
+/* Reader fds to close before an instance can be removed during an emergency rollback. */
+void state_register_fd(int fd);
+void state_unregister_fd(int fd);
+
+/* Keep what has been done so far: forget the journal (enable, disable, filter). */
+void state_commit(void);
+/* Undo the journal in reverse order; idempotent; async-signal-safe. */
+void state_rollback(void);
+
+/*
+ * Long-running commands (stream, record) set "graceful" mode: the first
+ * signal only sets state_stop (and interrupts poll with EINTR) so the loop
+ * can drain and exit normally; a second signal rolls back and dies.  In
+ * the default mode a signal rolls back at once and re-raises.
+ */
+extern volatile sig_atomic_t state_stop;
+void state_set_graceful(bool on);
+
+#endif

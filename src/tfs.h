@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tfs - the only layer that touches tracefs (through libtracefs): finding and
+ * mounting tracefs, instances, event name resolution and validation, enable,
+ * filters and the kernel's error_log.  Every change goes through the state
+ * journal (state.h) so that it can be undone on failure or on a signal.
+ */
+#ifndef TPCTL_TFS_H
+#define TPCTL_TFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct tracefs_instance;
+struct tep_handle;
+struct tep_event;
+
+/* One tracepoint, as named in available_events ("system:event"). */
+struct tfs_event {
+	char *system;
+	char *name;
+};
+
+struct tfs_event_list {
+	struct tfs_event *v;
+	size_t n;
+	size_t alloc;
+};
+
+/*
+ * Find the tracefs mount (or use --tracefs DIR), mounting it at
+ * /sys/kernel/tracing when it is not mounted and we may.  Prints the error
+ * and returns TP_FAIL when there is no usable tracefs.
+ */
+int tfs_init(void);
+const char *tfs_dir(void);
+
+/*
+ * The instance chosen with -i (tp.instance), or NULL for the top level.
+ * tfs_open_selected() validates the name and fails (TP_USAGE) if the
+ * instance does not exist: instances are never created implicitly.
+ */
+int tfs_open_selected(struct tracefs_instance **inst);
+const char *tfs_instance_label(struct tracefs_instance *inst);	/* "top level" or name */
+
+/*
+ * Create the private instance "tpctl-<pid>" and journal its removal.  Its
+ * removal happens in state_rollback() (at exit, on signals).
+ */
+int tfs_private_instance(struct tracefs_instance **inst);
+
+/*
+ * Names: systems, events and instances may contain only [A-Za-z0-9_.-],
+ * must not be empty, "." or "..", and at most 255 bytes.  Checked before any
+ * path is built from them.
+ */
+bool tfs_name_valid(const char *name);
+/* Glob patterns additionally allow * ? [ ]. */
+bool tfs_pattern_valid(const char *pattern);
+
+/* Every event in the instance's available_events, sorted as the kernel lists them. */
+int tfs_events_available(struct tracefs_instance *inst, struct tfs_event_list *out);
+
+/*
+ * Resolve user patterns ("system", "system:event", globs in either part,
+ * "system/event" is refused) against available_events.  A pattern that
+ * matches nothing is an error naming it, with the closest real event
+ * suggested (TP_USAGE).  Duplicates are removed; order follows the kernel's.
+ */
+int tfs_events_resolve(struct tracefs_instance *inst, char **patterns, int npatterns,
+		       struct tfs_event_list *out);
+void tfs_event_list_free(struct tfs_event_list *l);
+bool tfs_event_list_has(const struct tfs_event_list *l, const char *sys, const char *name);
+
+/*
+ * A tep_handle with header_page and the formats of just these events parsed
+ * (NULL list: none), plugins loaded (system ones, then TPCTL_PLUGIN_DIR or
+ * $TPCTL_PLUGIN_DIR).  Formats that libtraceevent cannot parse are reported
+ * with tp_warn() unless quiet; the event is still in the handle when its
+ * fields parsed.  Returns NULL after printing an error.
+ */
+struct tep_handle *tfs_tep_load(const struct tfs_event_list *events);
+/* Parse one more event's format into tep (lazy loading); NULL if it fails. */
+struct tep_event *tfs_tep_add_event(struct tep_handle *tep, const char *sys, const char *name);
+/* Load saved_cmdlines into tep so comm names resolve. */
+int tfs_tep_load_cmdlines(struct tep_handle *tep);
+
+/* Journaled writes to events/<sys>/<event>/{enable,filter}. */
+int tfs_event_enable(struct tracefs_instance *inst, const struct tfs_event *ev, bool on);
+int tfs_event_is_enabled(struct tracefs_instance *inst, const struct tfs_event *ev);
+/*
+ * Verify the filter with libtraceevent against the event's format, then
+ * write it.  A filter the kernel refuses is reported with the kernel's
+ * error_log text (and caret) and the old filter stays.  TP_USAGE for an
+ * invalid filter, TP_FAIL when the kernel refuses for another reason.
+ */
+int tfs_event_filter_set(struct tracefs_instance *inst, struct tep_handle *tep,
+			 const struct tfs_event *ev, const char *expr);
+int tfs_event_filter_clear(struct tracefs_instance *inst, const struct tfs_event *ev);
+/* Current filter text, or NULL when there is none ("none" in the file). Caller frees. */
+char *tfs_event_filter_get(struct tracefs_instance *inst, const struct tfs_event *ev);
+
+/* Journaled write of an instance file (tracing_on, buffer_size_kb, ...). */
+int tfs_instance_write(struct tracefs_instance *inst, const char *file, const char *val);
+
+#endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tpctl - shared declarations: global options, exit statuses and the error
+ * reporting helpers every command uses.
+ */
+#ifndef TPCTL_H
+#define TPCTL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Exit statuses, documented in tpctl(1) EXIT STATUS. */
+enum {
+	TP_OK = 0,	/* success */
+	TP_FAIL = 1,	/* the operation failed: kernel refused, I/O error, loss */
+	TP_USAGE = 2,	/* usage error: bad option, unknown event, invalid filter */
+};
+
+/* Global options, parsed by main() before the command. */
+struct tp_global {
+	const char *instance;	/* -i NAME, NULL for the top level */
+	const char *tracefs;	/* --tracefs DIR, NULL for the mounted one */
+	int verbose;		/* -v, may repeat */
+	bool quiet;		/* -q: no warnings or notes on stderr */
+	const char *cmd;	/* name of the running command, for messages */
+};
+
+extern struct tp_global tp;
+
+/*
+ * Error and warning lines on stderr: "tpctl: <cmd>: <message>".  Lower case,
+ * no full stop, names in single quotes.  tp_error() always prints;
+ * tp_warn() and tp_note() are silenced by -q, tp_debug() needs -v.
+ */
+void tp_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tp_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Flush stdout and turn a failed write (EPIPE, ENOSPC, ...) into TP_FAIL. */
+int tp_finish_stdout(int ret);
+
+/* Parse a non-negative decimal integer; false on junk, sign or overflow. */
+bool tp_parse_uint(const char *s, unsigned long long *val);
+/* Parse a duration in seconds ("1", "0.5", "2.25"); false on junk or negative. */
+bool tp_parse_seconds(const char *s, double *val);
+
+/* Every command: argv[0] is the command name; returns an exit status. */
+int cmd_list(int argc, char **argv);
+int cmd_format(int argc, char **argv);
+int cmd_enable(int argc, char **argv);
+int cmd_disable(int argc, char **argv);
+int cmd_filter(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_reset(int argc, char **argv);
+int cmd_stream(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+#endif

@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+# Canonical form of trace text lines, so that the kernel's `trace` file,
+# `trace-cmd report` and `tpctl report` can be compared.  The documented
+# column differences are removed: the kernel and tpctl print the latency
+# flags ("d..2.") and one padding, trace-cmd prints no flags and pads the
+# event name; lost-event markers differ in wording.  Everything else (task,
+# pid, CPU, timestamp, event name, payload text) is kept.  A line that is
+# not understood is kept as "?? <line>" so that it shows up in a diff.
+#
+#   report-norm.py [--no-ts] < text
+import re
+import sys
+
+no_ts = "--no-ts" in sys.argv[1:]
+ev = re.compile(r"^\s*(?P<task>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+"
+                r"(?:(?P<flags>\S{4,6})\s+)?(?P<ts>\d+\.\d+):\s+(?P<ev>[^:\s]+):\s?(?P<rest>.*)$")
+lost_k = re.compile(r"^\s*CPU:(\d+) \[LOST (\d+) EVENTS\]\s*$")
+lost_u = re.compile(r"^\s*CPU:(\d+) \[LOST EVENTS\]\s*$")
+lost_t = re.compile(r"^\s*CPU:(\d+) \[(\d+) EVENTS DROPPED\]\s*$")
+for line in sys.stdin:
+    line = line.rstrip("\n")
+    if not line.strip() or line.startswith("#") or re.match(r"^cpus=\d+$", line):
+        continue
+    m = lost_k.match(line) or lost_t.match(line)
+    if m:
+        print("LOST cpu=%d count=%s" % (int(m.group(1)), m.group(2)))
+        continue
+    m = lost_u.match(line)
+    if m:
+        print("LOST cpu=%d count=?" % int(m.group(1)))
+        continue
+    m = ev.match(line)
+    if not m:
+        print("?? " + line)
+        continue
+    rest = m.group("rest").strip()
+    ts = "" if no_ts else " " + m.group("ts")
+    print("%s-%s [%03d]%s %s: %s" % (m.group("task").strip(), m.group("pid"),
+                                     int(m.group("cpu")), ts, m.group("ev"), rest))

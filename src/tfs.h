@@ -82,8 +82,21 @@ bool tfs_event_list_has(const struct tfs_event_list *l, const char *sys, const c
 struct tep_handle *tfs_tep_load(const struct tfs_event_list *events);
 /* Parse one more event's format into tep (lazy loading); NULL if it fails. */
 struct tep_event *tfs_tep_add_event(struct tep_handle *tep, const char *sys, const char *name);
+/* Unload the plugins tfs_tep_load loaded and free tep. */
+void tfs_tep_free(struct tep_handle *tep);
+/* The raw text of events/<sys>/<name>/format (validated names); caller frees. */
+char *tfs_event_format_text(const char *sys, const char *name, int *size);
+/*
+ * Check a filter before anything is written: no newline, not empty, shorter
+ * than a page, and accepted by libtraceevent's filter parser for the event.
+ * Prints the error; TP_USAGE when invalid.
+ */
+int tfs_filter_check(struct tep_handle *tep, const struct tfs_event *ev, const char *expr);
 /* Load saved_cmdlines into tep so comm names resolve. */
 int tfs_tep_load_cmdlines(struct tep_handle *tep);
+
+/* True for "tpctl-<pid>" when that process no longer runs. */
+bool tfs_instance_orphaned(const char *name);
 
 /* Journaled writes to events/<sys>/<event>/{enable,filter}. */
 int tfs_event_enable(struct tracefs_instance *inst, const struct tfs_event *ev, bool on);

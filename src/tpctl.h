@@ -45,6 +45,12 @@ bool tp_parse_uint(const char *s, unsigned long long *val);
 /* Parse a duration in seconds ("1", "0.5", "2.25"); false on junk or negative. */
 bool tp_parse_seconds(const char *s, double *val);
 
+/*
+ * For a command's getopt loop: report the option getopt refused (unknown or
+ * missing its argument) and point at --help.  Returns TP_USAGE.
+ */
+int tp_option_error(char **argv, int opt);
+
 /* Every command: argv[0] is the command name; returns an exit status. */
 int cmd_list(int argc, char **argv);
 int cmd_format(int argc, char **argv);

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The commands that steer tracing state and keep their changes:
+ *   tpctl enable  EVENT... [--filter EXPR]
+ *   tpctl disable EVENT... | --all
+ *   tpctl filter  EVENT [EXPR | --clear]
+ *   tpctl reset
+ *
+ * Each checks everything it can (names, filters) before it writes anything,
+ * and commits its journal only when every write worked: on any failure main()
+ * rolls back, so a failed command changes nothing.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "state.h"
+#include "tfs.h"
+#include "tpctl.h"
+
+static const char enable_usage[] =
+	"usage: tpctl enable EVENT... [--filter EXPR]\n"
+	"\n"
+	"  EVENT              system:event, system or a glob (sched:sched_*)\n"
+	"  -f, --filter EXPR  also set this filter on every event named\n"
+	"  -h, --help         show this help\n";
+
+static const char disable_usage[] =
+	"usage: tpctl disable EVENT... | --all\n"
+	"\n"
+	"  EVENT          system:event, system or a glob\n"
+	"  -a, --all      disable every enabled event of the instance\n"
+	"  -h, --help     show this help\n";
+
+static const char filter_usage[] =
+	"usage: tpctl filter EVENT [EXPR | --clear]\n"
+	"\n"
+	"  EVENT          system:event, system or a glob\n"
+	"  EXPR           the filter, in the kernel's syntax (prev_pid > 1 && prev_prio < 100);\n"
+	"                 without EXPR the current filters are shown\n"
+	"  -c, --clear    remove the filter\n"
+	"  -h, --help     show this help\n";
+
+static const char reset_usage[] =
+	"usage: tpctl reset\n"
+	"\n"
+	"Disables every enabled event of the instance and clears every event filter; at the\n"
+	"top level also removes the private instances of tpctl processes that no longer run.\n"
+	"\n"
+	"  -h, --help     show this help\n";
+
+/* Open tracefs and the -i instance. */
+static int open_tracefs(struct tracefs_instance **inst)
+{
+	int ret = tfs_init();
+
+	if (!ret)
+		ret = tfs_open_selected(inst);
+	return ret;
+}
+
+static void note_tracing_off(struct tracefs_instance *inst)
+{
+	if (tracefs_trace_is_on(inst) == 0)
+		tp_note("note: tracing is off in %s (tracing_on is 0); events are not recorded",
+			tfs_instance_label(inst));
+}
+
+int cmd_enable(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "filter", required_argument, NULL, 'f' },
+		{ "help",   no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tracefs_instance *inst = NULL;
+	struct tep_handle *tep = NULL;
+	struct tfs_event_list evs = { 0 };
+	const char *filter = NULL;
+	int opt, ret;
+	size_t i;
+
+	while ((opt = getopt_long(argc, argv, ":f:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			filter = optarg;
+			break;
+		case 'h':
+			fputs(enable_usage, stdout);
+			return TP_OK;
+		default:
+			return tp_option_error(argv, opt);
+		}
+	}
+	if (optind >= argc) {
+		tp_error("no event given; try 'tpctl enable --help'");
+		return TP_USAGE;
+	}
+	ret = open_tracefs(&inst);
+	if (!ret)
+		ret = tfs_events_resolve(inst, argv + optind, argc - optind, &evs);
+	if (ret)
+		goto out;
+	if (filter) {
+		tep = tfs_tep_load(NULL);
+		if (!tep) {
+			ret = TP_FAIL;
+			goto out;
+		}
+		/* every filter is checked before the first write */
+		for (i = 0; i < evs.n && !ret; i++)
+			ret = tfs_filter_check(tep, &evs.v[i], filter);
+	}
+	for (i = 0; i < evs.n && !ret; i++) {
+		if (filter)
+			ret = tfs_event_filter_set(inst, tep, &evs.v[i], filter);
+		if (!ret)
+			ret = tfs_event_enable(inst, &evs.v[i], true);
+	}
+	if (!ret) {
+		state_commit();
+		tp_debug("enabled %zu event(s) in %s", evs.n, tfs_instance_label(inst));
+		note_tracing_off(inst);
+	}
+out:
+	tfs_tep_free(tep);
+	tfs_event_list_free(&evs);
+	tracefs_instance_free(inst);
+	return ret;
+}
+
+/* The events set_event lists as enabled in inst. */
+static int enabled_events(struct tracefs_instance *inst, struct tfs_event_list *out)
+{
+	char *buf, *line, *save = NULL;
+	char *pats[1];
+	int ret = TP_OK;
+
+	memset(out, 0, sizeof(*out));
+	buf = tracefs_instance_file_read(inst, "set_event", NULL);
+	if (!buf) {
+		if (errno == ENOENT || errno == 0)
+			return TP_OK;
+		tp_error("cannot read set_event of %s: %s", tfs_instance_label(inst),
+			 strerror(errno));
+		return TP_FAIL;
+	}
+	for (line = strtok_r(buf, "\n", &save); line && !ret; line = strtok_r(NULL, "\n", &save)) {
+		struct tfs_event_list one;
+		size_t i;
+
+		if (!tfs_pattern_valid(line) || strpbrk(line, "*?[]") || !strchr(line, ':'))
+			continue;
+		pats[0] = line;
+		ret = tfs_events_resolve(inst, pats, 1, &one);
+		if (ret)
+			break;
+		for (i = 0; i < one.n; i++) {
+			struct tfs_event *v;
+
+			if (tfs_event_list_has(out, one.v[i].system, one.v[i].name))
+				continue;
+			v = realloc(out->v, (out->n + 1) * sizeof(*v));
+			if (!v) {
+				ret = TP_FAIL;
+				break;
+			}
+			out->v = v;
+			out->v[out->n++] = one.v[i];
+			one.v[i].system = one.v[i].name = NULL;
+		}
+		out->alloc = out->n;
+		tfs_event_list_free(&one);
+	}
+	free(buf);
+	return ret;
+}
+
+int cmd_disable(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "all",  no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tracefs_instance *inst = NULL;
+	struct tfs_event_list evs = { 0 };
+	bool all = false;
+	int opt, ret;
+	size_t i;
+
+	while ((opt = getopt_long(argc, argv, ":ah", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+			all = true;
+			break;
+		case 'h':
+			fputs(disable_usage, stdout);
+			return TP_OK;
+		default:
+			return tp_option_error(argv, opt);
+		}
+	}
+	if (all == (optind < argc)) {
+		tp_error(all ? "give either events or --all, not both" :
+			 "no event given; name events or use --all");
+		return TP_USAGE;
+	}
+	ret = open_tracefs(&inst);
+	if (!ret)
+		ret = all ? enabled_events(inst, &evs) :
+		      tfs_events_resolve(inst, argv + optind, argc - optind, &evs);
+	for (i = 0; !ret && i < evs.n; i++)
+		ret = tfs_event_enable(inst, &evs.v[i], false);
+	if (!ret)
+		state_commit();
+	tfs_event_list_free(&evs);
+	tracefs_instance_free(inst);
+	return ret;
+}
+
+/* Join argv[from..argc) with single spaces: `tpctl filter ev prev_pid == 1` works unquoted. */
+static char *join_args(int argc, char **argv, int from)
+{
+	size_t len = 1;
+	char *s;
+	int i;
+
+	for (i = from; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = calloc(1, len);
+	if (!s)
+		return NULL;
+	for (i = from; i < argc; i++) {
+		if (i > from)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+int cmd_filter(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "clear", no_argument, NULL, 'c' },
+		{ "help",  no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tracefs_instance *inst = NULL;
+	struct tep_handle *tep = NULL;
+	struct tfs_event_list evs = { 0 };
+	bool clear = false;
+	char *expr = NULL;
+	int opt, ret;
+	size_t i;
+
+	/* "+": everything after EVENT is the expression, even "-1" or "!" */
+	while ((opt = getopt_long(argc, argv, "+:ch", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			clear = true;
+			break;
+		case 'h':
+			fputs(filter_usage, stdout);
+			return TP_OK;
+		default:
+			return tp_option_error(argv, opt);
+		}
+	}
+	if (optind >= argc) {
+		tp_error("no event given; try 'tpctl filter --help'");
+		return TP_USAGE;
+	}
+	/* allow --clear after EVENT too */
+	if (optind + 2 == argc && !strcmp(argv[optind + 1], "--clear")) {
+		clear = true;
+		argc--;
+	}
+	if (clear && optind + 1 < argc) {
+		tp_error("give either a filter or --clear, not both");
+		return TP_USAGE;
+	}
+	if (optind + 1 < argc) {
+		expr = join_args(argc, argv, optind + 1);
+		if (!expr) {
+			tp_error("out of memory");
+			return TP_FAIL;
+		}
+	}
+	ret = open_tracefs(&inst);
+	if (!ret)
+		ret = tfs_events_resolve(inst, argv + optind, 1, &evs);
+	if (ret)
+		goto out;
+	if (expr) {
+		tep = tfs_tep_load(NULL);
+		if (!tep) {
+			ret = TP_FAIL;
+			goto out;
+		}
+		for (i = 0; i < evs.n && !ret; i++)
+			ret = tfs_filter_check(tep, &evs.v[i], expr);
+		for (i = 0; i < evs.n && !ret; i++)
+			ret = tfs_event_filter_set(inst, tep, &evs.v[i], expr);
+	} else if (clear) {
+		for (i = 0; i < evs.n && !ret; i++)
+			ret = tfs_event_filter_clear(inst, &evs.v[i]);
+	} else {
+		for (i = 0; i < evs.n; i++) {
+			char *f = tfs_event_filter_get(inst, &evs.v[i]);
+
+			printf("%s:%s\t%s\n", evs.v[i].system, evs.v[i].name, f ? f : "none");
+			free(f);
+		}
+	}
+	if (!ret)
+		state_commit();
+out:
+	free(expr);
+	tfs_tep_free(tep);
+	tfs_event_list_free(&evs);
+	tracefs_instance_free(inst);
+	return ret;
+}
+
+/* tpctl-<pid> of a process that no longer runs: left by a SIGKILLed stream or record. */
+bool tfs_instance_orphaned(const char *name)
+{
+	char *end;
+	long pid;
+
+	if (strncmp(name, "tpctl-", 6) != 0)
+		return false;
+	errno = 0;
+	pid = strtol(name + 6, &end, 10);
+	if (errno || *end || pid <= 0)
+		return false;
+	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+int cmd_reset(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tracefs_instance *inst = NULL;
+	struct tfs_event_list evs = { 0 }, all = { 0 };
+	size_t i, disabled = 0, cleared = 0;
+	char **names = NULL;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			fputs(reset_usage, stdout);
+			return TP_OK;
+		default:
+			return tp_option_error(argv, opt);
+		}
+	}
+	if (optind < argc) {
+		tp_error("unexpected argument '%s'", argv[optind]);
+		return TP_USAGE;
+	}
+	ret = open_tracefs(&inst);
+	if (!ret)
+		ret = enabled_events(inst, &evs);
+	for (i = 0; !ret && i < evs.n; i++) {
+		ret = tfs_event_enable(inst, &evs.v[i], false);
+		disabled++;
+	}
+	if (!ret)
+		ret = tfs_events_available(inst, &all);
+	for (i = 0; !ret && i < all.n; i++) {
+		char *f = tfs_event_filter_get(inst, &all.v[i]);
+
+		if (f) {
+			ret = tfs_event_filter_clear(inst, &all.v[i]);
+			cleared++;
+			free(f);
+		}
+	}
+	if (ret)
+		goto out;
+	state_commit();
+	if (disabled || cleared)
+		tp_note("disabled %zu event(s) and cleared %zu filter(s) in %s", disabled, cleared,
+			tfs_instance_label(inst));
+	if (!inst)
+		names = tracefs_instances("^tpctl-[0-9]+$");
+	for (i = 0; names && names[i]; i++) {
+		struct tracefs_instance *orphan;
+
+		if (!tfs_instance_orphaned(names[i]))
+			continue;
+		orphan = tracefs_instance_alloc(tfs_dir(), names[i]);
+		if (!orphan || tracefs_instance_destroy(orphan) < 0) {
+			tp_error("cannot remove orphaned instance '%s': %s", names[i],
+				 strerror(errno));
+			ret = TP_FAIL;
+		} else {
+			tp_note("removed orphaned instance '%s' (its process is gone)", names[i]);
+		}
+		tracefs_instance_free(orphan);
+	}
+out:
+	tracefs_list_free(names);
+	tfs_event_list_free(&all);
+	tfs_event_list_free(&evs);
+	tracefs_instance_free(inst);
+	return ret;
+}

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * state - journal of tracefs changes and their undo; see state.h.
+ *
+ * The journal lives in memory allocated before each change, so the undo
+ * path (state_rollback) needs no allocation and no stdio: a signal handler
+ * may run it.  libtracefs is not async-signal-safe, which is why undo writes
+ * the files itself through the paths libtracefs gave us.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "state.h"
+
+enum entry_type {
+	ENTRY_WRITE,
+	ENTRY_RMDIR,
+};
+
+struct entry {
+	enum entry_type type;
+	char *path;
+	char *old;	/* ENTRY_WRITE: what to write back */
+};
+
+#define MAX_FDS 1024
+
+static struct entry *journal;
+static volatile sig_atomic_t njournal;
+static size_t journal_alloc;
+static int reg_fds[MAX_FDS];
+static volatile sig_atomic_t nfds;
+static volatile sig_atomic_t graceful;
+static volatile sig_atomic_t rolling_back;
+volatile sig_atomic_t state_stop;
+
+static void write_all(int fd, const char *s, size_t len)
+{
+	while (len) {
+		ssize_t r = write(fd, s, len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return;
+		s += r;
+		len -= r;
+	}
+}
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	if (graceful && !state_stop) {
+		state_stop = sig;
+		errno = saved;
+		return;
+	}
+	state_rollback();
+	signal(sig, SIG_DFL);
+	raise(sig);
+	errno = saved;
+}
+
+void state_init(void)
+{
+	struct sigaction sa;
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	/* no SA_RESTART: a blocking poll or read must return EINTR */
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+void state_set_graceful(bool on)
+{
+	graceful = on;
+}
+
+static int journal_reserve(void)
+{
+	struct entry *n;
+
+	if ((size_t)njournal < journal_alloc)
+		return 0;
+	n = realloc(journal, (journal_alloc ? journal_alloc * 2 : 16) * sizeof(*n));
+	if (!n)
+		return -1;
+	/* the handler may read the journal: publish the new array atomically */
+	journal = n;
+	journal_alloc = journal_alloc ? journal_alloc * 2 : 16;
+	return 0;
+}
+
+/* Read a small tracefs file (enable, filter, tracing_on, ...). */
+static char *read_small(const char *path)
+{
+	size_t len = 0, alloc = 256;
+	char *buf = malloc(alloc);
+	int fd;
+
+	if (!buf)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(buf);
+		return NULL;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (len + 1 >= alloc) {
+			char *n = realloc(buf, alloc * 2);
+
+			if (!n)
+				goto fail;
+			buf = n;
+			alloc *= 2;
+		}
+		r = read(fd, buf + len, alloc - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		len += r;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return buf;
+fail:
+	close(fd);
+	free(buf);
+	return NULL;
+}
+
+/* What writing back restores the state that `cur` describes. */
+static char *restore_value(const char *cur, enum state_kind kind)
+{
+	size_t len = strcspn(cur, "\n");
+
+	switch (kind) {
+	case STATE_ENABLE:
+		return strdup(cur[0] == '1' ? "1" : "0");
+	case STATE_FILTER:
+		if (len == 0 || strncmp(cur, "none", len) == 0)
+			return strdup("0");
+		return strndup(cur, len);
+	case STATE_PLAIN:
+	default:
+		return strndup(cur, len);
+	}
+}
+
+static int write_file(const char *path, const char *val)
+{
+	size_t len = strlen(val);
+	int fd, err = 0;
+	ssize_t r;
+
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	do {
+		r = write(fd, val, len);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		err = errno;
+	close(fd);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+int state_write(const char *path, const char *val, enum state_kind kind)
+{
+	char *cur, *old, *p;
+	struct entry *e;
+
+	cur = read_small(path);
+	if (!cur)
+		return -1;
+	old = restore_value(cur, kind);
+	free(cur);
+	p = strdup(path);
+	if (!old || !p || journal_reserve() < 0) {
+		free(old);
+		free(p);
+		errno = ENOMEM;
+		return -1;
+	}
+	e = &journal[njournal];
+	e->type = ENTRY_WRITE;
+	e->path = p;
+	e->old = old;
+	/* journal first, then change: a signal in between undoes a no-op */
+	njournal++;
+	return write_file(path, val);
+}
+
+int state_created_instance(const char *path)
+{
+	struct entry *e;
+	char *p = strdup(path);
+
+	if (!p || journal_reserve() < 0) {
+		free(p);
+		errno = ENOMEM;
+		return -1;
+	}
+	e = &journal[njournal];
+	e->type = ENTRY_RMDIR;
+	e->path = p;
+	e->old = NULL;
+	njournal++;
+	return 0;
+}
+
+void state_register_fd(int fd)
+{
+	if (nfds < MAX_FDS)
+		reg_fds[nfds++] = fd;
+}
+
+void state_unregister_fd(int fd)
+{
+	int i;
+
+	for (i = 0; i < nfds; i++) {
+		if (reg_fds[i] == fd) {
+			reg_fds[i] = reg_fds[nfds - 1];
+			nfds--;
+			return;
+		}
+	}
+}
+
+static void free_entries(void)
+{
+	int i;
+
+	for (i = 0; i < njournal; i++) {
+		free(journal[i].path);
+		free(journal[i].old);
+	}
+}
+
+void state_commit(void)
+{
+	free_entries();
+	njournal = 0;
+}
+
+void state_rollback(void)
+{
+	int i;
+
+	if (rolling_back)
+		return;
+	rolling_back = 1;
+	/* an instance with open per-CPU readers cannot be removed */
+	for (i = 0; i < nfds; i++)
+		close(reg_fds[i]);
+	nfds = 0;
+	for (i = njournal - 1; i >= 0; i--) {
+		struct entry *e = &journal[i];
+		int fd;
+
+		if (e->type == ENTRY_RMDIR) {
+			rmdir(e->path);
+			continue;
+		}
+		fd = open(e->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		write_all(fd, e->old, strlen(e->old));
+		close(fd);
+	}
+	/*
+	 * Entries are leaked on purpose when called from a signal handler
+	 * (free is not async-signal-safe); the process is about to die.
+	 */
+	njournal = 0;
+	rolling_back = 0;
+}

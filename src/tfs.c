@@ -1,0 +1,779 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tfs - the tracefs layer; see tfs.h.  All reads go through libtracefs; the
+ * writes that change tracing state go through the state journal, with paths
+ * libtracefs builds, so that they can be undone.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "state.h"
+#include "tfs.h"
+#include "tpctl.h"
+
+/* The kernel refuses filter writes of a page or more (EINVAL); say so before trying. */
+#define FILTER_MAX 4095
+
+static char *tracing_dir;
+static struct tep_plugin_list *plugins;
+
+static const char *perm_hint(int err)
+{
+	if (err == EACCES || err == EPERM)
+		return "; run as root, or mount tracefs with gid= and give your group access";
+	return "";
+}
+
+int tfs_init(void)
+{
+	const char *dir = NULL;
+	struct stat st;
+	char *path;
+
+	if (tp.tracefs) {
+		if (stat(tp.tracefs, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			tp_error("no tracefs at '%s': %s", tp.tracefs,
+				 errno ? strerror(errno) : "not a directory");
+			return TP_FAIL;
+		}
+		tracing_dir = realpath(tp.tracefs, NULL);
+		if (!tracing_dir || tracefs_set_tracing_dir(tracing_dir) < 0) {
+			tp_error("cannot use '%s' as tracefs: %s", tp.tracefs, strerror(errno));
+			return TP_FAIL;
+		}
+	} else {
+		/* mounts tracefs at /sys/kernel/tracing when nothing has yet */
+		if (!tracefs_tracing_dir_is_mounted(true, &dir) || !dir) {
+			int err = errno;
+
+			tp_error("tracefs is not mounted and cannot be mounted at "
+				 "'/sys/kernel/tracing': %s%s",
+				 err ? strerror(err) : "no tracefs", perm_hint(err));
+			return TP_FAIL;
+		}
+		tracing_dir = strdup(dir);
+		if (!tracing_dir)
+			return TP_FAIL;
+	}
+	if (asprintf(&path, "%s/available_events", tracing_dir) < 0)
+		return TP_FAIL;
+	if (access(path, R_OK) < 0) {
+		int err = errno;
+
+		free(path);
+		if (err == ENOENT)
+			tp_error("'%s' is not a tracefs (no available_events)", tracing_dir);
+		else
+			tp_error("cannot read '%s': %s%s", tracing_dir, strerror(err),
+				 perm_hint(err));
+		return TP_FAIL;
+	}
+	free(path);
+	if (tp.verbose < 2) {
+		tep_set_loglevel(TEP_LOG_NONE);
+		tracefs_set_loglevel(TEP_LOG_NONE);
+	}
+	return TP_OK;
+}
+
+const char *tfs_dir(void)
+{
+	return tracing_dir;
+}
+
+bool tfs_name_valid(const char *name)
+{
+	size_t i;
+
+	if (!name || !*name || strlen(name) > 255)
+		return false;
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	for (i = 0; name[i]; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.'))
+			return false;
+	}
+	return true;
+}
+
+bool tfs_pattern_valid(const char *pattern)
+{
+	size_t i;
+	int colons = 0;
+
+	if (!pattern || !*pattern || strlen(pattern) > 511)
+		return false;
+	for (i = 0; pattern[i]; i++) {
+		char c = pattern[i];
+
+		if (c == ':') {
+			/* "sys:" or ":event" are not names */
+			if (++colons > 1 || i == 0 || !pattern[i + 1])
+				return false;
+			continue;
+		}
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.' ||
+		      c == '*' || c == '?' || c == '[' || c == ']'))
+			return false;
+	}
+	/* "." and ".." as a system or event part, or anywhere */
+	if (strstr(pattern, "..") || !strcmp(pattern, ".") || !strncmp(pattern, ".:", 2) ||
+	    (i >= 2 && !strcmp(pattern + i - 2, ":.")))
+		return false;
+	return true;
+}
+
+const char *tfs_instance_label(struct tracefs_instance *inst)
+{
+	const char *name = inst ? tracefs_instance_get_name(inst) : NULL;
+
+	return name ? name : "top level";
+}
+
+int tfs_open_selected(struct tracefs_instance **inst)
+{
+	*inst = NULL;
+	if (!tp.instance)
+		return TP_OK;
+	if (!tfs_name_valid(tp.instance)) {
+		tp_error("invalid instance name '%s'", tp.instance);
+		return TP_USAGE;
+	}
+	if (!tracefs_instance_exists(tp.instance)) {
+		tp_error("no such instance '%s'", tp.instance);
+		return TP_USAGE;
+	}
+	*inst = tracefs_instance_alloc(tracing_dir, tp.instance);
+	if (!*inst) {
+		tp_error("cannot open instance '%s': %s", tp.instance, strerror(errno));
+		return TP_FAIL;
+	}
+	return TP_OK;
+}
+
+int tfs_private_instance(struct tracefs_instance **inst)
+{
+	char name[64];
+	sigset_t all, old;
+	char *dir;
+	int ret = TP_OK;
+
+	snprintf(name, sizeof(name), "tpctl-%d", (int)getpid());
+	if (tracefs_instance_exists(name)) {
+		tp_error("instance '%s' already exists; 'tpctl reset' removes orphaned ones", name);
+		return TP_FAIL;
+	}
+	/* a signal between mkdir and the journal entry would leave the instance behind */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	*inst = tracefs_instance_create(name);
+	if (!*inst) {
+		int err = errno;
+
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		tp_error("cannot create instance '%s': %s%s", name, strerror(err), perm_hint(err));
+		return TP_FAIL;
+	}
+	dir = tracefs_instance_get_dir(*inst);
+	if (!dir || state_created_instance(dir) < 0) {
+		tracefs_instance_destroy(*inst);
+		tracefs_instance_free(*inst);
+		*inst = NULL;
+		tp_error("cannot create instance '%s': out of memory", name);
+		ret = TP_FAIL;
+	}
+	free(dir);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
+static int list_add(struct tfs_event_list *l, const char *sys, size_t syslen, const char *name,
+		    size_t namelen)
+{
+	struct tfs_event *e;
+
+	if (l->n == l->alloc) {
+		size_t na = l->alloc ? l->alloc * 2 : 64;
+		struct tfs_event *v = realloc(l->v, na * sizeof(*v));
+
+		if (!v)
+			return -1;
+		l->v = v;
+		l->alloc = na;
+	}
+	e = &l->v[l->n];
+	e->system = strndup(sys, syslen);
+	e->name = strndup(name, namelen);
+	if (!e->system || !e->name) {
+		free(e->system);
+		free(e->name);
+		return -1;
+	}
+	l->n++;
+	return 0;
+}
+
+void tfs_event_list_free(struct tfs_event_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].system);
+		free(l->v[i].name);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+bool tfs_event_list_has(const struct tfs_event_list *l, const char *sys, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].system, sys) && !strcmp(l->v[i].name, name))
+			return true;
+	return false;
+}
+
+int tfs_events_available(struct tracefs_instance *inst, struct tfs_event_list *out)
+{
+	char *buf, *line, *save = NULL;
+	bool check_dirs;
+
+	memset(out, 0, sizeof(*out));
+	/*
+	 * Instances have no available_events of their own on current kernels:
+	 * take the top level's list, keeping the events the instance has a
+	 * directory for.
+	 */
+	check_dirs = inst && !tracefs_file_exists(inst, "available_events");
+	buf = tracefs_instance_file_read(check_dirs ? NULL : inst, "available_events", NULL);
+	if (!buf) {
+		tp_error("cannot read available_events of %s: %s", tfs_instance_label(inst),
+			 strerror(errno));
+		return TP_FAIL;
+	}
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+
+		/* skip anything that could not be a path component */
+		if (!colon)
+			continue;
+		*colon = '\0';
+		if (!tfs_name_valid(line) || !tfs_name_valid(colon + 1))
+			continue;
+		if (check_dirs) {
+			char rel[600];
+
+			snprintf(rel, sizeof(rel), "events/%s/%s", line, colon + 1);
+			if (!tracefs_dir_exists(inst, rel))
+				continue;
+		}
+		if (list_add(out, line, strlen(line), colon + 1, strlen(colon + 1)) < 0) {
+			free(buf);
+			tfs_event_list_free(out);
+			tp_error("out of memory");
+			return TP_FAIL;
+		}
+	}
+	free(buf);
+	return TP_OK;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t row[512];
+
+	if (lb >= 511 || la >= 511)
+		return SIZE_MAX;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t prev = row[0], tmp;
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t best = prev + (a[i - 1] != b[j - 1]);
+
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			tmp = row[j];
+			row[j] = best;
+			prev = tmp;
+		}
+	}
+	return row[lb];
+}
+
+/* The closest real "system:event" or "system" to a pattern that matched nothing. */
+static void suggest(const struct tfs_event_list *all, const char *pattern, char *buf, size_t len)
+{
+	size_t i, best = SIZE_MAX;
+	bool has_colon = strchr(pattern, ':') != NULL;
+
+	buf[0] = '\0';
+	for (i = 0; i < all->n; i++) {
+		char full[600];
+		size_t d;
+
+		if (has_colon) {
+			snprintf(full, sizeof(full), "%s:%s", all->v[i].system, all->v[i].name);
+			d = edit_distance(pattern, full);
+		} else {
+			size_t d2;
+
+			d = edit_distance(pattern, all->v[i].system);
+			d2 = edit_distance(pattern, all->v[i].name);
+			if (d2 < d) {
+				d = d2;
+				snprintf(full, sizeof(full), "%s:%s", all->v[i].system,
+					 all->v[i].name);
+			} else {
+				snprintf(full, sizeof(full), "%s", all->v[i].system);
+			}
+		}
+		if (d < best) {
+			best = d;
+			snprintf(buf, len, "%s", full);
+		}
+	}
+	/* a suggestion that shares less than half the name is noise */
+	if (best > strlen(pattern) / 2 + 1)
+		buf[0] = '\0';
+}
+
+static bool match_part(const char *pattern, const char *name)
+{
+	return fnmatch(pattern, name, 0) == 0;
+}
+
+int tfs_events_resolve(struct tracefs_instance *inst, char **patterns, int npatterns,
+		       struct tfs_event_list *out)
+{
+	struct tfs_event_list all;
+	bool *take;
+	int p, ret;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (p = 0; p < npatterns; p++) {
+		if (!tfs_pattern_valid(patterns[p])) {
+			tp_error("invalid event name '%s': use system, system:event or a glob",
+				 patterns[p]);
+			return TP_USAGE;
+		}
+	}
+	ret = tfs_events_available(inst, &all);
+	if (ret)
+		return ret;
+	take = calloc(all.n + 1, sizeof(*take));
+	if (!take) {
+		tfs_event_list_free(&all);
+		return TP_FAIL;
+	}
+	for (p = 0; p < npatterns; p++) {
+		char *pat = strdup(patterns[p]), *colon;
+		size_t hits = 0;
+
+		if (!pat)
+			goto oom;
+		colon = strchr(pat, ':');
+		if (colon)
+			*colon = '\0';
+		for (i = 0; i < all.n; i++) {
+			bool m;
+
+			if (colon)
+				m = match_part(pat, all.v[i].system) &&
+				    match_part(colon + 1, all.v[i].name);
+			else
+				m = match_part(pat, all.v[i].system);
+			if (m) {
+				take[i] = true;
+				hits++;
+			}
+		}
+		/* a bare name that is no system: try it as an event name */
+		if (!colon && !hits) {
+			for (i = 0; i < all.n; i++) {
+				if (match_part(pat, all.v[i].name)) {
+					take[i] = true;
+					hits++;
+				}
+			}
+		}
+		free(pat);
+		if (!hits) {
+			char sug[600];
+
+			suggest(&all, patterns[p], sug, sizeof(sug));
+			if (sug[0])
+				tp_error("no such event '%s' (did you mean '%s'?)", patterns[p], sug);
+			else
+				tp_error("no such event '%s'", patterns[p]);
+			free(take);
+			tfs_event_list_free(&all);
+			return TP_USAGE;
+		}
+	}
+	for (i = 0; i < all.n; i++) {
+		if (take[i] && list_add(out, all.v[i].system, strlen(all.v[i].system),
+					all.v[i].name, strlen(all.v[i].name)) < 0)
+			goto oom;
+	}
+	free(take);
+	tfs_event_list_free(&all);
+	return TP_OK;
+oom:
+	free(take);
+	tfs_event_list_free(&all);
+	tfs_event_list_free(out);
+	tp_error("out of memory");
+	return TP_FAIL;
+}
+
+/* Our plugin dir: $TPCTL_PLUGIN_DIR, else plugins/ beside the binary, else the installed one. */
+static const char *plugin_dir(void)
+{
+	static char buf[PATH_MAX];
+	const char *env = getenv("TPCTL_PLUGIN_DIR");
+	ssize_t n;
+	char *slash;
+	struct stat st;
+
+	if (env && *env)
+		return env;
+	n = readlink("/proc/self/exe", buf, sizeof(buf) - 16);
+	if (n > 0) {
+		buf[n] = '\0';
+		slash = strrchr(buf, '/');
+		if (slash) {
+			strcpy(slash, "/plugins");
+			if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+				return buf;
+		}
+	}
+	return TPCTL_PLUGIN_DIR;
+}
+
+struct tep_handle *tfs_tep_load(const struct tfs_event_list *events)
+{
+	struct tep_handle *tep = tep_alloc();
+	char *buf;
+	int size = 0;
+	size_t i;
+
+	if (!tep) {
+		tp_error("out of memory");
+		return NULL;
+	}
+	buf = tracefs_instance_file_read(NULL, "events/header_page", &size);
+	if (!buf || tep_parse_header_page(tep, buf, size, sizeof(long)) < 0) {
+		tp_error("cannot parse events/header_page of '%s'", tracing_dir);
+		free(buf);
+		tep_free(tep);
+		return NULL;
+	}
+	free(buf);
+	/* pointers in records are as wide as the kernel's long */
+	tep_set_long_size(tep, sizeof(long));
+	tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	if (!getenv("TPCTL_NO_PLUGINS")) {
+		tep_add_plugin_path(tep, (char *)plugin_dir(), TEP_PLUGIN_LAST);
+		plugins = tep_load_plugins(tep);
+	}
+	for (i = 0; events && i < events->n; i++)
+		tfs_tep_add_event(tep, events->v[i].system, events->v[i].name);
+	return tep;
+}
+
+void tfs_tep_free(struct tep_handle *tep)
+{
+	if (!tep)
+		return;
+	if (plugins) {
+		tep_unload_plugins(plugins, tep);
+		plugins = NULL;
+	}
+	tep_free(tep);
+}
+
+char *tfs_event_format_text(const char *sys, const char *name, int *size)
+{
+	if (!tfs_name_valid(sys) || !tfs_name_valid(name)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return tracefs_event_file_read(NULL, sys, name, "format", size);
+}
+
+struct tep_event *tfs_tep_add_event(struct tep_handle *tep, const char *sys, const char *name)
+{
+	struct tep_event *ev;
+	char *buf;
+	int size = 0;
+
+	ev = tep_find_event_by_name(tep, sys, name);
+	if (ev)
+		return ev;
+	buf = tfs_event_format_text(sys, name, &size);
+	if (!buf) {
+		tp_warn("cannot read the format of '%s:%s': %s", sys, name, strerror(errno));
+		return NULL;
+	}
+	/* a print fmt libtraceevent cannot parse still leaves the event and its fields */
+	tep_parse_event(tep, buf, size, sys);
+	free(buf);
+	ev = tep_find_event_by_name(tep, sys, name);
+	if (!ev)
+		tp_warn("libtraceevent cannot parse the format of '%s:%s'", sys, name);
+	else if (ev->flags & TEP_EVENT_FL_FAILED)
+		tp_debug("libtraceevent cannot parse the print fmt of '%s:%s'", sys, name);
+	return ev;
+}
+
+int tfs_tep_load_cmdlines(struct tep_handle *tep)
+{
+	return tracefs_load_cmdlines(tracing_dir, tep);
+}
+
+static int event_write(struct tracefs_instance *inst, const struct tfs_event *ev,
+		       const char *file, const char *val, enum state_kind kind)
+{
+	char *path;
+	int ret;
+
+	if (!tfs_name_valid(ev->system) || !tfs_name_valid(ev->name)) {
+		errno = EINVAL;
+		return -1;
+	}
+	path = tracefs_event_get_file(inst, ev->system, ev->name, file);
+	if (!path) {
+		errno = ENOMEM;
+		return -1;
+	}
+	ret = state_write(path, val, kind);
+	tracefs_put_tracing_file(path);
+	return ret;
+}
+
+int tfs_event_enable(struct tracefs_instance *inst, const struct tfs_event *ev, bool on)
+{
+	if (event_write(inst, ev, "enable", on ? "1" : "0", STATE_ENABLE) < 0) {
+		int err = errno;
+
+		tp_error("cannot %s '%s:%s' in %s: %s%s", on ? "enable" : "disable", ev->system,
+			 ev->name, tfs_instance_label(inst), strerror(err), perm_hint(err));
+		return TP_FAIL;
+	}
+	return TP_OK;
+}
+
+int tfs_event_is_enabled(struct tracefs_instance *inst, const struct tfs_event *ev)
+{
+	char *buf;
+	int on;
+
+	if (!tfs_name_valid(ev->system) || !tfs_name_valid(ev->name))
+		return -1;
+	buf = tracefs_event_file_read(inst, ev->system, ev->name, "enable", NULL);
+	if (!buf)
+		return -1;
+	on = buf[0] == '1';
+	free(buf);
+	return on;
+}
+
+char *tfs_event_filter_get(struct tracefs_instance *inst, const struct tfs_event *ev)
+{
+	char *buf;
+	size_t len;
+
+	if (!tfs_name_valid(ev->system) || !tfs_name_valid(ev->name))
+		return NULL;
+	buf = tracefs_event_file_read(inst, ev->system, ev->name, "filter", NULL);
+	if (!buf)
+		return NULL;
+	len = strcspn(buf, "\n");
+	buf[len] = '\0';
+	if (len == 0 || !strcmp(buf, "none")) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static bool is_ident(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+static bool mentions_special_field(const char *expr)
+{
+	static const char *const names[] = { "CPU", "COMM", "common_cpu", "common_comm" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *p = expr;
+		size_t len = strlen(names[i]);
+
+		while ((p = strstr(p, names[i]))) {
+			if ((p == expr || !is_ident(p[-1])) && !is_ident(p[len]))
+				return true;
+			p += len;
+		}
+	}
+	return false;
+}
+
+/*
+ * libtracefs explains a rejected filter as lines "EXPR", "   ^", "reason":
+ * print the reason on the error line and the expression with its caret below.
+ */
+static void print_verify_error(const struct tfs_event *ev, char *err)
+{
+	char *lines[8], *save = NULL, *l;
+	int n = 0, i;
+
+	for (l = err ? strtok_r(err, "\n", &save) : NULL; l && n < 8; l = strtok_r(NULL, "\n", &save))
+		lines[n++] = l;
+	tp_error("invalid filter for '%s:%s': %s", ev->system, ev->name,
+		 n ? lines[n - 1] : "rejected by libtracefs");
+	for (i = 0; i + 1 < n; i++)
+		fprintf(stderr, "  %s\n", lines[i]);
+}
+
+int tfs_filter_check(struct tep_handle *tep, const struct tfs_event *ev, const char *expr)
+{
+	struct tep_event *event;
+	char *err = NULL;
+
+	if (strchr(expr, '\n') || strchr(expr, '\r')) {
+		tp_error("invalid filter for '%s:%s': it contains a newline", ev->system, ev->name);
+		return TP_USAGE;
+	}
+	if (strlen(expr) > FILTER_MAX) {
+		tp_error("invalid filter for '%s:%s': longer than %d bytes", ev->system, ev->name,
+			 FILTER_MAX);
+		return TP_USAGE;
+	}
+	if (!*expr) {
+		tp_error("invalid filter for '%s:%s': empty (use --clear to remove a filter)",
+			 ev->system, ev->name);
+		return TP_USAGE;
+	}
+	event = tfs_tep_add_event(tep, ev->system, ev->name);
+	if (!event)
+		return TP_OK;	/* nothing to verify against; the kernel decides */
+	/*
+	 * libtracefs does not know the fields the kernel adds to every event
+	 * for filtering (CPU, COMM, common_cpu): leave those to the kernel.
+	 */
+	if (mentions_special_field(expr))
+		return TP_OK;
+	if (tracefs_filter_string_verify(event, expr, &err) < 0) {
+		print_verify_error(ev, err);
+		free(err);
+		return TP_USAGE;
+	}
+	free(err);
+	return TP_OK;
+}
+
+/* Print the kernel's explanation from error_log: its last entry, caret and all. */
+static void print_error_log(struct tracefs_instance *inst)
+{
+	char *log = tracefs_error_last(inst);
+	char *line, *save = NULL;
+
+	if (!log)
+		return;
+	for (line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		/* drop the "[  123.456] " time stamp of the first line */
+		if (line[0] == '[') {
+			char *end = strchr(line, ']');
+
+			if (end)
+				line = end + 1 + (end[1] == ' ');
+		}
+		fprintf(stderr, "  %s\n", line);
+	}
+	free(log);
+}
+
+int tfs_event_filter_set(struct tracefs_instance *inst, struct tep_handle *tep,
+			 const struct tfs_event *ev, const char *expr)
+{
+	int ret = tfs_filter_check(tep, ev, expr);
+
+	if (ret)
+		return ret;
+	if (event_write(inst, ev, "filter", expr, STATE_FILTER) < 0) {
+		int err = errno;
+
+		if (err == EINVAL) {
+			tp_error("invalid filter for '%s:%s': the kernel refused it:", ev->system,
+				 ev->name);
+			print_error_log(inst);
+			return TP_USAGE;
+		}
+		tp_error("cannot set the filter of '%s:%s': %s%s", ev->system, ev->name,
+			 strerror(err), perm_hint(err));
+		return TP_FAIL;
+	}
+	return TP_OK;
+}
+
+int tfs_event_filter_clear(struct tracefs_instance *inst, const struct tfs_event *ev)
+{
+	if (event_write(inst, ev, "filter", "0", STATE_FILTER) < 0) {
+		int err = errno;
+
+		tp_error("cannot clear the filter of '%s:%s': %s%s", ev->system, ev->name,
+			 strerror(err), perm_hint(err));
+		return TP_FAIL;
+	}
+	return TP_OK;
+}
+
+int tfs_instance_write(struct tracefs_instance *inst, const char *file, const char *val)
+{
+	char *path = tracefs_instance_get_file(inst, file);
+	int ret;
+
+	if (!path) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	ret = state_write(path, val, STATE_PLAIN);
+	if (ret < 0) {
+		int err = errno;
+
+		tp_error("cannot write '%s' of %s: %s%s", file, tfs_instance_label(inst),
+			 strerror(err), perm_hint(err));
+		tracefs_put_tracing_file(path);
+		return TP_FAIL;
+	}
+	tracefs_put_tracing_file(path);
+	return TP_OK;
+}

@@ -1,0 +1,95 @@
+# shellcheck shell=bash
+# TAP helpers for the CLI tests.  Source it, call plan N (or need_tracefs first),
+# then use ok / test_cmp / expect_status.  Tests against the live tracefs work only
+# in a private instance made with make_instance, removed on exit whatever happens.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TPCTL=$TOP/tpctl
+TRACEFS=${TPCTL_TEST_TRACEFS:-/sys/kernel/tracing}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/tpctl-test.XXXXXX")
+INST=
+_n=0
+_fail=0
+
+_cleanup() {
+	if [ -n "$INST" ] && [ -d "$TRACEFS/instances/$INST" ]; then
+		# disable what the test enabled so rmdir cannot be refused
+		echo 0 > "$TRACEFS/instances/$INST/events/enable" 2>/dev/null
+		rmdir "$TRACEFS/instances/$INST" 2>/dev/null ||
+			echo "# could not remove instance $INST" >&2
+	fi
+	rm -rf "$TMP"
+}
+trap _cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+plan() { echo "1..$1"; }
+
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+
+ok() {
+	_n=$((_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $_n - $2"
+	else
+		echo "not ok $_n - $2"
+		_fail=1
+	fi
+}
+
+skip() { _n=$((_n + 1)); echo "ok $_n # SKIP $*"; }
+
+diag() { sed 's/^/# /' "$@"; }
+
+# test_cmp NAME EXPECT ACTUAL: pass when the files are identical, else show the diff.
+test_cmp() {
+	if diff -u "$2" "$3" > "$TMP/diff"; then
+		ok 0 "$1"
+	else
+		ok 1 "$1"
+		head -40 "$TMP/diff" | diag
+	fi
+}
+
+# expect_status NAME STATUS CMD...: run CMD, stdout to $TMP/out, stderr to $TMP/err.
+expect_status() {
+	local name=$1 want=$2 got
+	shift 2
+	"$@" > "$TMP/out" 2> "$TMP/err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then
+		ok 0 "$name"
+	else
+		ok 1 "$name (exit $got, want $want)"
+		diag "$TMP/err"
+	fi
+}
+
+# Skip the whole test unless the live tracefs is there and writable.
+need_tracefs() {
+	[ "$(id -u)" = 0 ] || skip_all "needs root for the live tracefs"
+	if [ ! -r "$TRACEFS/available_events" ]; then
+		mount -t tracefs nodev "$TRACEFS" 2>/dev/null
+		[ -r "$TRACEFS/available_events" ] || skip_all "no tracefs at $TRACEFS"
+	fi
+	[ -w "$TRACEFS/instances" ] || skip_all "tracefs instances not writable"
+}
+
+# make_instance: a private instance for this test, in $INST.
+make_instance() {
+	INST=tpt-$(basename "$0" .t)-$$
+	mkdir "$TRACEFS/instances/$INST" || { echo "Bail out! cannot create instance $INST"; exit 1; }
+	IDIR=$TRACEFS/instances/$INST
+}
+
+# A digest of every enable and filter file of a tracefs dir: "changed nothing" checks.
+state_digest() {
+	local d=${1:-$TRACEFS}
+	{
+		cat "$d/tracing_on" "$d/set_event" 2>/dev/null
+		grep -H . "$d"/events/*/*/filter 2>/dev/null | grep -v ':none$'
+		ls "$TRACEFS/instances"
+	} | md5sum
+}
+
+done_testing() { exit $_fail; }

@@ -1,0 +1,695 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]
+ *              [-- COMMAND ARGS...]
+ *
+ * Traces the events in a private instance and moves the raw ring-buffer
+ * pages into a trace.dat file (src/dat.c) without decoding them: splice from
+ * trace_pipe_raw into the file through libtracefs where the kernel allows.
+ * The instance's tracing_on is off while events are enabled and switched on
+ * once, so every event is recorded over the same window.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "dat.h"
+#include "state.h"
+#include "tfs.h"
+#include "tpctl.h"
+
+static const char record_usage[] =
+	"usage: tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]\n"
+	"                    [-- COMMAND ARGS...]\n"
+	"\n"
+	"  -o, --output FILE      the trace.dat file to write\n"
+	"  EVENT                  system, system:event or a glob (sched:sched_*)\n"
+	"  -f, --filter EXPR      record only events matching EXPR (every event)\n"
+	"  -d, --duration SEC     stop after SEC seconds\n"
+	"  -b, --buffer-kb N      per-CPU ring buffer size of the private instance\n"
+	"  -- COMMAND ARGS...     run COMMAND and stop when it exits\n"
+	"  -h, --help             show this help\n";
+
+/* What the recording collects from tracefs for the file's header. */
+struct meta {
+	char *header_page, *header_event, *printk, *cmdlines, *clock, *kallsyms;
+	int header_page_len, header_event_len, printk_len, cmdlines_len;
+	size_t kallsyms_len;
+	struct dat_format *ftrace, *events;
+	size_t nftrace, nevents;
+};
+
+struct recorder {
+	struct tracefs_instance *inst;
+	struct dat_writer *dat;
+	int ncpus;
+	int *fds;			/* trace_pipe_raw, non-blocking, ours to close */
+	struct tracefs_cpu **tcpu;
+	unsigned long long bytes;
+};
+
+static volatile sig_atomic_t child_exited;
+
+static void on_sigchld(int sig)
+{
+	(void)sig;
+	child_exited = 1;
+}
+
+static void meta_free(struct meta *m)
+{
+	free(m->header_page);
+	free(m->header_event);
+	free(m->printk);
+	free(m->cmdlines);
+	free(m->clock);
+	free(m->kallsyms);
+	for (size_t i = 0; i < m->nftrace; i++)
+		free((char *)m->ftrace[i].text), free((char *)m->ftrace[i].name);
+	for (size_t i = 0; i < m->nevents; i++)
+		free((char *)m->events[i].text);
+	free(m->ftrace);
+	free(m->events);
+}
+
+/* Whole file into memory (kallsyms is not seekable and reports size 0). */
+static char *read_stream(const char *path, size_t *len)
+{
+	size_t n = 0, alloc = 1 << 20;
+	char *p = malloc(alloc);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (!p || fd < 0)
+		goto fail;
+	for (;;) {
+		if (n == alloc) {
+			char *q = realloc(p, alloc * 2);
+
+			if (!q)
+				goto fail;
+			p = q;
+			alloc *= 2;
+		}
+		r = read(fd, p + n, alloc - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	*len = n;
+	return p;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(p);
+	return NULL;
+}
+
+/* Symbols are needed only when a print fmt prints kernel addresses as names. */
+static bool wants_kallsyms(const struct meta *m)
+{
+	static const char *const conv[] = { "%pS", "%ps", "%pB", "%pF", "%pf" };
+
+	for (size_t i = 0; i < m->nevents; i++)
+		for (size_t k = 0; k < sizeof(conv) / sizeof(*conv); k++)
+			if (memmem(m->events[i].text, m->events[i].len, conv[k], 3))
+				return true;
+	return false;
+}
+
+static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, struct meta *m)
+{
+	char **names;
+	int size;
+
+	memset(m, 0, sizeof(*m));
+	m->header_page = tracefs_instance_file_read(NULL, "events/header_page",
+						    &m->header_page_len);
+	m->header_event = tracefs_instance_file_read(NULL, "events/header_event",
+						     &m->header_event_len);
+	if (!m->header_page || !m->header_event) {
+		tp_error("cannot read events/header_page of '%s'", tfs_dir());
+		return TP_FAIL;
+	}
+	/* Empty when nothing uses trace_printk: fine. */
+	m->printk = tracefs_instance_file_read(NULL, "printk_formats", &m->printk_len);
+	m->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", &m->cmdlines_len);
+	m->clock = tracefs_instance_file_read(r->inst, "trace_clock", &size);
+	if (m->clock && size > 0 && m->clock[size - 1] == '\n')
+		m->clock[size - 1] = '\0';
+
+	names = tracefs_system_events(tfs_dir(), "ftrace");
+	for (size_t i = 0; names && names[i]; i++) {
+		struct dat_format *f;
+		void *p = realloc(m->ftrace, (m->nftrace + 1) * sizeof(*m->ftrace));
+
+		if (!p)
+			break;
+		m->ftrace = p;
+		f = &m->ftrace[m->nftrace];
+		f->system = "ftrace";
+		f->name = strdup(names[i]);
+		f->text = tfs_event_format_text("ftrace", names[i], &size);
+		if (!f->name || !f->text) {
+			free((char *)f->name);
+			free((char *)f->text);
+			continue;
+		}
+		f->len = size;
+		m->nftrace++;
+	}
+	tracefs_list_free(names);
+
+	m->events = calloc(evs->n ? evs->n : 1, sizeof(*m->events));
+	if (!m->events)
+		return TP_FAIL;
+	/* tfs_events_resolve keeps the kernel's order: systems are adjacent. */
+	for (size_t i = 0; i < evs->n; i++) {
+		struct dat_format *f = &m->events[m->nevents];
+
+		f->system = evs->v[i].system;
+		f->name = evs->v[i].name;
+		f->text = tfs_event_format_text(f->system, f->name, &size);
+		if (!f->text) {
+			tp_error("cannot read the format of '%s:%s': %s", f->system, f->name,
+				 strerror(errno));
+			return TP_FAIL;
+		}
+		f->len = size;
+		m->nevents++;
+	}
+	if (wants_kallsyms(m)) {
+		m->kallsyms = read_stream("/proc/kallsyms", &m->kallsyms_len);
+		if (!m->kallsyms)
+			tp_warn("cannot read '/proc/kallsyms': %s; addresses stay numeric",
+				strerror(errno));
+	}
+	return TP_OK;
+}
+
+/* Number of per_cpu/cpuN directories of the instance (N+1 for the highest N). */
+static int count_cpus(struct tracefs_instance *inst)
+{
+	char *dir = tracefs_instance_get_file(inst, "per_cpu");
+	struct dirent *d;
+	DIR *dp;
+	int n = 0;
+
+	if (!dir)
+		return -1;
+	dp = opendir(dir);
+	tracefs_put_tracing_file(dir);
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp))) {
+		int cpu;
+
+		if (sscanf(d->d_name, "cpu%d", &cpu) == 1 && cpu + 1 > n)
+			n = cpu + 1;
+	}
+	closedir(dp);
+	return n;
+}
+
+static int readers_open(struct recorder *r, int *subbuf)
+{
+	int size = 0;
+	char *s;
+
+	r->ncpus = count_cpus(r->inst);
+	if (r->ncpus <= 0) {
+		tp_error("cannot list the per-CPU buffers of '%s'", tfs_instance_label(r->inst));
+		return TP_FAIL;
+	}
+	s = tracefs_instance_file_read(r->inst, "buffer_subbuf_size_kb", &size);
+	*subbuf = s ? atoi(s) * 1024 : 0;
+	free(s);
+	if (*subbuf <= 0)
+		*subbuf = getpagesize();
+	r->fds = calloc(r->ncpus, sizeof(*r->fds));
+	r->tcpu = calloc(r->ncpus, sizeof(*r->tcpu));
+	if (!r->fds || !r->tcpu) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	for (int c = 0; c < r->ncpus; c++)
+		r->fds[c] = -1;
+	for (int c = 0; c < r->ncpus; c++) {
+		char file[64];
+		char *path;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c);
+		path = tracefs_instance_get_file(r->inst, file);
+		if (!path) {
+			tp_error("out of memory");
+			return TP_FAIL;
+		}
+		r->fds[c] = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		tracefs_put_tracing_file(path);
+		if (r->fds[c] < 0) {
+			/* A possible but absent CPU has no buffer to read. */
+			if (errno == ENOENT || errno == ENODEV)
+				continue;
+			tp_error("cannot open '%s': %s", file, strerror(errno));
+			return TP_FAIL;
+		}
+		/* Closed before the instance is removed, also on a second signal. */
+		state_register_fd(r->fds[c]);
+		r->tcpu[c] = tracefs_cpu_alloc_fd(r->fds[c], *subbuf, true);
+		if (!r->tcpu[c]) {
+			tp_error("cannot read '%s': %s", file, strerror(errno));
+			return TP_FAIL;
+		}
+	}
+	return TP_OK;
+}
+
+static void readers_close(struct recorder *r)
+{
+	for (int c = 0; c < r->ncpus; c++) {
+		if (r->tcpu && r->tcpu[c])
+			tracefs_cpu_free_fd(r->tcpu[c]);
+		if (r->fds && r->fds[c] >= 0) {
+			state_unregister_fd(r->fds[c]);
+			close(r->fds[c]);
+		}
+	}
+	free(r->tcpu);
+	free(r->fds);
+	r->tcpu = NULL;
+	r->fds = NULL;
+}
+
+/* Move every full page of every CPU into the file; flush: also the partial ones. */
+static int drain(struct recorder *r, bool flush, bool *moved)
+{
+	for (int c = 0; c < r->ncpus; c++) {
+		int fd = dat_cpu_fd(r->dat, c);
+		int n;
+
+		if (!r->tcpu[c])
+			continue;
+		while ((n = tracefs_cpu_write(r->tcpu[c], fd, true)) > 0) {
+			r->bytes += n;
+			*moved = true;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR && errno != ENODATA) {
+			tp_error("cannot write '%s': %s", "trace data", strerror(errno));
+			return TP_FAIL;
+		}
+		if (flush) {
+			n = tracefs_cpu_flush_write(r->tcpu[c], fd);
+			if (n > 0)
+				r->bytes += n;
+		}
+		if (dat_cpu_commit(r->dat, c) < 0) {
+			tp_error("cannot write the output file: %s", strerror(errno));
+			return TP_FAIL;
+		}
+	}
+	return TP_OK;
+}
+
+static long long stat_field(const char *stats, const char *name)
+{
+	const char *p = stats;
+	size_t len = strlen(name);
+
+	while (p && *p) {
+		if (!strncmp(p, name, len) && p[len] == ':')
+			return strtoll(p + len + 1, NULL, 10);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return 0;
+}
+
+/* CPUSTAT options and saved_cmdlines as they are at the end; warns about loss. */
+static void finish_meta(struct recorder *r)
+{
+	long long lost = 0;
+	char *s;
+	int size;
+
+	for (int c = 0; c < r->ncpus; c++) {
+		char file[64], *text;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", c);
+		s = tracefs_instance_file_read(r->inst, file, &size);
+		if (!s)
+			continue;
+		lost += stat_field(s, "overrun") + stat_field(s, "dropped events");
+		if (asprintf(&text, "CPU: %d\n%s", c, s) > 0) {
+			dat_set_cpustat(r->dat, c, text);
+			free(text);
+		}
+		free(s);
+	}
+	s = tracefs_instance_file_read(NULL, "saved_cmdlines", &size);
+	if (s) {
+		dat_set_cmdlines(r->dat, s, size);
+		free(s);
+	}
+	if (lost)
+		tp_warn("%lld events were lost (ring buffer full); try a larger --buffer-kb",
+			lost);
+}
+
+/*
+ * The child waits until tracing is on, then execs.  Errors of exec come back
+ * through a close-on-exec pipe so that the parent can report them.
+ */
+static pid_t spawn(char **cmd, int *go_fd, int *err_fd)
+{
+	int go[2], err[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		sigset_t none;
+		char c;
+		int e;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		close(go[1]);
+		close(err[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(err[1]);
+	*go_fd = go[1];
+	*err_fd = err[0];
+	return pid;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int record_loop(struct recorder *r, double duration, pid_t child)
+{
+	struct pollfd *pfd = calloc(r->ncpus, sizeof(*pfd));
+	double end = duration > 0 ? now() + duration : 0;
+	int ret = TP_OK;
+
+	if (!pfd) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	for (int c = 0; c < r->ncpus; c++) {
+		pfd[c].fd = r->fds[c];
+		pfd[c].events = POLLIN;
+	}
+	while (!state_stop) {
+		bool moved = false;
+		int timeout = 250;
+
+		if (child > 0 && child_exited) {
+			int status;
+
+			if (waitpid(child, &status, WNOHANG) == child)
+				break;
+			child_exited = 0;
+		}
+		if (end) {
+			double left = end - now();
+
+			if (left <= 0)
+				break;
+			if (left * 1000 < timeout)
+				timeout = left * 1000 + 1;
+		}
+		ret = drain(r, false, &moved);
+		if (ret)
+			break;
+		/*
+		 * trace_pipe_raw polls readable at the instance's buffer_percent;
+		 * the timeout bounds how stale the file on disk may be.
+		 */
+		if (!moved && poll(pfd, r->ncpus, timeout) < 0 && errno != EINTR) {
+			tp_error("poll: %s", strerror(errno));
+			ret = TP_FAIL;
+			break;
+		}
+	}
+	free(pfd);
+	return ret;
+}
+
+static int setup_events(struct recorder *r, char **patterns, int npatterns, const char *filter,
+			const char *buffer_kb, struct tfs_event_list *evs)
+{
+	struct tep_handle *tep = NULL;
+	int ret;
+
+	ret = tfs_events_resolve(r->inst, patterns, npatterns, evs);
+	if (ret)
+		return ret;
+	/* Off while enabling: every event starts (and stops) at the same moment. */
+	ret = tfs_instance_write(r->inst, "tracing_on", "0");
+	if (!ret && buffer_kb)
+		ret = tfs_instance_write(r->inst, "buffer_size_kb", buffer_kb);
+	if (!ret && filter) {
+		tep = tfs_tep_load(evs);
+		if (!tep)
+			return TP_FAIL;
+		for (size_t i = 0; i < evs->n && !ret; i++)
+			ret = tfs_event_filter_set(r->inst, tep, &evs->v[i], filter);
+		tfs_tep_free(tep);
+	}
+	for (size_t i = 0; i < evs->n && !ret; i++)
+		ret = tfs_event_enable(r->inst, &evs->v[i], true);
+	return ret;
+}
+
+static struct dat_writer *open_output(struct recorder *r, const char *path, struct meta *m,
+				      int subbuf)
+{
+	struct dat_info in = { 0 };
+	struct utsname u;
+	char *uname_s = NULL;
+	struct dat_writer *w;
+
+	if (uname(&u) == 0 &&
+	    asprintf(&uname_s, "%s %s %s %s", u.sysname, u.release, u.version, u.machine) < 0)
+		uname_s = NULL;
+	in.ncpus = r->ncpus;
+	in.page_size = subbuf;
+	in.header_page = m->header_page;
+	in.header_page_len = m->header_page_len;
+	in.header_event = m->header_event;
+	in.header_event_len = m->header_event_len;
+	in.ftrace = m->ftrace;
+	in.nftrace = m->nftrace;
+	in.events = m->events;
+	in.nevents = m->nevents;
+	in.kallsyms = m->kallsyms;
+	in.kallsyms_len = m->kallsyms_len;
+	in.printk = m->printk;
+	in.printk_len = m->printk ? m->printk_len : 0;
+	in.cmdlines = m->cmdlines;
+	in.cmdlines_len = m->cmdlines ? m->cmdlines_len : 0;
+	in.clock = m->clock;
+	in.uname = uname_s;
+	in.version = "tpctl " TPCTL_VERSION;
+	w = dat_create(path, &in);
+	if (!w)
+		tp_error("cannot create '%s': %s", path, strerror(errno));
+	free(uname_s);
+	return w;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output",    required_argument, NULL, 'o' },
+		{ "filter",    required_argument, NULL, 'f' },
+		{ "duration",  required_argument, NULL, 'd' },
+		{ "buffer-kb", required_argument, NULL, 'b' },
+		{ "help",      no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *output = NULL, *filter = NULL, *buffer_kb = NULL;
+	struct recorder r = { 0 };
+	struct tfs_event_list evs = { 0 };
+	struct meta m = { 0 };
+	struct sigaction sa = { 0 }, old_chld;
+	double duration = 0;
+	char **cmd = NULL;
+	pid_t child = -1;
+	int go_fd = -1, err_fd = -1, subbuf = 0;
+	int opt, ret, nopt = argc;
+	bool moved;
+
+	/* Everything after "--" is the command, even words that look like options. */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			nopt = i;
+			cmd = argv + i + 1;
+			break;
+		}
+	}
+	while ((opt = getopt_long(nopt, argv, ":o:f:d:b:h", opts, NULL)) != -1) {
+		unsigned long long kb;
+
+		switch (opt) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'f':
+			filter = optarg;
+			break;
+		case 'd':
+			if (!tp_parse_seconds(optarg, &duration) || duration <= 0) {
+				tp_error("invalid duration '%s'", optarg);
+				return TP_USAGE;
+			}
+			break;
+		case 'b':
+			if (!tp_parse_uint(optarg, &kb) || kb == 0) {
+				tp_error("invalid buffer size '%s'", optarg);
+				return TP_USAGE;
+			}
+			buffer_kb = optarg;
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			return TP_OK;
+		default:
+			return tp_option_error(argv, opt);
+		}
+	}
+	if (!output) {
+		tp_error("no output file; use -o FILE");
+		return TP_USAGE;
+	}
+	if (optind >= nopt) {
+		tp_error("no event given");
+		return TP_USAGE;
+	}
+	if (cmd && !cmd[0]) {
+		tp_error("no command after '--'");
+		return TP_USAGE;
+	}
+	if (tp.instance) {
+		tp_error("record always traces in a private instance; '-i' does not apply");
+		return TP_USAGE;
+	}
+	ret = tfs_init();
+	if (ret)
+		return ret;
+	ret = tfs_private_instance(&r.inst);
+	if (ret)
+		return ret;
+	ret = setup_events(&r, argv + optind, nopt - optind, filter, buffer_kb, &evs);
+	if (!ret)
+		ret = readers_open(&r, &subbuf);
+	if (!ret)
+		ret = meta_collect(&r, &evs, &m);
+	if (!ret) {
+		r.dat = open_output(&r, output, &m, subbuf);
+		if (!r.dat)
+			ret = TP_FAIL;
+	}
+	if (ret)
+		goto out;
+
+	if (cmd) {
+		sa.sa_handler = on_sigchld;
+		sa.sa_flags = SA_NOCLDSTOP;	/* no SA_RESTART: interrupts poll */
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGCHLD, &sa, &old_chld);
+		child = spawn(cmd, &go_fd, &err_fd);
+		if (child < 0) {
+			tp_error("cannot run '%s': %s", cmd[0], strerror(errno));
+			ret = TP_FAIL;
+			goto out;
+		}
+	}
+	state_set_graceful(true);
+	ret = tfs_instance_write(r.inst, "tracing_on", "1");
+	if (!ret && child > 0) {
+		int e = 0;
+
+		if (write(go_fd, "g", 1) != 1 || read(err_fd, &e, sizeof(e)) == sizeof(e)) {
+			tp_error("cannot run '%s': %s", cmd[0], strerror(e ? e : errno));
+			ret = TP_FAIL;
+		}
+	}
+	if (!ret)
+		ret = record_loop(&r, duration, child);
+
+	/* Stop the writers first, then take what is left, partial pages too. */
+	tracefs_instance_file_write(r.inst, "tracing_on", "0");
+	if (!ret)
+		ret = drain(&r, true, &moved);
+	finish_meta(&r);
+out:
+	if (child > 0) {
+		int status;
+
+		/* Stopped by --duration or a signal: do not leave the command behind. */
+		if (waitpid(child, &status, WNOHANG) == 0) {
+			kill(child, SIGTERM);
+			waitpid(child, &status, 0);
+		}
+		sigaction(SIGCHLD, &old_chld, NULL);
+	}
+	if (go_fd >= 0)
+		close(go_fd);
+	if (err_fd >= 0)
+		close(err_fd);
+	readers_close(&r);
+	if (r.dat) {
+		if (dat_finish(r.dat) < 0 && !ret) {
+			tp_error("cannot write '%s': %s", output, strerror(errno));
+			ret = TP_FAIL;
+		}
+	}
+	if (!ret)
+		tp_debug("wrote %llu bytes of trace data to '%s'", r.bytes, output);
+	state_set_graceful(false);
+	state_rollback();
+	if (r.inst)
+		tracefs_instance_free(r.inst);
+	meta_free(&m);
+	tfs_event_list_free(&evs);
+	return ret;
+}

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Helpers every command shares: the global options, messages on stderr in
+ * one format, stdout's final flush, and number parsing.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tpctl.h"
+
+struct tp_global tp;
+
+static void vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fputs("tpctl: ", stderr);
+	if (tp.cmd)
+		fprintf(stderr, "%s: ", tp.cmd);
+	if (kind)
+		fprintf(stderr, "%s: ", kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void tp_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(NULL, fmt, ap);
+	va_end(ap);
+}
+
+void tp_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (tp.quiet)
+		return;
+	va_start(ap, fmt);
+	vmsg("warning", fmt, ap);
+	va_end(ap);
+}
+
+void tp_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (tp.quiet)
+		return;
+	va_start(ap, fmt);
+	vmsg(NULL, fmt, ap);
+	va_end(ap);
+}
+
+void tp_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (tp.verbose < 1)
+		return;
+	va_start(ap, fmt);
+	vmsg("debug", fmt, ap);
+	va_end(ap);
+}
+
+int tp_finish_stdout(int ret)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		/* a reader that went away is not worth a message */
+		if (errno != EPIPE)
+			tp_error("cannot write to standard output: %s", strerror(errno));
+		return ret ? ret : TP_FAIL;
+	}
+	return ret;
+}
+
+bool tp_parse_uint(const char *s, unsigned long long *val)
+{
+	char *end;
+
+	if (!s || !*s || *s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*val = strtoull(s, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+bool tp_parse_seconds(const char *s, double *val)
+{
+	char *end;
+
+	if (!s || !*s || !((*s >= '0' && *s <= '9') || *s == '.'))
+		return false;
+	errno = 0;
+	*val = strtod(s, &end);
+	return errno == 0 && *end == '\0' && isfinite(*val) && *val >= 0;
+}
+
+int tp_option_error(char **argv, int opt)
+{
+	const char *arg = argv[optind - 1];
+
+	if (opt == ':' && optopt)
+		tp_error("option '-%c' needs an argument", optopt);
+	else if (opt == ':')
+		tp_error("option '%s' needs an argument", arg);
+	else if (optopt)
+		tp_error("unknown option '-%c'", optopt);
+	else
+		tp_error("unknown option '%s'", arg);
+	fprintf(stderr, "try 'tpctl %s --help'\n", tp.cmd);
+	return TP_USAGE;
+}
+

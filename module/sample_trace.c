@@ -22,6 +22,10 @@ static unsigned int period_ms = 100;
 module_param(period_ms, uint, 0644);
 MODULE_PARM_DESC(period_ms, "milliseconds between two rounds of events (default 100)");
 
+static bool hop = true;
+module_param(hop, bool, 0644);
+MODULE_PARM_DESC(hop, "move to the next online CPU after each round (default on)");
+
 static struct task_struct *st_main_thread;
 
 /*
@@ -101,12 +105,29 @@ static void st_fire_round(unsigned long cnt)
 #endif
 }
 
+/*
+ * Left alone, the scheduler tends to keep the thread on one CPU; moving it
+ * puts records in every per-CPU buffer, so that readers must merge them.
+ */
+static void st_hop(void)
+{
+	unsigned int cpu;
+
+	if (!READ_ONCE(hop))
+		return;
+	cpu = cpumask_next(raw_smp_processor_id(), cpu_online_mask);
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	set_cpus_allowed_ptr(current, cpumask_of(cpu));
+}
+
 static int st_main_fn(void *arg)
 {
 	unsigned long cnt = 0;
 
 	while (!kthread_should_stop()) {
 		st_fire_round(cnt++);
+		st_hop();
 		st_sleep();
 	}
 	return 0;

@@ -75,10 +75,11 @@ step format_all tpctl format sample-trace --json
 I=$T/instances/vmctl
 mkdir $I
 echo 10 >$PARAM
-step enable tpctl -i vmctl enable sample-trace
-enable_state $I >$OUT/enable_state
+# The filter goes first so that every foo_bar record in the buffer passed it.
 step filter tpctl -i vmctl filter sample-trace:foo_bar 'bar > 5'
 cat $I/events/sample-trace/foo_bar/filter >$OUT/filter_file
+step enable tpctl -i vmctl enable sample-trace
+enable_state $I >$OUT/enable_state
 step filter_show tpctl -i vmctl filter sample-trace:foo_bar
 step filter_bad tpctl -i vmctl filter sample-trace:foo_bar 'nosuchfield > 1'
 cat $I/events/sample-trace/foo_bar/filter >$OUT/filter_file_after_bad

@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 	int opt, ret, first;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+i:vqhV", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:i:vqhV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
 			tp.instance = optarg;
@@ -98,16 +98,8 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("tpctl %s\n", TPCTL_VERSION);
 			return tp_finish_stdout(TP_OK);
-		case ':':
-			tp_error("option '%s' needs an argument", argv[optind - 1]);
-			return TP_USAGE;
 		default:
-			if (optopt)
-				tp_error("unknown option '-%c'", optopt);
-			else
-				tp_error("unknown option '%s'", argv[optind - 1]);
-			fprintf(stderr, "try 'tpctl --help'\n");
-			return TP_USAGE;
+			return tp_option_error(argv, opt);
 		}
 	}
 	if (optind >= argc) {

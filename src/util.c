@@ -113,7 +113,7 @@ int tp_option_error(char **argv, int opt)
 		tp_error("unknown option '-%c'", optopt);
 	else
 		tp_error("unknown option '%s'", arg);
-	fprintf(stderr, "try 'tpctl %s --help'\n", tp.cmd);
+	fprintf(stderr, "try 'tpctl%s%s --help'\n", tp.cmd ? " " : "", tp.cmd ? tp.cmd : "");
 	return TP_USAGE;
 }
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Global options, help, version, exit statuses, and the message for non-root users.
 . "$(dirname "$0")/lib.sh"
-plan 17
+plan 16
 
 expect_status "--help exits 0" 0 "$TPCTL" --help
 grep -q '^usage: tpctl ' "$TMP/out"; ok $? "--help prints usage on stdout"

@@ -134,51 +134,30 @@ out:
 	return ret;
 }
 
-/* The events set_event lists as enabled in inst. */
+/*
+ * The events enabled in inst, from their enable files (set_event would do on a
+ * kernel, but reading the files works on any tracefs tree, --tracefs too).
+ */
 static int enabled_events(struct tracefs_instance *inst, struct tfs_event_list *out)
 {
-	char *buf, *line, *save = NULL;
-	char *pats[1];
-	int ret = TP_OK;
+	struct tfs_event_list all;
+	size_t i, keep = 0;
+	int ret;
 
-	memset(out, 0, sizeof(*out));
-	buf = tracefs_instance_file_read(inst, "set_event", NULL);
-	if (!buf) {
-		if (errno == ENOENT || errno == 0)
-			return TP_OK;
-		tp_error("cannot read set_event of %s: %s", tfs_instance_label(inst),
-			 strerror(errno));
-		return TP_FAIL;
-	}
-	for (line = strtok_r(buf, "\n", &save); line && !ret; line = strtok_r(NULL, "\n", &save)) {
-		struct tfs_event_list one;
-		size_t i;
-
-		if (!tfs_pattern_valid(line) || strpbrk(line, "*?[]") || !strchr(line, ':'))
-			continue;
-		pats[0] = line;
-		ret = tfs_events_resolve(inst, pats, 1, &one);
-		if (ret)
-			break;
-		for (i = 0; i < one.n; i++) {
-			struct tfs_event *v;
-
-			if (tfs_event_list_has(out, one.v[i].system, one.v[i].name))
-				continue;
-			v = realloc(out->v, (out->n + 1) * sizeof(*v));
-			if (!v) {
-				ret = TP_FAIL;
-				break;
-			}
-			out->v = v;
-			out->v[out->n++] = one.v[i];
-			one.v[i].system = one.v[i].name = NULL;
+	ret = tfs_events_available(inst, &all);
+	if (ret)
+		return ret;
+	for (i = 0; i < all.n; i++) {
+		if (tfs_event_is_enabled(inst, &all.v[i]) == 1) {
+			all.v[keep++] = all.v[i];
+		} else {
+			free(all.v[i].system);
+			free(all.v[i].name);
 		}
-		out->alloc = out->n;
-		tfs_event_list_free(&one);
 	}
-	free(buf);
-	return ret;
+	all.n = keep;
+	*out = all;
+	return TP_OK;
 }
 
 int cmd_disable(int argc, char **argv)
@@ -393,7 +372,7 @@ int cmd_reset(int argc, char **argv)
 		tp_note("disabled %zu event(s) and cleared %zu filter(s) in %s", disabled, cleared,
 			tfs_instance_label(inst));
 	if (!inst)
-		names = tracefs_instances("^tpctl-[0-9]+$");
+		names = tracefs_instances(NULL);
 	for (i = 0; names && names[i]; i++) {
 		struct tracefs_instance *orphan;
 

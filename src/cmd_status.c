@@ -76,6 +76,24 @@ static void json_key(char *dst, size_t len, const char *key)
 	dst[i] = '\0';
 }
 
+/*
+ * buffer_size_kb per CPU.  Until the top-level buffer is first used the file
+ * reads "7 (expanded: 1408)": the size it will have is the one to report.
+ */
+static ssize_t buffer_kb(struct tracefs_instance *inst)
+{
+	char *s = tracefs_instance_file_read(inst, "buffer_size_kb", NULL);
+	const char *exp;
+	ssize_t kb = -1;
+
+	if (!s)
+		return -1;
+	exp = strstr(s, "expanded: ");
+	kb = strtoll(exp ? exp + strlen("expanded: ") : s, NULL, 10);
+	free(s);
+	return kb;
+}
+
 int cmd_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -116,7 +134,7 @@ int cmd_status(int argc, char **argv)
 	on = tracefs_trace_is_on(inst);
 	tracer = read_trimmed(inst, "current_tracer");
 	clock = tracefs_get_clock(inst);
-	bufkb = tracefs_instance_get_buffer_size(inst, 0);
+	bufkb = buffer_kb(inst);
 	set_event = tracefs_instance_file_read(inst, "set_event", NULL);
 	ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (!inst)

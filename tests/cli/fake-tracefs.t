@@ -2,7 +2,7 @@
 # --tracefs DIR on a fake tracefs tree of plain files: works without root and
 # without a kernel, and the writes land in the fake tree only.
 . "$(dirname "$0")/lib.sh"
-plan 11
+plan 15
 
 FAKE=$TMP/fake
 cp -r "$TOP/tests/cli/fixtures/fake-tracefs" "$FAKE"
@@ -34,6 +34,17 @@ test_cmp "the fake filter file was written" "$TMP/expect" "$FAKE/events/sched/sc
 
 expect_status "an invalid filter is refused without a kernel" 2 F filter sched:sched_wakeup 'nope == 1'
 test_cmp "and the fake filter file keeps its value" "$TMP/expect" "$FAKE/events/sched/sched_wakeup/filter"
+
+# an orphan: the private instance of a tpctl that is gone (pid of a finished child)
+sh -c 'exit 0' & dead=$!; wait $dead
+mkdir "$FAKE/instances/tpctl-$dead" "$FAKE/instances/keepme"
+mkdir "$FAKE/instances/tpctl-$$"
+expect_status "reset in the fake tree" 0 F reset
+[ ! -d "$FAKE/instances/tpctl-$dead" ] && [ -d "$FAKE/instances/keepme" ] && [ -d "$FAKE/instances/tpctl-$$" ]
+ok $? "reset removes the orphaned tpctl-<pid> instance only"
+grep -q "removed orphaned instance 'tpctl-$dead'" "$TMP/err"; ok $? "and says so"
+printf 0 > "$TMP/expect"
+test_cmp "reset disabled the event enabled above" "$TMP/expect" "$FAKE/events/sched/sched_switch/enable"
 
 expect_status "--tracefs on a missing dir fails with status 1" 1 "$TPCTL" --tracefs /nonexistent list
 grep -q "^tpctl: list: no tracefs at '/nonexistent'" "$TMP/err"

@@ -109,6 +109,6 @@ clean:
 	rm -rf tests/unit/bin
 
 # Optional fragments owned by other parts of the tree (VM test, benchmarks, fuzzing).
--include tests/vm/vm.mk bench/bench.mk tests/fuzz/fuzz.mk $(filter-out tests/vm/vm.mk,$(wildcard tests/*.mk bench/*.mk))
+-include tests/vm/vm.mk bench/bench.mk tests/fuzz/fuzz.mk $(filter-out tests/vm/vm.mk bench/bench.mk,$(wildcard tests/*.mk bench/*.mk))
 
 -include $(OBJS:.o=.d)

@@ -55,7 +55,8 @@ fixture() {
 	mkdir $I
 	echo 20 >$PARAM
 	echo 1 >$I/events/sample-trace/enable
-	sleep 0.4
+	# About 40 rounds: every string and mask variant, more than a page per CPU.
+	sleep 0.8
 	echo 0 >$I/tracing_on
 	echo 0 >$I/events/sample-trace/enable
 	cat $I/trace >$F/trace

@@ -89,6 +89,22 @@ void state_set_graceful(bool on)
 	graceful = on;
 }
 
+/*
+ * Journal updates run with the signals we handle blocked, so the handler never
+ * sees a half-made entry or an array that realloc just freed.
+ */
+static void block_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
 static int journal_reserve(void)
 {
 	struct entry *n;
@@ -192,13 +208,18 @@ int state_write(const char *path, const char *val, enum state_kind kind)
 	char *cur, *old, *p;
 	struct entry *e;
 
+	sigset_t sigs;
+	int ret;
+
 	cur = read_small(path);
 	if (!cur)
 		return -1;
 	old = restore_value(cur, kind);
 	free(cur);
 	p = strdup(path);
+	block_signals(&sigs);
 	if (!old || !p || journal_reserve() < 0) {
+		sigprocmask(SIG_SETMASK, &sigs, NULL);
 		free(old);
 		free(p);
 		errno = ENOMEM;
@@ -210,15 +231,20 @@ int state_write(const char *path, const char *val, enum state_kind kind)
 	e->old = old;
 	/* journal first, then change: a signal in between undoes a no-op */
 	njournal++;
-	return write_file(path, val);
+	ret = write_file(path, val);
+	sigprocmask(SIG_SETMASK, &sigs, NULL);
+	return ret;
 }
 
 int state_created_instance(const char *path)
 {
 	struct entry *e;
 	char *p = strdup(path);
+	sigset_t sigs;
 
+	block_signals(&sigs);
 	if (!p || journal_reserve() < 0) {
+		sigprocmask(SIG_SETMASK, &sigs, NULL);
 		free(p);
 		errno = ENOMEM;
 		return -1;
@@ -228,6 +254,7 @@ int state_created_instance(const char *path)
 	e->path = p;
 	e->old = NULL;
 	njournal++;
+	sigprocmask(SIG_SETMASK, &sigs, NULL);
 	return 0;
 }
 
@@ -250,20 +277,16 @@ void state_unregister_fd(int fd)
 	}
 }
 
-static void free_entries(void)
+void state_commit(void)
 {
-	int i;
+	int i, n = njournal;
 
-	for (i = 0; i < njournal; i++) {
+	/* forget first: a signal from here on has nothing to undo */
+	njournal = 0;
+	for (i = 0; i < n; i++) {
 		free(journal[i].path);
 		free(journal[i].old);
 	}
-}
-
-void state_commit(void)
-{
-	free_entries();
-	njournal = 0;
 }
 
 void state_rollback(void)

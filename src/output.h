@@ -34,4 +34,32 @@ int output_lost(struct output *o, int cpu, long long count);
 /* Flush f; returns -1 (errno set) when a write failed (EPIPE, ENOSPC, ...). */
 int output_flush(struct output *o);
 
+/*
+ * Notes for every user (stream, report):
+ *  - output_record() needs rec->size as well (dynamic fields are bounded by it).
+ *  - Text is the kernel's `trace` line; for an event whose print fmt parsed,
+ *    a plugin's print handler is dropped from the tep (plugins print
+ *    trace-cmd's layout, not the kernel's), it stays where the print fmt
+ *    failed to parse.  Formats parsed with decode_add_format() (decode.h)
+ *    also print %pS/%ps/%p as the kernel does; formats parsed elsewhere
+ *    (e.g. by libtracecmd) print them the libtraceevent way.
+ *  - Records are written with buffered stdio: call output_flush() whenever
+ *    nothing more is ready and at the end.
+ *
+ * Optional extensions; none is needed for a plain use:
+ */
+/* Called with an event id tep does not know yet; parse its format there (lazy loading). */
+void output_set_loader(struct output *o,
+		       int (*fn)(struct tep_handle *tep, int id, void *ctx), void *ctx);
+/* Called (at most every 100 ms) when a pid has no comm yet: reload saved_cmdlines. */
+typedef int (*output_comm_fn)(struct tep_handle *tep, void *ctx);
+void output_set_comm_loader(struct output *o, output_comm_fn fn, void *ctx);
+/*
+ * The kernel the records come from ("6.1.0-18-amd64"); the text follows
+ * its version (flag letters, syscall argument forms).  Default: uname's.
+ */
+void output_set_kernel_release(struct output *o, const char *release);
+/* false when the trace clock is a counter (x86-tsc, counter): raw stamps, no seconds. */
+void output_set_ns_clock(struct output *o, bool ns);
+
 #endif

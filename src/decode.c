@@ -1,0 +1,940 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * decode - tep set-up from bytes and the per-event decode cache; see decode.h.
+ */
+#include <ctype.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+
+#include "decode.h"
+#include "json.h"
+#include "tpctl.h"
+
+#ifndef TPCTL_PLUGIN_DIR
+#define TPCTL_PLUGIN_DIR "/usr/local/lib/tpctl/plugins"
+#endif
+
+/* ---------------------------------------------------------------- kallsyms */
+
+struct ksym {
+	unsigned long long addr;
+	const char *name;
+};
+
+/*
+ * One table per process: the print helpers libtraceevent calls get no
+ * context pointer, and there is one kernel anyway.
+ */
+static struct {
+	struct ksym *v;
+	size_t n;
+	char *text;
+	bool tried;
+	const char *path;
+} ksyms = { .path = "/proc/kallsyms" };
+
+void decode_kallsyms_set_path(const char *path)
+{
+	ksyms.path = path;
+	ksyms.tried = false;
+}
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* stable for aliases: the first one listed wins, as in the kernel's table */
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+int decode_kallsyms_parse(const char *buf, size_t len)
+{
+	size_t alloc = 0, n = 0;
+	struct ksym *v = NULL;
+	char *text, *p, *end;
+
+	text = malloc(len + 1);
+	if (!text)
+		return -1;
+	memcpy(text, buf, len);
+	text[len] = '\0';
+	for (p = text, end = text + len; p < end; ) {
+		char *nl = memchr(p, '\n', end - p), *name, *sp;
+		unsigned long long addr;
+
+		if (!nl)
+			nl = end;
+		*nl = '\0';
+		addr = strtoull(p, &sp, 16);
+		/* "addr type name [module]" */
+		if (sp != p && sp[0] == ' ' && sp[1] && sp[2] == ' ' && addr) {
+			name = sp + 3;
+			sp = strchr(name, '\t');
+			if (sp)
+				*sp = '\0';	/* module symbols: keep the bare name */
+			if (n == alloc) {
+				struct ksym *nv;
+
+				alloc = alloc ? alloc * 2 : 4096;
+				nv = realloc(v, alloc * sizeof(*v));
+				if (!nv) {
+					free(v);
+					free(text);
+					return -1;
+				}
+				v = nv;
+			}
+			v[n].addr = addr;
+			v[n].name = name;
+			n++;
+		}
+		p = nl + 1;
+	}
+	qsort(v, n, sizeof(*v), ksym_cmp);
+	free(ksyms.v);
+	free(ksyms.text);
+	ksyms.v = v;
+	ksyms.n = n;
+	ksyms.text = text;
+	ksyms.tried = true;
+	return 0;
+}
+
+static void kallsyms_load(void)
+{
+	size_t len = 0, alloc = 0;
+	char *buf = NULL;
+	FILE *f;
+
+	ksyms.tried = true;
+	f = fopen(ksyms.path, "re");
+	if (!f)
+		return;
+	for (;;) {
+		size_t r;
+
+		if (alloc - len < 65536) {
+			char *nb = realloc(buf, alloc + (1 << 20));
+
+			if (!nb)
+				break;
+			buf = nb;
+			alloc += 1 << 20;
+		}
+		r = fread(buf + len, 1, alloc - len, f);
+		if (!r)
+			break;
+		len += r;
+	}
+	fclose(f);
+	if (buf)
+		decode_kallsyms_parse(buf, len);
+	free(buf);
+}
+
+/* Symbol at or below addr, with the distance to the next higher symbol as its size. */
+static const struct ksym *ksym_find(unsigned long long addr, unsigned long long *size)
+{
+	size_t lo = 0, hi, i;
+
+	if (!ksyms.tried)
+		kallsyms_load();
+	hi = ksyms.n;
+	if (!hi || addr < ksyms.v[0].addr)
+		return NULL;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ksyms.v[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* the first of several aliases */
+	while (lo > 0 && ksyms.v[lo - 1].addr == ksyms.v[lo].addr)
+		lo--;
+	for (i = lo + 1; i < ksyms.n && ksyms.v[i].addr == ksyms.v[lo].addr; i++)
+		;
+	if (i >= ksyms.n)
+		return NULL;	/* past the last symbol: no size, the kernel says no either */
+	*size = ksyms.v[i].addr - ksyms.v[lo].addr;
+	return &ksyms.v[lo];
+}
+
+/*
+ * Print helpers for the rewritten print fmts.  libtraceevent's own %pS gives
+ * "sym+0xoff" without the "/0xsize" the kernel prints, and needs the symbols
+ * registered one by one; these print exactly what the kernel's vsprintf does.
+ */
+static unsigned long long helper_symoff(struct trace_seq *s, unsigned long long *args)
+{
+	const struct ksym *k;
+	unsigned long long size;
+
+	k = ksym_find(args[0], &size);
+	if (k)
+		trace_seq_printf(s, "%s+0x%llx/0x%llx", k->name, args[0] - k->addr, size);
+	else
+		trace_seq_printf(s, "0x%llx", args[0]);
+	return 0;
+}
+
+static unsigned long long helper_sym(struct trace_seq *s, unsigned long long *args)
+{
+	const struct ksym *k;
+	unsigned long long size;
+
+	k = ksym_find(args[0], &size);
+	if (k)
+		trace_seq_puts(s, k->name);
+	else
+		trace_seq_printf(s, "0x%llx", args[0]);
+	return 0;
+}
+
+/* %pB: the symbol of the call before a return address. */
+static unsigned long long helper_symoff_b(struct trace_seq *s, unsigned long long *args)
+{
+	const struct ksym *k;
+	unsigned long long size;
+
+	k = args[0] ? ksym_find(args[0] - 1, &size) : NULL;
+	if (k)
+		trace_seq_printf(s, "%s+0x%llx/0x%llx", k->name, args[0] - k->addr, size);
+	else
+		trace_seq_printf(s, "0x%llx", args[0]);
+	return 0;
+}
+
+void decode_tep_register_helpers(struct tep_handle *tep)
+{
+	tep_register_print_function(tep, helper_symoff, TEP_FUNC_ARG_VOID, "__tpctl_symoff",
+				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_VOID);
+	tep_register_print_function(tep, helper_sym, TEP_FUNC_ARG_VOID, "__tpctl_sym",
+				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_VOID);
+	tep_register_print_function(tep, helper_symoff_b, TEP_FUNC_ARG_VOID, "__tpctl_symoff_b",
+				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_VOID);
+}
+
+/* ---------------------------------------------------------------- tep set-up */
+
+static const char *plugin_dir(void);
+
+static struct tep_plugin_list *plugin_list;
+
+struct tep_handle *decode_tep_new(bool plugins)
+{
+	struct tep_handle *tep = tep_alloc();
+	const char *dir;
+
+	if (!tep)
+		return NULL;
+	tep_set_page_size(tep, getpagesize());
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	tep_set_file_bigendian(tep, TEP_BIG_ENDIAN);
+	tep_set_local_bigendian(tep, TEP_BIG_ENDIAN);
+#else
+	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
+#endif
+	tep_set_long_size(tep, sizeof(long));
+	decode_tep_register_helpers(tep);
+	if (plugins) {
+		dir = plugin_dir();
+		tep_add_plugin_path(tep, (char *)dir, TEP_PLUGIN_LAST);
+		if (!plugin_list)
+			plugin_list = tep_load_plugins(tep);
+	}
+	return tep;
+}
+
+int decode_header_page(struct tep_handle *tep, const char *buf, size_t len)
+{
+	char *copy = strndup(buf, len);
+	int ret;
+
+	if (!copy)
+		return -1;
+	ret = tep_parse_header_page(tep, copy, len, sizeof(long));
+	free(copy);
+	return ret ? -1 : 0;
+}
+
+/* Growable text for the rewritten format. */
+struct sbuf {
+	char *s;
+	size_t len, alloc;
+};
+
+static int sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->alloc) {
+		size_t na = (b->len + n + 1) * 2;
+		char *ns = realloc(b->s, na);
+
+		if (!ns)
+			return -1;
+		b->s = ns;
+		b->alloc = na;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+	return 0;
+}
+
+static int sb_puts(struct sbuf *b, const char *s)
+{
+	return sb_add(b, s, strlen(s));
+}
+
+/* End of the C string literal starting at p (which points at the opening quote). */
+static const char *skip_literal(const char *p, const char *end)
+{
+	char q = *p++;
+
+	while (p < end && *p != q) {
+		if (*p == '\\' && p + 1 < end)
+			p++;
+		p++;
+	}
+	return p < end ? p + 1 : end;
+}
+
+/* End of one top-level argument (the next ',' outside brackets and literals). */
+static const char *skip_arg(const char *p, const char *end)
+{
+	int depth = 0;
+
+	while (p < end) {
+		if (*p == '"' || *p == '\'') {
+			p = skip_literal(p, end);
+			continue;
+		}
+		if (*p == '(' || *p == '[' || *p == '{')
+			depth++;
+		else if (*p == ')' || *p == ']' || *p == '}')
+			depth--;
+		else if (*p == ',' && depth <= 0)
+			break;
+		p++;
+	}
+	return p;
+}
+
+enum conv_fix { FIX_NONE, FIX_SYMOFF, FIX_SYM, FIX_SYMOFF_B, FIX_PTR };
+
+#define MAX_CONV 64
+
+/*
+ * Rewrite the print fmt line "print fmt: \"...\", args" in place of the
+ * original.  Conversions are counted as printf does ("*" widths take an
+ * argument) so that each %p* is matched with its argument.
+ */
+static char *rewrite_print_fmt(const char *buf, size_t len)
+{
+	const char *line, *end = buf + len, *fmt, *fend, *p, *args;
+	enum conv_fix fix[MAX_CONV];
+	struct sbuf out = { 0 };
+	int nconv = 0, nfix = 0, i;
+
+	line = buf;
+	while (line < end && strncmp(line, "print fmt: \"", 12)) {
+		line = memchr(line, '\n', end - line);
+		if (!line)
+			return NULL;
+		line++;
+	}
+	if (line >= end)
+		return NULL;
+	fmt = line + 11;
+	fend = skip_literal(fmt, end);
+	for (p = fmt + 1; p < fend - 1; p++) {
+		if (*p == '\\') {
+			p++;
+			continue;
+		}
+		if (*p != '%')
+			continue;
+		p++;
+		if (*p == '%')
+			continue;
+		while (strchr("-+ #0", *p))
+			p++;
+		if (*p == '*') {
+			if (nconv < MAX_CONV)
+				fix[nconv] = FIX_NONE;
+			nconv++;
+			p++;
+		}
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (*p == '.') {
+			p++;
+			if (*p == '*') {
+				if (nconv < MAX_CONV)
+					fix[nconv] = FIX_NONE;
+				nconv++;
+				p++;
+			}
+			while (isdigit((unsigned char)*p))
+				p++;
+		}
+		while (strchr("hlLqjzt", *p))
+			p++;
+		if (nconv >= MAX_CONV)
+			return NULL;
+		fix[nconv] = FIX_NONE;
+		if (*p == 'p' && p[-1] == '%') {
+			switch (p[1]) {
+			case 'S': case 'F':
+				fix[nconv] = FIX_SYMOFF;
+				break;
+			case 's': case 'f':
+				fix[nconv] = FIX_SYM;
+				break;
+			case 'B':
+				fix[nconv] = FIX_SYMOFF_B;
+				break;
+			default:
+				if (!isalnum((unsigned char)p[1]))
+					fix[nconv] = FIX_PTR;
+			}
+		}
+		if (fix[nconv] != FIX_NONE)
+			nfix++;
+		nconv++;
+	}
+	if (!nfix)
+		return NULL;
+
+	/* the text before the format, then the format with the conversions replaced */
+	sb_add(&out, buf, fmt - buf);
+	for (p = fmt, i = 0; p < fend; p++) {
+		const char *c = p;
+
+		if (*p == '\\' && p + 1 < fend) {
+			sb_add(&out, p, 2);
+			p++;
+			continue;
+		}
+		if (*p != '%' || p == fmt) {
+			sb_add(&out, p, 1);
+			continue;
+		}
+		if (p[1] == '%') {
+			sb_add(&out, p, 2);
+			p++;
+			continue;
+		}
+		/* find the conversion character, counting "*" arguments */
+		c = p + 1;
+		while (strchr("-+ #0", *c))
+			c++;
+		if (*c == '*') {
+			i++;
+			c++;
+		}
+		while (isdigit((unsigned char)*c))
+			c++;
+		if (*c == '.') {
+			c++;
+			if (*c == '*') {
+				i++;
+				c++;
+			}
+			while (isdigit((unsigned char)*c))
+				c++;
+		}
+		while (strchr("hlLqjzt", *c))
+			c++;
+		switch (fix[i]) {
+		case FIX_SYMOFF: case FIX_SYM: case FIX_SYMOFF_B:
+			sb_puts(&out, "%s");
+			p = c + 1;	/* skip "pS" */
+			break;
+		case FIX_PTR:
+			sb_puts(&out, "%016lx");
+			p = c;
+			break;
+		default:
+			sb_add(&out, p, c - p + 1);
+			p = c;
+		}
+		i++;
+	}
+	/* the arguments */
+	args = fend;
+	for (i = 0; args < end && *args == ','; i++) {
+		const char *a = args + 1, *ae;
+
+		ae = skip_arg(a, end);
+		/* the last argument ends at the newline */
+		if (ae == end || memchr(a, '\n', ae - a)) {
+			const char *nl = memchr(a, '\n', end - a);
+
+			ae = nl ? nl : end;
+		}
+		sb_add(&out, ",", 1);
+		while (a < ae && *a == ' ')
+			sb_add(&out, a++, 1);
+		switch (i < nconv ? fix[i] : FIX_NONE) {
+		case FIX_SYMOFF:
+			sb_puts(&out, "__tpctl_symoff(");
+			break;
+		case FIX_SYM:
+			sb_puts(&out, "__tpctl_sym(");
+			break;
+		case FIX_SYMOFF_B:
+			sb_puts(&out, "__tpctl_symoff_b(");
+			break;
+		default:
+			break;
+		}
+		sb_add(&out, a, ae - a);
+		if (i < nconv && fix[i] != FIX_NONE && fix[i] != FIX_PTR)
+			sb_puts(&out, ")");
+		args = ae;
+	}
+	sb_add(&out, args, end - args);
+	return out.s;
+}
+
+int decode_add_format(struct tep_handle *tep, const char *sys, const char *buf, size_t len)
+{
+	struct tep_event *event = NULL;
+	char *fixed = rewrite_print_fmt(buf, len);
+	enum tep_errno err;
+
+	if (fixed) {
+		err = tep_parse_format(tep, &event, fixed, strlen(fixed), sys);
+		free(fixed);
+		/* a rewrite libtraceevent dislikes: fall back to the original text */
+		if (err && !event)
+			err = tep_parse_format(tep, &event, buf, len, sys);
+	} else {
+		err = tep_parse_format(tep, &event, buf, len, sys);
+	}
+	if (!event)
+		return -1;
+	if (err)
+		tp_debug("format of '%s:%s' only partly parsed", sys, event->name);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- values */
+
+void decode_lat_flags(unsigned flags, unsigned preempt, bool lazy, char out[6])
+{
+	/* include/linux/trace_events.h: enum trace_flag_type */
+	enum {
+		F_IRQS_OFF = 0x01, F_BIT1 = 0x02, F_RESCHED = 0x04, F_HARDIRQ = 0x08,
+		F_SOFTIRQ = 0x10, F_PREEMPT_RESCHED = 0x20, F_NMI = 0x40, F_BH_OFF = 0x80,
+	};
+	bool nmi = flags & F_NMI, hard = flags & F_HARDIRQ, soft = flags & F_SOFTIRQ;
+	bool bh = flags & F_BH_OFF;
+	static const char resched[8] = {
+		/* index: RESCHED | RESCHED_LAZY << 1 | PREEMPT_RESCHED << 2 */
+		'.', 'n', 'l', 'b', 'p', 'N', 'L', 'B',
+	};
+	unsigned r = (flags & F_RESCHED ? 1 : 0) | (flags & F_PREEMPT_RESCHED ? 4 : 0);
+
+	/*
+	 * Bit 1 was IRQS_NOSUPPORT ('X' in the first column) until 6.13 made
+	 * it NEED_RESCHED_LAZY.
+	 */
+	if (lazy && (flags & F_BIT1))
+		r |= 2;
+	out[0] = (flags & F_IRQS_OFF) ? (bh ? 'D' : 'd') : bh ? 'b' :
+		 (!lazy && (flags & F_BIT1)) ? 'X' : '.';
+	out[1] = resched[r];
+	out[2] = nmi ? (hard ? 'Z' : 'z') : hard ? (soft ? 'H' : 'h') : soft ? 's' : '.';
+	out[3] = (preempt & 0xf) ? "0123456789abcdef"[preempt & 0xf] : '.';
+	out[4] = (preempt & 0xf0) ? "0123456789abcdef"[preempt >> 4] : '.';
+	out[5] = '\0';
+}
+
+int decode_kernel_version(const char *release)
+{
+	unsigned a = 0, b = 0;
+
+	if (!release || sscanf(release, "%u.%u", &a, &b) < 1)
+		return 0;
+	return a * 256 + b;
+}
+
+uint64_t decode_elem(const void *p, int elem, bool sign)
+{
+	switch (elem) {
+	case 1: {
+		uint8_t v = *(const uint8_t *)p;
+
+		return sign ? (uint64_t)(int64_t)(int8_t)v : v;
+	}
+	case 2: {
+		uint16_t v;
+
+		memcpy(&v, p, 2);
+		return sign ? (uint64_t)(int64_t)(int16_t)v : v;
+	}
+	case 4: {
+		uint32_t v;
+
+		memcpy(&v, p, 4);
+		return sign ? (uint64_t)(int64_t)(int32_t)v : v;
+	}
+	default: {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		return v;
+	}
+	}
+}
+
+bool decode_int(const struct dec_field *f, const void *data, int size, uint64_t *v)
+{
+	if (f->offset + f->size > size)
+		return false;
+	*v = decode_elem((const char *)data + f->offset, f->size, f->sign);
+	return true;
+}
+
+bool decode_span(const struct dec_field *f, const void *data, int size,
+		 const char **p, size_t *len)
+{
+	const char *d = data;
+	size_t off, n;
+
+	if (f->dynamic || f->relative) {
+		uint32_t loc;
+
+		if (f->offset + 4 > size)
+			return false;
+		memcpy(&loc, d + f->offset, 4);
+		off = loc & 0xffff;
+		n = loc >> 16;
+		if (f->relative)
+			off += f->offset + f->size;
+	} else {
+		off = f->offset;
+		n = f->size ? (size_t)f->size : (size > f->offset ? (size_t)(size - f->offset) : 0);
+	}
+	if (off > (size_t)size)
+		return false;
+	if (off + n > (size_t)size)
+		n = size - off;
+	*p = d + off;
+	if (f->kind == DK_STR) {
+		const char *z = memchr(*p, '\0', n);
+
+		if (z)
+			n = z - *p;
+	}
+	*len = n;
+	return true;
+}
+
+/* ---------------------------------------------------------------- event cache */
+
+struct decoder {
+	struct tep_handle *tep;
+	struct dec_event **ev;
+	int nev;
+	decode_loader_fn loader;
+	void *loader_ctx;
+	unsigned char *tried;	/* ids the loader could not provide */
+};
+
+struct decoder *decoder_new(struct tep_handle *tep)
+{
+	struct decoder *d = calloc(1, sizeof(*d));
+
+	if (d)
+		d->tep = tep;
+	return d;
+}
+
+struct tep_handle *decoder_tep(struct decoder *d)
+{
+	return d->tep;
+}
+
+void decoder_set_loader(struct decoder *d, decode_loader_fn fn, void *ctx)
+{
+	d->loader = fn;
+	d->loader_ctx = ctx;
+}
+
+static void dec_event_free(struct dec_event *de)
+{
+	int i;
+
+	if (!de)
+		return;
+	for (i = 0; i < de->nfields; i++)
+		free(de->fields[i].jkey);
+	free(de->fields);
+	free(de->sysname);
+	free(de->jhead);
+	free(de);
+}
+
+void decoder_free(struct decoder *d)
+{
+	int i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->nev; i++)
+		dec_event_free(d->ev[i]);
+	free(d->ev);
+	free(d->tried);
+	free(d);
+}
+
+/* Does any print argument use field as a bitmask or cpumask? */
+static bool arg_is_bitmask(struct tep_print_arg *a, struct tep_format_field *f, int depth)
+{
+	for (; a && depth < 16; a = a->next) {
+		switch (a->type) {
+		case TEP_PRINT_BITMASK:
+		case TEP_PRINT_CPUMASK:
+			if (a->bitmask.field == f ||
+			    (a->bitmask.bitmask && !strcmp(a->bitmask.bitmask, f->name)))
+				return true;
+			break;
+		case TEP_PRINT_OP:
+			if (arg_is_bitmask(a->op.left, f, depth + 1) ||
+			    arg_is_bitmask(a->op.right, f, depth + 1))
+				return true;
+			break;
+		case TEP_PRINT_TYPE:
+			if (arg_is_bitmask(a->typecast.item, f, depth + 1))
+				return true;
+			break;
+		case TEP_PRINT_FUNC:
+			if (arg_is_bitmask(a->func.args, f, depth + 1))
+				return true;
+			break;
+		default:
+			break;
+		}
+	}
+	return false;
+}
+
+/* Size of one element of an array type such as "__data_loc u32[]" or "int x[4]". */
+static int type_elem_size(const char *type)
+{
+	static const struct { const char *name; int size; } t[] = {
+		{ "long long", 8 }, { "u64", 8 }, { "s64", 8 }, { "__u64", 8 }, { "uint64_t", 8 },
+		{ "long", sizeof(long) }, { "size_t", sizeof(long) }, { "*", sizeof(long) },
+		{ "u32", 4 }, { "s32", 4 }, { "__u32", 4 }, { "int", 4 }, { "pid_t", 4 },
+		{ "u16", 2 }, { "s16", 2 }, { "__u16", 2 }, { "short", 2 },
+		{ "u8", 1 }, { "s8", 1 }, { "__u8", 1 }, { "char", 1 }, { "bool", 1 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (strstr(type, t[i].name))
+			return t[i].size;
+	return 1;
+}
+
+static char *json_key(const char *name)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	json_write_string(f, name, strlen(name));
+	putc(':', f);
+	fclose(f);
+	return buf;
+}
+
+static const char *plugin_dir(void)
+{
+	const char *dir = getenv("TPCTL_PLUGIN_DIR");
+
+	return dir && *dir ? dir : TPCTL_PLUGIN_DIR;
+}
+
+/*
+ * Handlers from tpctl's own plugins exist to print what the kernel prints;
+ * those of libtraceevent's system plugins print trace-cmd's layout.
+ */
+static bool handler_is_ours(void *fn)
+{
+	char real[PATH_MAX], *dir;
+	Dl_info info;
+	bool ours;
+
+	if (!dladdr(fn, &info) || !info.dli_fname)
+		return false;
+	dir = realpath(plugin_dir(), NULL);
+	if (!dir)
+		return false;
+	ours = realpath(info.dli_fname, real) && !strncmp(real, dir, strlen(dir)) &&
+	       real[strlen(dir)] == '/';
+	free(dir);
+	return ours;
+}
+
+static struct dec_event *dec_event_build(struct tep_event *event)
+{
+	struct dec_event *de = calloc(1, sizeof(*de));
+	struct tep_format_field *f;
+	int n = 0, i;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf;
+
+	if (!de)
+		return NULL;
+	de->event = event;
+	de->id = event->id;
+	for (f = event->format.fields; f; f = f->next)
+		n++;
+	de->fields = calloc(n ? n : 1, sizeof(*de->fields));
+	if (!de->fields)
+		goto fail;
+	for (f = event->format.fields, i = 0; f; f = f->next, i++) {
+		struct dec_field *df = &de->fields[i];
+		bool arr = f->flags & TEP_FIELD_IS_ARRAY;
+		const char *t = f->type;
+
+		df->field = f;
+		df->name = f->name;
+		df->jkey = json_key(f->name);
+		if (!df->jkey)
+			goto fail;
+		df->offset = f->offset;
+		df->size = f->size;
+		df->sign = f->flags & TEP_FIELD_IS_SIGNED;
+		df->dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
+		df->relative = f->flags & TEP_FIELD_IS_RELATIVE;
+		if (!strncmp(t, "__data_loc ", 11) || !strncmp(t, "__rel_loc ", 10)) {
+			df->dynamic = !strncmp(t, "__data_loc ", 11);
+			df->relative = !df->dynamic;
+			arr = true;
+		}
+		if (arg_is_bitmask(event->print_fmt.args, f, 0) || strstr(t, "cpumask_t")) {
+			df->kind = DK_BITMASK;
+			df->elem = sizeof(long);
+		} else if (arr && strstr(t, "char") && !strstr(t, "unsigned char")) {
+			df->kind = DK_STR;
+			df->elem = 1;
+		} else if (arr) {
+			df->kind = DK_ARRAY;
+			df->elem = f->arraylen && f->size ? (int)(f->size / f->arraylen) :
+				   type_elem_size(t);
+			if (df->elem != 1 && df->elem != 2 && df->elem != 4 && df->elem != 8)
+				df->elem = 1;
+		} else if (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) {
+			df->kind = DK_INT;
+		} else {
+			df->kind = DK_BYTES;
+			df->elem = 1;
+		}
+	}
+	de->nfields = n;
+
+	if (event->system && !strcmp(event->system, "syscalls")) {
+		const char *nm = event->name;
+
+		if (!strncmp(nm, "sys_enter_", 10)) {
+			de->special = DS_SYS_ENTER;
+			if (asprintf(&de->sysname, "sys_%s", nm + 10) < 0)
+				de->sysname = NULL;
+		} else if (!strncmp(nm, "sys_exit_", 9)) {
+			de->special = DS_SYS_EXIT;
+			if (asprintf(&de->sysname, "sys_%s", nm + 9) < 0)
+				de->sysname = NULL;
+		}
+		if (!de->sysname)
+			de->special = DS_NONE;
+		for (i = 0; i < n; i++) {
+			if (!strcmp(de->fields[i].name, "__syscall_nr"))
+				de->first_arg = i + 1;
+			if (!strcmp(de->fields[i].name, "ret"))
+				de->ret = &de->fields[i];
+		}
+		if (de->special == DS_SYS_EXIT && !de->ret)
+			de->special = DS_NONE;
+	} else if (event->system && !strcmp(event->system, "ftrace")) {
+		de->special = DS_FTRACE;
+	}
+
+	mf = open_memstream(&buf, &len);
+	if (!mf)
+		goto fail;
+	fputs(",\"system\":", mf);
+	json_write_string(mf, event->system, strlen(event->system));
+	fputs(",\"event\":", mf);
+	json_write_string(mf, event->name, strlen(event->name));
+	fputs(",\"fields\":{", mf);
+	fclose(mf);
+	de->jhead = buf;
+
+	/*
+	 * A plugin's handler prints trace-cmd's own layout; the kernel prints the
+	 * format's print fmt.  Keep a handler only where libtraceevent could not
+	 * parse the print fmt: there it is the only text we can have.
+	 */
+	if (event->handler && !(event->flags & TEP_EVENT_FL_FAILED) &&
+	    !handler_is_ours((void *)event->handler))
+		event->handler = NULL;
+	return de;
+fail:
+	dec_event_free(de);
+	return NULL;
+}
+
+struct dec_event *decoder_event(struct decoder *d, int id)
+{
+	struct tep_event *event;
+
+	if (id < 0)
+		return NULL;
+	if (id < d->nev && d->ev[id])
+		return d->ev[id];
+	if (id >= d->nev) {
+		int nn = id + 256;
+		struct dec_event **nv = realloc(d->ev, nn * sizeof(*nv));
+		unsigned char *nt;
+
+		if (!nv)
+			return NULL;
+		memset(nv + d->nev, 0, (nn - d->nev) * sizeof(*nv));
+		d->ev = nv;
+		nt = realloc(d->tried, nn);
+		if (!nt)
+			return NULL;
+		memset(nt + d->nev, 0, nn - d->nev);
+		d->tried = nt;
+		d->nev = nn;
+	}
+	event = tep_find_event(d->tep, id);
+	if (!event && d->loader && !d->tried[id]) {
+		d->tried[id] = 1;
+		if (d->loader(d->tep, id, d->loader_ctx) == 0)
+			event = tep_find_event(d->tep, id);
+	}
+	if (!event)
+		return NULL;
+	d->ev[id] = dec_event_build(event);
+	return d->ev[id];
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * decode - libtraceevent set-up and record -> typed values, without touching
+ * tracefs: everything comes in as bytes (header_page, format files,
+ * saved_cmdlines, kallsyms text), so the same code runs on a live stream, on
+ * a trace.dat file and on saved fixtures in the unit tests.
+ *
+ * Two halves:
+ *  - tep set-up helpers: decode_tep_new(), decode_header_page(),
+ *    decode_add_format() (which adapts the print fmt so that libtraceevent
+ *    prints pointers and symbols the way the kernel's `trace` file does),
+ *    decode_kallsyms_*().
+ *  - struct decoder: a per-tep cache of what each event id needs to be
+ *    written quickly (field kinds for JSON, syscall special forms), built
+ *    once per event id, never per record.  A loader hook parses a format the
+ *    first time its id shows up (lazy loading).
+ */
+#ifndef TPCTL_DECODE_H
+#define TPCTL_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tep_handle;
+struct tep_event;
+struct tep_format_field;
+struct tep_record;
+
+/* A tep_handle for this host: page size, endianness, tpctl's print helpers, plugins. */
+struct tep_handle *decode_tep_new(bool plugins);
+/* Register the symbol print helpers used by rewritten formats (decode_tep_new does it). */
+void decode_tep_register_helpers(struct tep_handle *tep);
+/* events/header_page text; sets the long size (8 on 64-bit kernels). */
+int decode_header_page(struct tep_handle *tep, const char *buf, size_t len);
+/*
+ * Parse one format file (events/<sys>/<event>/format).  Before libtraceevent
+ * sees it, the print fmt is adapted to the kernel's own printing: "%pS"/"%pB"
+ * become sym+0xoff/0xsize, "%ps" the bare symbol (kallsyms), and a plain "%p"
+ * the 16 zero-padded hex digits the kernel prints when options/hash-ptr is 0
+ * (with hash-ptr 1, the kernel's default, it prints a keyed hash that no
+ * reader can reproduce; we print the real address).  Returns 0 when the
+ * event is in tep afterwards (even when its print fmt failed to parse: its
+ * fields still decode), -1 otherwise.
+ */
+int decode_add_format(struct tep_handle *tep, const char *sys, const char *buf, size_t len);
+/*
+ * Symbols for %pS/%ps.  Loaded on first use from decode_kallsyms_path
+ * ("/proc/kallsyms" by default) unless decode_kallsyms_parse() was called.
+ */
+void decode_kallsyms_set_path(const char *path);
+int decode_kallsyms_parse(const char *buf, size_t len);
+
+enum dec_kind {
+	DK_INT,		/* scalar integer of 1, 2, 4 or 8 bytes */
+	DK_STR,		/* char[N], __data_loc char[], __rel_loc char[] */
+	DK_ARRAY,	/* other fixed or dynamic arrays: integers */
+	DK_BITMASK,	/* bitmask / cpumask: the numbers of the set bits */
+	DK_BYTES,	/* anything else: an array of byte values */
+};
+
+struct dec_field {
+	struct tep_format_field *field;
+	const char *name;
+	char *jkey;		/* "\"name\":" pre-quoted for the JSON writer */
+	enum dec_kind kind;
+	int offset, size;
+	int elem;		/* element size for arrays */
+	bool sign;
+	bool dynamic;		/* __data_loc */
+	bool relative;		/* __rel_loc */
+};
+
+enum dec_special {
+	DS_NONE,
+	DS_SYS_ENTER,		/* kernel prints "sys_name(arg: 0x..., ...)" */
+	DS_SYS_EXIT,		/* kernel prints "sys_name -> 0x..." */
+	DS_FTRACE,		/* ftrace's own events: no "name: " prefix */
+};
+
+struct dec_event {
+	struct tep_event *event;
+	int id;
+	enum dec_special special;
+	char *sysname;		/* "sys_openat" for the syscall forms */
+	char *jhead;		/* ,"system":"..","event":"..","fields":{ */
+	int nfields;
+	struct dec_field *fields;	/* the event's own fields (common_* left out) */
+	struct dec_field *ret;		/* sys_exit_*: the "ret" field */
+	int first_arg;			/* sys_enter_*: index of the first argument */
+};
+
+typedef int (*decode_loader_fn)(struct tep_handle *tep, int id, void *ctx);
+
+struct decoder;
+struct decoder *decoder_new(struct tep_handle *tep);
+void decoder_free(struct decoder *d);
+/* Called with an id tep does not know yet; it should decode_add_format() it. */
+void decoder_set_loader(struct decoder *d, decode_loader_fn fn, void *ctx);
+/* The cached description of event id, or NULL when it cannot be had. */
+struct dec_event *decoder_event(struct decoder *d, int id);
+struct tep_handle *decoder_tep(struct decoder *d);
+
+/* The common_* header of a record (offsets fixed by the kernel ABI). */
+static inline int decode_type(const void *data)
+{
+	return *(const uint16_t *)data;
+}
+static inline unsigned decode_flags(const void *data)
+{
+	return ((const uint8_t *)data)[2];
+}
+static inline unsigned decode_preempt(const void *data)
+{
+	return ((const uint8_t *)data)[3];
+}
+static inline int decode_pid(const void *data)
+{
+	return *(const int32_t *)((const char *)data + 4);
+}
+
+/*
+ * The kernel's 5-char irqs-off/need-resched/hardirq/preempt/migrate column;
+ * lazy: the kernel is 6.13 or later (bit 1 means NEED_RESCHED_LAZY).
+ */
+void decode_lat_flags(unsigned flags, unsigned preempt, bool lazy, char out[6]);
+/* "6.18.4-foo" -> 6 * 256 + 18; 0 when unknown. */
+int decode_kernel_version(const char *release);
+#define KVER(a, b) ((a) * 256 + (b))
+
+/* Value access; false when the field lies outside the record. */
+bool decode_int(const struct dec_field *f, const void *data, int size, uint64_t *v);
+uint64_t decode_elem(const void *p, int elem, bool sign);
+/* Where a string/array/bitmask lives in the record; for strings, len stops at NUL. */
+bool decode_span(const struct dec_field *f, const void *data, int size,
+		 const char **p, size_t *len);
+
+#endif

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * output - kernel-identical text lines and NDJSON for decoded records; see
+ * output.h.  Both forms come from the same per-event description (decode.h)
+ * built once per event id, so no lookup happens per record.
+ *
+ * Text follows the kernel's print_trace_line() for the default options
+ * (irq-info on, record-tgid off): "%16s-%-7d [%03d] FLAGS %5lu.%06lu: "
+ * then "name: " and the event's print fmt, except for the syscall events
+ * ("sys_x(arg: 0x.., ...)", "sys_x -> 0x..") and ftrace's own events (no
+ * name prefix), which the kernel prints with dedicated functions.
+ *
+ * stdout is written with buffered stdio; the caller flushes (output_flush)
+ * whenever nothing more is ready, so a pipe reader sees every produced line
+ * promptly without one write() per record.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/utsname.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+
+#include "decode.h"
+#include "json.h"
+#include "output.h"
+#include "tpctl.h"
+
+struct output {
+	struct tep_handle *tep;
+	struct decoder *dec;
+	FILE *f;
+	enum output_mode mode;
+	bool ns_clock;
+	bool lazy_flags;	/* 6.13+: flag bit 1 is NEED_RESCHED_LAZY */
+	bool sys_decimal;	/* 6.18+: syscall arguments below 10 in decimal */
+	struct trace_seq seq;
+	output_comm_fn comm_fn;
+	void *comm_ctx;
+	struct timespec comm_last;
+};
+
+void output_set_kernel_release(struct output *o, const char *release)
+{
+	int v = decode_kernel_version(release);
+
+	/* unknown: the newest forms */
+	o->lazy_flags = !v || v >= KVER(6, 13);
+	o->sys_decimal = !v || v >= KVER(6, 18);
+}
+
+struct output *output_new(struct tep_handle *tep, FILE *f, enum output_mode mode)
+{
+	struct output *o = calloc(1, sizeof(*o));
+	struct utsname u;
+
+	if (!o)
+		return NULL;
+	o->dec = decoder_new(tep);
+	if (!o->dec) {
+		free(o);
+		return NULL;
+	}
+	o->tep = tep;
+	o->f = f;
+	o->mode = mode;
+	o->ns_clock = true;
+	if (uname(&u) == 0)
+		output_set_kernel_release(o, u.release);
+	trace_seq_init(&o->seq);
+	return o;
+}
+
+void output_free(struct output *o)
+{
+	if (!o)
+		return;
+	trace_seq_destroy(&o->seq);
+	decoder_free(o->dec);
+	free(o);
+}
+
+void output_set_loader(struct output *o,
+		       int (*fn)(struct tep_handle *tep, int id, void *ctx), void *ctx)
+{
+	decoder_set_loader(o->dec, fn, ctx);
+}
+
+void output_set_comm_loader(struct output *o, output_comm_fn fn, void *ctx)
+{
+	o->comm_fn = fn;
+	o->comm_ctx = ctx;
+}
+
+void output_set_ns_clock(struct output *o, bool ns)
+{
+	o->ns_clock = ns;
+}
+
+/* Decimal digits of v into the end of buf; returns the start. */
+static char *fmt_u64(char *end, uint64_t v)
+{
+	*--end = '\0';
+	do {
+		*--end = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+static inline void put_u64(FILE *f, uint64_t v)
+{
+	char buf[24];
+
+	fputs_unlocked(fmt_u64(buf + sizeof(buf), v), f);
+}
+
+static inline void put_i64(FILE *f, int64_t v)
+{
+	if (v < 0) {
+		putc_unlocked('-', f);
+		put_u64(f, -(uint64_t)v);
+	} else {
+		put_u64(f, v);
+	}
+}
+
+static const char *comm_of(struct output *o, int pid)
+{
+	const char *comm = tep_data_comm_from_pid(o->tep, pid);
+	struct timespec now;
+
+	/*
+	 * A pid the saved_cmdlines we loaded did not know yet: ask again, at
+	 * most every 100 ms, as the kernel's own cache keeps growing.
+	 */
+	if (pid && o->comm_fn && !strcmp(comm, "<...>")) {
+		clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+		if ((now.tv_sec - o->comm_last.tv_sec) * 1000000000LL +
+		    (now.tv_nsec - o->comm_last.tv_nsec) >= 100000000LL) {
+			o->comm_last = now;
+			o->comm_fn(o->tep, o->comm_ctx);
+			comm = tep_data_comm_from_pid(o->tep, pid);
+		}
+	}
+	return comm;
+}
+
+static int text_record(struct output *o, struct dec_event *de, struct tep_record *rec)
+{
+	const void *data = rec->data;
+	int pid = decode_pid(data);
+	char flags[6], hdr[128];
+	FILE *f = o->f;
+	int i;
+
+	decode_lat_flags(decode_flags(data), decode_preempt(data), o->lazy_flags, flags);
+	if (o->ns_clock) {
+		/* the kernel rounds to microseconds (ns2usecs) before splitting */
+		unsigned long long us = (rec->ts + 500) / 1000;
+
+		snprintf(hdr, sizeof(hdr), "%16s-%-7d [%03d] %s %5llu.%06llu: ",
+			 comm_of(o, pid), pid, rec->cpu, flags, us / 1000000, us % 1000000);
+	} else {
+		snprintf(hdr, sizeof(hdr), "%16s-%-7d [%03d] %s %12llu: ",
+			 comm_of(o, pid), pid, rec->cpu, flags, rec->ts);
+	}
+	fputs_unlocked(hdr, f);
+
+	if (!de) {
+		fprintf(f, "[UNKNOWN EVENT %d]\n", decode_type(data));
+		return 0;
+	}
+	switch (de->special) {
+	case DS_SYS_ENTER:
+		fputs_unlocked(de->sysname, f);
+		putc_unlocked('(', f);
+		for (i = de->first_arg; i < de->nfields; i++) {
+			uint64_t v = 0;
+
+			decode_int(&de->fields[i], data, rec->size, &v);
+			/* since 6.18 the kernel prints values below 10 in decimal */
+			fprintf(f, v < 10 && o->sys_decimal ? "%s%s: %llu" : "%s%s: 0x%llx",
+				i > de->first_arg ? ", " : "", de->fields[i].name,
+				(unsigned long long)v);
+		}
+		fputs_unlocked(")\n", f);
+		return 0;
+	case DS_SYS_EXIT: {
+		uint64_t v = 0;
+
+		decode_int(de->ret, data, rec->size, &v);
+		fprintf(f, "%s -> 0x%llx\n", de->sysname, (unsigned long long)v);
+		return 0;
+	}
+	default:
+		break;
+	}
+	trace_seq_reset(&o->seq);
+	tep_print_event(o->tep, &o->seq, rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&o->seq);
+	if (de->special != DS_FTRACE) {
+		fputs_unlocked(de->event->name, f);
+		fputs_unlocked(": ", f);
+	}
+	fwrite_unlocked(o->seq.buffer, 1, o->seq.len, f);
+	/* ftrace:print carries its own newline, as the kernel prints it */
+	if (!o->seq.len || o->seq.buffer[o->seq.len - 1] != '\n' || de->special != DS_FTRACE)
+		putc_unlocked('\n', f);
+	return 0;
+}
+
+static void json_field(FILE *f, const struct dec_field *df, const void *data, int size)
+{
+	const char *p;
+	size_t len, i;
+	uint64_t v;
+	bool first = true;
+
+	fputs_unlocked(df->jkey, f);
+	switch (df->kind) {
+	case DK_INT:
+		if (!decode_int(df, data, size, &v))
+			fputs_unlocked("null", f);
+		else if (df->sign)
+			put_i64(f, (int64_t)v);
+		else
+			put_u64(f, v);
+		return;
+	case DK_STR:
+		if (!decode_span(df, data, size, &p, &len))
+			fputs_unlocked("null", f);
+		else
+			json_write_string(f, p, len);
+		return;
+	case DK_BITMASK:
+		if (!decode_span(df, data, size, &p, &len)) {
+			fputs_unlocked("null", f);
+			return;
+		}
+		putc_unlocked('[', f);
+		for (i = 0; i + df->elem <= len; i += df->elem) {
+			uint64_t w = decode_elem(p + i, df->elem, false);
+			int b;
+
+			for (b = 0; w && b < df->elem * 8; b++, w >>= 1) {
+				if (!(w & 1))
+					continue;
+				if (!first)
+					putc_unlocked(',', f);
+				first = false;
+				put_u64(f, i * 8 + b);
+			}
+		}
+		putc_unlocked(']', f);
+		return;
+	case DK_ARRAY:
+	case DK_BYTES:
+		if (!decode_span(df, data, size, &p, &len)) {
+			fputs_unlocked("null", f);
+			return;
+		}
+		putc_unlocked('[', f);
+		for (i = 0; i + df->elem <= len; i += df->elem) {
+			if (i)
+				putc_unlocked(',', f);
+			v = decode_elem(p + i, df->elem, df->sign);
+			if (df->sign)
+				put_i64(f, (int64_t)v);
+			else
+				put_u64(f, v);
+		}
+		putc_unlocked(']', f);
+		return;
+	}
+}
+
+static int json_record(struct output *o, struct dec_event *de, struct tep_record *rec)
+{
+	const void *data = rec->data;
+	int pid = decode_pid(data);
+	const char *comm = comm_of(o, pid);
+	FILE *f = o->f;
+	char flags[6];
+	bool first = true;
+	int i;
+
+	decode_lat_flags(decode_flags(data), decode_preempt(data), o->lazy_flags, flags);
+	fputs_unlocked("{\"type\":\"event\",\"ts_ns\":", f);
+	put_u64(f, rec->ts);
+	fputs_unlocked(",\"cpu\":", f);
+	put_i64(f, rec->cpu);
+	fputs_unlocked(",\"pid\":", f);
+	put_i64(f, pid);
+	fputs_unlocked(",\"comm\":", f);
+	json_write_string(f, comm, strlen(comm));
+	fputs_unlocked(",\"flags\":\"", f);
+	fputs_unlocked(flags, f);
+	putc_unlocked('"', f);
+	if (!de) {
+		fputs_unlocked(",\"id\":", f);
+		put_i64(f, decode_type(data));
+		fputs_unlocked(",\"system\":null,\"event\":null,\"fields\":{}}\n", f);
+		return 0;
+	}
+	fputs_unlocked(de->jhead, f);
+	for (i = 0; i < de->nfields; i++) {
+		const struct dec_field *df = &de->fields[i];
+
+		if (!strncmp(df->name, "common_", 7))
+			continue;
+		if (!first)
+			putc_unlocked(',', f);
+		first = false;
+		json_field(f, df, data, rec->size);
+	}
+	fputs_unlocked("}}\n", f);
+	return 0;
+}
+
+int output_record(struct output *o, struct tep_record *rec)
+{
+	struct dec_event *de;
+
+	if (rec->size < 8)
+		return 0;
+	de = decoder_event(o->dec, decode_type(rec->data));
+	if (o->mode == OUTPUT_JSON)
+		json_record(o, de, rec);
+	else
+		text_record(o, de, rec);
+	return ferror(o->f) ? -1 : 0;
+}
+
+int output_lost(struct output *o, int cpu, long long count)
+{
+	FILE *f = o->f;
+
+	if (o->mode == OUTPUT_JSON) {
+		fputs_unlocked("{\"type\":\"lost\",\"cpu\":", f);
+		put_i64(f, cpu);
+		fputs_unlocked(",\"count\":", f);
+		if (count < 0)
+			fputs_unlocked("null", f);
+		else
+			put_i64(f, count);
+		fputs_unlocked("}\n", f);
+	} else if (count < 0) {
+		fprintf(f, "CPU:%d [LOST EVENTS]\n", cpu);
+	} else {
+		fprintf(f, "CPU:%d [LOST %lld EVENTS]\n", cpu, count);
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+int output_flush(struct output *o)
+{
+	if (fflush(o->f) || ferror(o->f)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}

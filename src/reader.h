@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * reader - per-CPU ring-buffer readers and their merge by timestamp.
+ *
+ * Each CPU has a source of raw sub-buffers (pages): a live libtracefs
+ * tracefs_cpu on per_cpu/cpuN/trace_pipe_raw, or saved pages in memory (the
+ * unit tests).  Pages are decoded with libtraceevent's kbuffer, which knows
+ * the page header, time extends, absolute stamps and padding.  reader_next()
+ * hands out records of all CPUs in timestamp order.
+ */
+#ifndef TPCTL_READER_H
+#define TPCTL_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct tracefs_instance;
+struct tep_record;
+struct reader;
+
+/* subbuf_size: bytes per sub-buffer (tep_get_sub_buffer_size()); 0 for the page size. */
+struct reader *reader_new(int subbuf_size);
+void reader_free(struct reader *r);
+
+/* A live reader of the instance's per_cpu/cpuN/trace_pipe_raw (non-blocking). */
+int reader_add_cpu(struct reader *r, struct tracefs_instance *inst, int cpu);
+/* Saved sub-buffers (a multiple of subbuf_size bytes); not copied, must outlive r. */
+int reader_add_mem(struct reader *r, int cpu, const void *buf, size_t len);
+
+/*
+ * The next record in timestamp order among what can be read now without
+ * blocking: 1 and rec filled (valid until the next call), 0 when nothing
+ * is ready, -1 on a read error (errno set).  *lost is what the ring buffer
+ * says was missed on rec->cpu just before rec: 0 none, -1 some (count
+ * unknown), else the count.
+ */
+int reader_next(struct reader *r, struct tep_record *rec, long long *lost);
+
+/*
+ * Wait until a CPU has data, timeout_ms passes (-1: forever) or a signal
+ * arrives (returns 0 then, errno EINTR).  Afterwards every CPU is read again.
+ */
+int reader_wait(struct reader *r, int timeout_ms);
+
+/*
+ * The end of a drain: from now on the last partial sub-buffer of each CPU
+ * is taken as well (tracefs_cpu_flush), and a CPU with nothing left is at
+ * its end.
+ */
+void reader_finish(struct reader *r);
+/* Every source is at its end (saved pages consumed, or finished and empty). */
+bool reader_eof(struct reader *r);
+
+/* Sub-buffers read and sub-buffers that said events were missed, over all CPUs. */
+void reader_counts(struct reader *r, unsigned long long *pages, unsigned long long *lost_pages,
+		   unsigned long long *lost_events);
+
+#endif

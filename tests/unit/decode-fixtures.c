@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * decode-fixtures MODE DIR: decode the saved raw pages of a fixture directory
+ * (written by tests/unit/fixtures/capture.sh) with the decode core, the
+ * reader's merge and the output layer, no tracefs involved.
+ *   text  - every record as text (to compare with the kernel's DIR/trace)
+ *   json  - every record as NDJSON
+ *   lost  - DIR/lost.raw (a page after overwritten events) as NDJSON
+ * Formats that do not parse are listed on stderr.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "decode.h"
+#include "output.h"
+#include "reader.h"
+#include "tpctl.h"
+
+static char *slurp(const char *dir, const char *name, size_t *len)
+{
+	char path[4096];
+	char *buf = NULL;
+	size_t alloc = 0, n = 0, r;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (alloc - n < 4096) {
+			alloc = alloc ? alloc * 2 : 65536;
+			buf = realloc(buf, alloc + 1);
+			if (!buf)
+				exit(1);
+		}
+		r = fread(buf + n, 1, alloc - n, f);
+		if (!r)
+			break;
+		n += r;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode, *dir;
+	struct tep_handle *tep;
+	struct output *o;
+	struct reader *r;
+	struct tep_record rec;
+	struct dirent *de;
+	char *buf, *pages[256];
+	size_t len;
+	long long lost;
+	int ncpu = 0, bad = 0, cpu;
+	DIR *d;
+	char path[4096];
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: decode-fixtures text|json|lost DIR\n");
+		return 2;
+	}
+	mode = argv[1];
+	dir = argv[2];
+	tep = decode_tep_new(getenv("TPCTL_PLUGIN_DIR") != NULL);
+	buf = slurp(dir, "header_page", &len);
+	if (!tep || !buf || decode_header_page(tep, buf, len)) {
+		fprintf(stderr, "cannot load %s/header_page\n", dir);
+		return 1;
+	}
+	free(buf);
+	snprintf(path, sizeof(path), "%s/formats", dir);
+	d = opendir(path);
+	if (!d) {
+		fprintf(stderr, "no %s\n", path);
+		return 1;
+	}
+	while ((de = readdir(d))) {
+		char sys[256], *colon;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(sys, sizeof(sys), "%s", de->d_name);
+		colon = strchr(sys, ':');
+		if (!colon)
+			continue;
+		*colon = '\0';
+		snprintf(path, sizeof(path), "%s/formats", dir);
+		buf = slurp(path, de->d_name, &len);
+		if (!buf || decode_add_format(tep, sys, buf, len)) {
+			fprintf(stderr, "format %s does not parse\n", de->d_name);
+			bad++;
+		}
+		free(buf);
+	}
+	closedir(d);
+	buf = slurp(dir, "saved_cmdlines", &len);
+	if (buf)
+		tep_parse_saved_cmdlines(tep, buf);
+	free(buf);
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	decode_kallsyms_set_path(path);
+
+	r = reader_new(tep_get_sub_buffer_size(tep));
+	if (!strcmp(mode, "lost")) {
+		pages[0] = slurp(dir, "lost.raw", &len);
+		if (!pages[0])
+			return 1;
+		reader_add_mem(r, 0, pages[0], len);
+		ncpu = 1;
+	} else {
+		for (cpu = 0; cpu < 256; cpu++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "cpu%d.raw", cpu);
+			pages[cpu] = slurp(dir, name, &len);
+			if (!pages[cpu])
+				break;
+			reader_add_mem(r, cpu, pages[cpu], len);
+			ncpu++;
+		}
+	}
+	o = output_new(tep, stdout, strcmp(mode, "text") ? OUTPUT_JSON : OUTPUT_TEXT);
+	buf = slurp(dir, "uname", &len);
+	if (buf) {
+		buf[strcspn(buf, "\n")] = '\0';
+		output_set_kernel_release(o, buf);
+	}
+	free(buf);
+	while (reader_next(r, &rec, &lost) > 0) {
+		if (lost)
+			output_lost(o, rec.cpu, lost);
+		output_record(o, &rec);
+	}
+	if (output_flush(o))
+		return 1;
+	output_free(o);
+	reader_free(r);
+	for (cpu = 0; cpu < ncpu; cpu++)
+		free(pages[cpu]);
+	tep_free(tep);
+	return bad ? 3 : 0;
+}

@@ -1,0 +1,204 @@
+# bash completion for tpctl(1)                     -*- shell-script -*-
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Event names come from `tpctl list` itself (with the -i and --tracefs the
+# command line already has), instance names from the instances/ directory of
+# the tracefs in use.  Works with and without the bash-completion package:
+# the words are taken from COMP_LINE, so "sched:sched_switch" is one word
+# whatever COMP_WORDBREAKS says.
+
+_tpctl_commands='list format enable disable filter status stream record report reset'
+_tpctl_global_opts='-i --instance --tracefs -v --verbose -q --quiet -h --help -V --version'
+
+# Options of each command, and those of them that take an argument.
+_tpctl_cmd_opts()
+{
+	case $1 in
+	list)    echo '-j --json -f --fields -h --help' ;;
+	format)  echo '-j --json -h --help' ;;
+	enable)  echo '-f --filter -h --help' ;;
+	disable) echo '-a --all -h --help' ;;
+	filter)  echo '-c --clear -h --help' ;;
+	status)  echo '-j --json -h --help' ;;
+	reset)   echo '-h --help' ;;
+	stream)  echo '-j --json --filter --count --duration --cpu --drain --fail-on-loss' \
+		      '--buffer-kb -h --help' ;;
+	record)  echo '-o --output -f --filter -d --duration -b --buffer-kb -h --help' ;;
+	report)  echo '-j --json --cpu -h --help' ;;
+	esac
+}
+
+_tpctl_cmd_arg_opts()
+{
+	case $1 in
+	enable)  echo '-f --filter' ;;
+	stream)  echo '--filter --count --duration --cpu --buffer-kb' ;;
+	record)  echo '-o --output -f --filter -d --duration -b --buffer-kb' ;;
+	report)  echo '--cpu' ;;
+	esac
+}
+
+# Run tpctl with the global options that choose what it looks at.
+_tpctl_run()
+{
+	local bin=${_tpctl_words[0]}
+
+	# a path the user typed (./tpctl), else whatever tpctl is on PATH
+	[[ $bin == */* && -x $bin ]] || bin=tpctl
+	"$bin" ${_tpctl_tracefs:+--tracefs "$_tpctl_tracefs"} \
+		${_tpctl_instance:+-i "$_tpctl_instance"} "$@" 2>/dev/null
+}
+
+# Every system:event, and every system on its own.
+_tpctl_events()
+{
+	local names
+	names=$(_tpctl_run list)
+	printf '%s\n' "$names"
+	printf '%s\n' "$names" | sed -n 's/:.*//p' | sort -u
+}
+
+_tpctl_instances()
+{
+	local dir=${_tpctl_tracefs:-/sys/kernel/tracing} d
+
+	[[ -d $dir/instances || -n $_tpctl_tracefs ]] || dir=/sys/kernel/debug/tracing
+	for d in "$dir"/instances/*/; do
+		[[ -d $d ]] || continue
+		d=${d%/}
+		printf '%s\n' "${d##*/}"
+	done
+}
+
+# Fields of one event, for filter expressions.
+_tpctl_fields()
+{
+	_tpctl_run list --fields -- "$1" | sed -n '1s/^[^ ]*//p' | tr ' ' '\n' | sed '/^$/d'
+}
+
+# COMPREPLY from a newline-separated word list, matched against cur; with
+# ':' in COMP_WORDBREAKS bash replaces only the part after the last colon.
+_tpctl_reply()
+{
+	local IFS=$'\n' w prefix=
+	local -a all
+	all=($1)
+	COMPREPLY=()
+	for w in "${all[@]}"; do
+		[[ $w == "$_tpctl_cur"* ]] && COMPREPLY+=("$w")
+	done
+	if [[ $_tpctl_cur == *:* && $COMP_WORDBREAKS == *:* ]]; then
+		prefix=${_tpctl_cur%"${_tpctl_cur##*:}"}
+		COMPREPLY=("${COMPREPLY[@]#"$prefix"}")
+	fi
+}
+
+_tpctl_files()
+{
+	local IFS=$'\n'
+	type compopt &>/dev/null && compopt -o filenames 2>/dev/null
+	COMPREPLY=($(compgen "$1" -- "$_tpctl_cur"))
+}
+
+_tpctl()
+{
+	local line=${COMP_LINE:0:COMP_POINT}
+	local -a _tpctl_words
+	local _tpctl_cur _tpctl_tracefs= _tpctl_instance= cmd= prev w
+	local i n cmd_at=0 dashdash=0 npos=0 first_pos=
+
+	read -ra _tpctl_words <<<"$line"
+	[[ $line == *[[:space:]] || ${#_tpctl_words[@]} -eq 0 ]] && _tpctl_words+=("")
+	n=${#_tpctl_words[@]}
+	_tpctl_cur=${_tpctl_words[n - 1]}
+	_tpctl_cur=${_tpctl_cur#[\'\"]}
+	prev=${_tpctl_words[n - 2]}
+	COMPREPLY=()
+
+	# global options up to the command
+	for ((i = 1; i < n - 1; i++)); do
+		w=${_tpctl_words[i]}
+		case $w in
+		-i | --instance) _tpctl_instance=${_tpctl_words[i + 1]}; ((i++)) ;;
+		--instance=*) _tpctl_instance=${w#*=} ;;
+		-i?*) _tpctl_instance=${w#-i} ;;
+		--tracefs) _tpctl_tracefs=${_tpctl_words[i + 1]}; ((i++)) ;;
+		--tracefs=*) _tpctl_tracefs=${w#*=} ;;
+		-*) ;;
+		*) cmd=$w; cmd_at=$i; break ;;
+		esac
+	done
+	_tpctl_tracefs=${_tpctl_tracefs/#\~/$HOME}
+
+	if [[ -z $cmd ]]; then
+		case $prev in
+		-i | --instance) _tpctl_reply "$(_tpctl_instances)"; return ;;
+		--tracefs) _tpctl_files -d; return ;;
+		esac
+		if [[ $_tpctl_cur == -* ]]; then
+			_tpctl_reply "${_tpctl_global_opts// /$'\n'}"
+		else
+			_tpctl_reply "${_tpctl_commands// /$'\n'}"
+		fi
+		return
+	fi
+
+	# the command's own words: count positionals, find "--" (record)
+	for ((i = cmd_at + 1; i < n - 1; i++)); do
+		w=${_tpctl_words[i]}
+		if ((dashdash)); then
+			continue
+		elif [[ $w == -- ]]; then
+			dashdash=$i
+		elif [[ " $(_tpctl_cmd_arg_opts "$cmd") " == *" $w "* ]]; then
+			((i++))
+		elif [[ $w != -* ]]; then
+			((npos++))
+			[[ -n $first_pos ]] || first_pos=$w
+		fi
+	done
+
+	if ((dashdash)); then
+		# record ... -- COMMAND ARGS: a command, then its files
+		if ((n - 1 == dashdash + 1)); then
+			local IFS=$'\n'
+			COMPREPLY=($(compgen -c -- "$_tpctl_cur"))
+		else
+			_tpctl_files -f
+		fi
+		return
+	fi
+
+	if [[ " $(_tpctl_cmd_arg_opts "$cmd") " == *" $prev "* ]]; then
+		case $prev in
+		-o | --output) _tpctl_files -f ;;
+		esac
+		return
+	fi
+
+	if [[ $_tpctl_cur == -* ]]; then
+		local opts
+		opts=$(_tpctl_cmd_opts "$cmd")
+		[[ $cmd == record ]] && opts+=' --'
+		_tpctl_reply "${opts// /$'\n'}"
+		return
+	fi
+
+	case $cmd in
+	list | format | enable | disable | stream | record)
+		_tpctl_reply "$(_tpctl_events)"
+		;;
+	filter)
+		if ((npos == 0)); then
+			_tpctl_reply "$(_tpctl_events)"
+		elif [[ $first_pos == *:* ]]; then
+			_tpctl_reply "$(_tpctl_fields "$first_pos")"
+		fi
+		;;
+	report)
+		_tpctl_files -f
+		;;
+	esac
+}
+
+complete -F _tpctl tpctl

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <event-parse.h>
 #include <trace-seq.h>
@@ -765,11 +766,28 @@ static char *json_key(const char *name)
 	return buf;
 }
 
+/* $TPCTL_PLUGIN_DIR, else plugins/ beside the binary, else the installed dir (as tfs.c). */
 static const char *plugin_dir(void)
 {
-	const char *dir = getenv("TPCTL_PLUGIN_DIR");
+	static char buf[PATH_MAX];
+	const char *env = getenv("TPCTL_PLUGIN_DIR");
+	struct stat st;
+	char *slash;
+	ssize_t n;
 
-	return dir && *dir ? dir : TPCTL_PLUGIN_DIR;
+	if (env && *env)
+		return env;
+	n = readlink("/proc/self/exe", buf, sizeof(buf) - 16);
+	if (n > 0) {
+		buf[n] = '\0';
+		slash = strrchr(buf, '/');
+		if (slash) {
+			strcpy(slash, "/plugins");
+			if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+				return buf;
+		}
+	}
+	return TPCTL_PLUGIN_DIR;
 }
 
 /*

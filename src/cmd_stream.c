@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tpctl stream [EVENT...] [--json] [--filter EXPR] [--count N] [--duration SEC]
+ *              [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]
+ *
+ * With EVENTs: a private instance tpctl-<pid> (journaled, so it goes away on
+ * every exit path), the events enabled there, and its per-CPU raw buffers
+ * decoded live.  Without: whatever is enabled in the -i instance (top level
+ * by default) is read and nothing is changed.
+ *
+ * The loop: hand out every record that is ready (reader_next, merged by
+ * timestamp); when none is, flush stdout once and poll all CPUs.  So a pipe
+ * reader sees each line as soon as nothing newer is pending, and a busy
+ * stream costs one write() per stdio buffer, not per record.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "decode.h"
+#include "output.h"
+#include "reader.h"
+#include "state.h"
+#include "tfs.h"
+#include "tpctl.h"
+
+static const char stream_usage[] =
+	"usage: tpctl stream [EVENT...] [--json] [--filter EXPR] [--count N] [--duration SEC]\n"
+	"                    [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]\n"
+	"\n"
+	"  EVENT               system:event, system or a glob; traced in a private instance\n"
+	"                      that is removed on exit (without EVENT: read what is enabled)\n"
+	"  -j, --json          NDJSON, one object per line, instead of the kernel's text\n"
+	"  -f, --filter EXPR   filter every EVENT with EXPR (needs EVENT)\n"
+	"  -c, --count N       stop after N events\n"
+	"  -d, --duration SEC  stop after SEC seconds (fractions allowed)\n"
+	"  -C, --cpu LIST      only these CPUs (0,2-3)\n"
+	"  -D, --drain         stop once the data already buffered is read\n"
+	"  -L, --fail-on-loss  exit 1 if any event was lost\n"
+	"  -b, --buffer-kb N   per-CPU buffer of the private instance, in KiB (needs EVENT)\n"
+	"  -h, --help          show this help\n";
+
+/* Poll timeout: the longest a record waits on a CPU whose buffer does not wake us. */
+#define WAIT_MS 50
+
+struct stream {
+	struct tracefs_instance *inst;
+	struct tep_handle *tep;
+	struct output *out;
+	struct reader *rd;
+	int ncpu;
+	bool *cpus;
+	unsigned long long *overrun0, *dropped0;
+	/* id -> "system:event", built on the first unknown id */
+	char **idmap;
+	int nid;
+	bool idmap_built;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* "0,2-3" -> cpus[]; false on junk or a CPU out of range. */
+static bool parse_cpus(const char *s, bool *cpus, int ncpu)
+{
+	const char *p = s;
+
+	if (!*p)
+		return false;
+	while (*p) {
+		char *end;
+		long a, b;
+
+		a = strtol(p, &end, 10);
+		if (end == p || a < 0)
+			return false;
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a)
+				return false;
+		}
+		if (b >= ncpu)
+			return false;
+		for (; a <= b; a++)
+			cpus[a] = true;
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return false;
+		p = end;
+	}
+	return true;
+}
+
+static int load_format(struct tep_handle *tep, const char *sys, const char *name)
+{
+	char *buf;
+	int size = 0, ret;
+
+	if (tep_find_event_by_name(tep, sys, name))
+		return 0;
+	buf = tfs_event_format_text(sys, name, &size);
+	if (!buf)
+		return -1;
+	ret = decode_add_format(tep, sys, buf, size);
+	free(buf);
+	if (ret)
+		tp_warn("libtraceevent cannot parse the format of '%s:%s'", sys, name);
+	return ret;
+}
+
+/* Lazy loading: an event id we have no format for (enabled later, ftrace:print, ...). */
+static int load_by_id(struct tep_handle *tep, int id, void *ctx)
+{
+	struct stream *st = ctx;
+	char **systems, **events, *colon;
+	int i, j;
+
+	if (!st->idmap_built) {
+		st->idmap_built = true;
+		/* libtracefs leaves out "ftrace" (no enable file), whose events still come */
+		systems = tracefs_event_systems(NULL);
+		systems = tracefs_list_add(systems, "ftrace");
+		for (i = 0; systems && systems[i]; i++) {
+			events = tracefs_system_events(NULL, systems[i]);
+			for (j = 0; events && events[j]; j++) {
+				char *txt;
+				int size = 0, eid;
+
+				txt = tracefs_event_file_read(NULL, systems[i], events[j], "id", &size);
+				if (!txt)
+					continue;
+				eid = atoi(txt);
+				free(txt);
+				if (eid <= 0 || eid > 1 << 20)
+					continue;
+				if (eid >= st->nid) {
+					int nn = eid + 256;
+					char **nm = realloc(st->idmap, nn * sizeof(*nm));
+
+					if (!nm)
+						continue;
+					memset(nm + st->nid, 0, (nn - st->nid) * sizeof(*nm));
+					st->idmap = nm;
+					st->nid = nn;
+				}
+				if (!st->idmap[eid] &&
+				    asprintf(&st->idmap[eid], "%s:%s", systems[i], events[j]) < 0)
+					st->idmap[eid] = NULL;
+			}
+			tracefs_list_free(events);
+		}
+		tracefs_list_free(systems);
+	}
+	if (id >= st->nid || !st->idmap[id])
+		return -1;
+	colon = strchr(st->idmap[id], ':');
+	*colon = '\0';
+	i = load_format(tep, st->idmap[id], colon + 1);
+	*colon = ':';
+	return i;
+}
+
+static int reload_cmdlines(struct tep_handle *tep, void *ctx)
+{
+	(void)ctx;
+	return tfs_tep_load_cmdlines(tep);
+}
+
+/* overrun and dropped events of one CPU, from per_cpu/cpuN/stats */
+static void cpu_stats(struct tracefs_instance *inst, int cpu, unsigned long long *overrun,
+		      unsigned long long *dropped)
+{
+	char path[64], *buf, *p;
+	int size = 0;
+
+	*overrun = *dropped = 0;
+	snprintf(path, sizeof(path), "per_cpu/cpu%d/stats", cpu);
+	buf = tracefs_instance_file_read(inst, path, &size);
+	if (!buf)
+		return;
+	p = strstr(buf, "\noverrun:");
+	if (p || !strncmp(buf, "overrun:", 8))
+		*overrun = strtoull(strchr(p ? p + 1 : buf, ':') + 1, NULL, 10);
+	p = strstr(buf, "dropped events:");
+	if (p)
+		*dropped = strtoull(p + 15, NULL, 10);
+	free(buf);
+}
+
+/* The clock of the instance counts nanoseconds unless it is a raw counter. */
+static bool clock_in_ns(struct tracefs_instance *inst)
+{
+	char *clk = tracefs_get_clock(inst);
+	bool ns = true;
+
+	if (clk) {
+		ns = strcmp(clk, "counter") && strcmp(clk, "x86-tsc");
+		free(clk);
+	}
+	return ns;
+}
+
+/* Load the formats of what is enabled in inst now (set_event); others come lazily. */
+static void preload_enabled(struct stream *st)
+{
+	char *buf, *line, *save = NULL;
+	int size = 0;
+
+	buf = tracefs_instance_file_read(st->inst, "set_event", &size);
+	if (!buf)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		if (tfs_name_valid(line) && tfs_name_valid(colon + 1))
+			load_format(st->tep, line, colon + 1);
+	}
+	free(buf);
+}
+
+static struct tep_handle *stream_tep(void)
+{
+	struct tep_handle *tep = decode_tep_new(!getenv("TPCTL_NO_PLUGINS"));
+	char *buf;
+	int size = 0;
+
+	if (!tep) {
+		tp_error("out of memory");
+		return NULL;
+	}
+	buf = tracefs_instance_file_read(NULL, "events/header_page", &size);
+	if (!buf || decode_header_page(tep, buf, size)) {
+		tp_error("cannot parse events/header_page of '%s'", tfs_dir());
+		free(buf);
+		tep_free(tep);
+		return NULL;
+	}
+	free(buf);
+	return tep;
+}
+
+static int setup_events(struct stream *st, char **pats, int npats, const char *filter,
+			const char *buffer_kb)
+{
+	struct tfs_event_list evs = { 0 };
+	size_t i;
+	int ret;
+
+	/* names and filters are checked before anything is created */
+	ret = tfs_events_resolve(NULL, pats, npats, &evs);
+	for (i = 0; !ret && i < evs.n; i++)
+		load_format(st->tep, evs.v[i].system, evs.v[i].name);
+	for (i = 0; !ret && filter && i < evs.n; i++)
+		ret = tfs_filter_check(st->tep, &evs.v[i], filter);
+	if (!ret)
+		ret = tfs_private_instance(&st->inst);
+	if (!ret && buffer_kb)
+		ret = tfs_instance_write(st->inst, "buffer_size_kb", buffer_kb);
+	/*
+	 * Wake the poll on the first record: a new instance waits for its
+	 * buffer to be half full (buffer_percent 50), which would delay the
+	 * first lines by up to WAIT_MS and batch them needlessly.
+	 */
+	if (!ret)
+		ret = tfs_instance_write(st->inst, "buffer_percent", "0");
+	for (i = 0; !ret && i < evs.n; i++) {
+		if (filter)
+			ret = tfs_event_filter_set(st->inst, st->tep, &evs.v[i], filter);
+		if (!ret)
+			ret = tfs_event_enable(st->inst, &evs.v[i], true);
+	}
+	if (!ret)
+		tp_debug("streaming %zu event(s) in %s", evs.n, tfs_instance_label(st->inst));
+	tfs_event_list_free(&evs);
+	return ret;
+}
+
+/* Per-CPU overrun/dropped since start, on stderr; true when anything was lost. */
+static bool loss_summary(struct stream *st, bool fail_on_loss)
+{
+	unsigned long long pages, lost_pages, lost_events, o, d, to = 0, td = 0;
+	char buf[1024];
+	size_t len = 0;
+	int cpu;
+
+	buf[0] = '\0';
+	for (cpu = 0; cpu < st->ncpu; cpu++) {
+		if (!st->cpus[cpu])
+			continue;
+		cpu_stats(st->inst, cpu, &o, &d);
+		o -= o >= st->overrun0[cpu] ? st->overrun0[cpu] : o;
+		d -= d >= st->dropped0[cpu] ? st->dropped0[cpu] : d;
+		to += o;
+		td += d;
+		if ((o || d) && len < sizeof(buf) - 64)
+			len += snprintf(buf + len, sizeof(buf) - len, "%scpu%d %llu/%llu",
+					len ? ", " : "", cpu, o, d);
+	}
+	reader_counts(st->rd, &pages, &lost_pages, &lost_events);
+	if (!to && !td && !lost_pages)
+		return false;
+	if (!tp.quiet || fail_on_loss)
+		fprintf(stderr, "tpctl: stream: events lost: %llu overwritten, %llu dropped (%s), "
+			"%llu of %llu pages marked lost\n", to, td, len ? buf : "per cpu 0/0",
+			lost_pages, pages);
+	return true;
+}
+
+static void stream_free(struct stream *st)
+{
+	int i;
+
+	reader_free(st->rd);
+	st->rd = NULL;
+	output_free(st->out);
+	if (st->tep)
+		tep_free(st->tep);
+	for (i = 0; i < st->nid; i++)
+		free(st->idmap[i]);
+	free(st->idmap);
+	free(st->cpus);
+	free(st->overrun0);
+	free(st->dropped0);
+	if (st->inst)
+		tracefs_instance_free(st->inst);
+}
+
+int cmd_stream(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json",         no_argument,       NULL, 'j' },
+		{ "filter",       required_argument, NULL, 'f' },
+		{ "count",        required_argument, NULL, 'c' },
+		{ "duration",     required_argument, NULL, 'd' },
+		{ "cpu",          required_argument, NULL, 'C' },
+		{ "drain",        no_argument,       NULL, 'D' },
+		{ "fail-on-loss", no_argument,       NULL, 'L' },
+		{ "buffer-kb",    required_argument, NULL, 'b' },
+		{ "help",         no_argument,       NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct stream st = { 0 };
+	const char *filter = NULL, *cpulist = NULL, *buffer_kb = NULL;
+	unsigned long long count = 0, seen = 0, kb;
+	double duration = 0, deadline = 0;
+	bool json = false, drain = false, fail_on_loss = false, lost_seen = false;
+	struct tep_record rec;
+	long long lost;
+	int opt, ret, cpu, n;
+
+	while ((opt = getopt_long(argc, argv, ":jf:c:d:C:DLb:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			json = true;
+			break;
+		case 'f':
+			filter = optarg;
+			break;
+		case 'c':
+			if (!tp_parse_uint(optarg, &count) || !count) {
+				tp_error("invalid count '%s': a positive integer is needed", optarg);
+				return TP_USAGE;
+			}
+			break;
+		case 'd':
+			if (!tp_parse_seconds(optarg, &duration) || duration <= 0) {
+				tp_error("invalid duration '%s': seconds > 0 are needed", optarg);
+				return TP_USAGE;
+			}
+			break;
+		case 'C':
+			cpulist = optarg;
+			break;
+		case 'D':
+			drain = true;
+			break;
+		case 'L':
+			fail_on_loss = true;
+			break;
+		case 'b':
+			if (!tp_parse_uint(optarg, &kb) || !kb || kb > (1ULL << 30)) {
+				tp_error("invalid buffer size '%s': KiB > 0 are needed", optarg);
+				return TP_USAGE;
+			}
+			buffer_kb = optarg;
+			break;
+		case 'h':
+			fputs(stream_usage, stdout);
+			return TP_OK;
+		default:
+			return tp_option_error(argv, opt);
+		}
+	}
+	n = argc - optind;
+	if (!n && filter) {
+		tp_error("'--filter' needs EVENT arguments (without them nothing is changed)");
+		return TP_USAGE;
+	}
+	if (!n && buffer_kb) {
+		tp_error("'--buffer-kb' needs EVENT arguments (without them nothing is changed)");
+		return TP_USAGE;
+	}
+	if (n && tp.instance) {
+		tp_error("EVENT arguments trace in a private instance; '-i %s' reads an existing one",
+			 tp.instance);
+		return TP_USAGE;
+	}
+
+	ret = tfs_init();
+	if (ret)
+		return ret;
+	st.ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	if (st.ncpu < 1)
+		st.ncpu = 1;
+	st.cpus = calloc(st.ncpu, sizeof(*st.cpus));
+	st.overrun0 = calloc(st.ncpu, sizeof(*st.overrun0));
+	st.dropped0 = calloc(st.ncpu, sizeof(*st.dropped0));
+	if (!st.cpus || !st.overrun0 || !st.dropped0) {
+		tp_error("out of memory");
+		ret = TP_FAIL;
+		goto out;
+	}
+	if (cpulist && !parse_cpus(cpulist, st.cpus, st.ncpu)) {
+		tp_error("invalid CPU list '%s': CPUs 0-%d, as in 0,2-3", cpulist, st.ncpu - 1);
+		ret = TP_USAGE;
+		goto out;
+	}
+	if (!cpulist)
+		for (cpu = 0; cpu < st.ncpu; cpu++)
+			st.cpus[cpu] = true;
+
+	st.tep = stream_tep();
+	if (!st.tep) {
+		ret = TP_FAIL;
+		goto out;
+	}
+	if (n) {
+		ret = setup_events(&st, argv + optind, n, filter, buffer_kb);
+	} else {
+		ret = tfs_open_selected(&st.inst);
+		if (!ret)
+			preload_enabled(&st);
+	}
+	if (ret)
+		goto out;
+	/* what trace_marker writes arrives whatever is enabled */
+	load_format(st.tep, "ftrace", "print");
+	tfs_tep_load_cmdlines(st.tep);
+
+	st.out = output_new(st.tep, stdout, json ? OUTPUT_JSON : OUTPUT_TEXT);
+	st.rd = reader_new(tep_get_sub_buffer_size(st.tep));
+	if (!st.out || !st.rd) {
+		tp_error("out of memory");
+		ret = TP_FAIL;
+		goto out;
+	}
+	output_set_loader(st.out, load_by_id, &st);
+	output_set_comm_loader(st.out, reload_cmdlines, NULL);
+	output_set_ns_clock(st.out, clock_in_ns(st.inst));
+	for (cpu = 0; cpu < st.ncpu; cpu++) {
+		if (!st.cpus[cpu])
+			continue;
+		cpu_stats(st.inst, cpu, &st.overrun0[cpu], &st.dropped0[cpu]);
+		if (reader_add_cpu(st.rd, st.inst, cpu) < 0) {
+			/* a CPU that is not there (offline, or beyond the possible ones) */
+			if (errno == ENOENT && !cpulist) {
+				st.cpus[cpu] = false;
+				continue;
+			}
+			tp_error("cannot open the buffer of cpu %d in %s: %s", cpu,
+				 tfs_instance_label(st.inst), strerror(errno));
+			ret = TP_FAIL;
+			goto out;
+		}
+	}
+
+	/* from here on, INT/TERM/HUP only set state_stop: we drain and clean up */
+	state_set_graceful(true);
+	if (duration > 0)
+		deadline = now_s() + duration;
+	while (!state_stop) {
+		int r = reader_next(st.rd, &rec, &lost);
+
+		if (r < 0) {
+			tp_error("cannot read the ring buffer: %s", strerror(errno));
+			ret = TP_FAIL;
+			break;
+		}
+		if (r > 0) {
+			if (lost) {
+				lost_seen = true;
+				output_lost(st.out, rec.cpu, lost);
+			}
+			if (output_record(st.out, &rec) < 0)
+				break;
+			if (count && ++seen >= count)
+				break;
+			/* the clock is cheap (vDSO) but not free: look every 1024 records */
+			if (deadline && !(seen & 1023) && now_s() >= deadline)
+				break;
+			continue;
+		}
+		if (drain) {
+			if (reader_eof(st.rd))
+				break;
+			reader_finish(st.rd);
+			continue;
+		}
+		if (output_flush(st.out) < 0)
+			break;
+		if (deadline) {
+			double left = deadline - now_s();
+
+			if (left <= 0)
+				break;
+			reader_wait(st.rd, left * 1000 < WAIT_MS ? (int)(left * 1000) + 1 : WAIT_MS);
+		} else {
+			reader_wait(st.rd, WAIT_MS);
+		}
+	}
+	if (output_flush(st.out) < 0 || ferror(stdout)) {
+		/* the reader of stdout went away (| head): a normal end, not an error */
+		if (errno == EPIPE) {
+			__fpurge(stdout);
+			clearerr(stdout);
+		} else {
+			tp_error("cannot write to standard output: %s", strerror(errno));
+			__fpurge(stdout);
+			clearerr(stdout);
+			ret = TP_FAIL;
+		}
+	}
+	state_set_graceful(false);
+	if (loss_summary(&st, fail_on_loss) || lost_seen) {
+		if (fail_on_loss && !ret)
+			ret = TP_FAIL;
+	}
+out:
+	/* the readers hold the instance's files open: close them before it goes */
+	reader_free(st.rd);
+	st.rd = NULL;
+	stream_free(&st);
+	state_rollback();
+	return ret;
+}

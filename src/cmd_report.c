@@ -14,6 +14,9 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <endian.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -152,17 +155,115 @@ static int show_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 	return 0;
 }
 
+/* A bounded cursor over the file's bytes, for the header checks. */
+struct cur {
+	const unsigned char *p;
+	size_t len, off;
+	bool bad;
+};
+
+static uint64_t cur_num(struct cur *c, int width)
+{
+	uint64_t v = 0;
+
+	if (c->bad || c->len - c->off < (size_t)width) {
+		c->bad = true;
+		return 0;
+	}
+	/* tpctl and trace-cmd on this host write little-endian files */
+	for (int i = width - 1; i >= 0; i--)
+		v = v << 8 | c->p[c->off + i];
+	c->off += width;
+	return v;
+}
+
+static void cur_skip(struct cur *c, uint64_t n)
+{
+	if (c->bad || c->len - c->off < n)
+		c->bad = true;
+	else
+		c->off += n;
+}
+
+static void cur_str(struct cur *c)
+{
+	const unsigned char *nul;
+
+	if (c->bad)
+		return;
+	nul = memchr(c->p + c->off, 0, c->len - c->off);
+	if (!nul)
+		c->bad = true;
+	else
+		c->off = nul - c->p + 1;
+}
+
+/*
+ * Walk a version 6 header (trace-cmd.dat.v6(5)) and check that the CPU data
+ * it points at is page aligned and inside the file: libtracecmd maps pages
+ * from these offsets without checking them.
+ */
+static bool v6_ok(struct cur *c, uint32_t page)
+{
+	uint64_t n, ncpus;
+
+	cur_skip(c, 12);			/* "header_page\0" */
+	cur_skip(c, cur_num(c, 8));
+	cur_skip(c, 13);			/* "header_event\0" */
+	cur_skip(c, cur_num(c, 8));
+	n = cur_num(c, 4);			/* ftrace formats */
+	for (uint64_t i = 0; i < n && !c->bad; i++)
+		cur_skip(c, cur_num(c, 8));
+	n = cur_num(c, 4);			/* systems */
+	for (uint64_t i = 0; i < n && !c->bad; i++) {
+		uint64_t nev;
+
+		cur_str(c);
+		nev = cur_num(c, 4);
+		for (uint64_t k = 0; k < nev && !c->bad; k++)
+			cur_skip(c, cur_num(c, 8));
+	}
+	cur_skip(c, cur_num(c, 4));		/* kallsyms */
+	cur_skip(c, cur_num(c, 4));		/* printk formats */
+	cur_skip(c, cur_num(c, 8));		/* saved cmdlines */
+	ncpus = cur_num(c, 4);
+	if (c->bad || c->len - c->off < 10)
+		return false;
+	if (!memcmp(c->p + c->off, "options  ", 10)) {
+		c->off += 10;
+		while (!c->bad && cur_num(c, 2))
+			cur_skip(c, cur_num(c, 4));
+	}
+	if (c->bad || c->len - c->off < 10)
+		return false;
+	if (!memcmp(c->p + c->off, "latency  ", 10))
+		return true;
+	if (memcmp(c->p + c->off, "flyrecord", 10))
+		return false;
+	c->off += 10;
+	for (uint64_t i = 0; i < ncpus && !c->bad; i++) {
+		uint64_t off = cur_num(c, 8), size = cur_num(c, 8);
+
+		/* an empty CPU of an unfinished tpctl file points past the end */
+		if (size && (off % page || size > c->len || off > c->len - size))
+			return false;
+	}
+	return !c->bad;
+}
+
 /*
  * The checks libtracecmd does not do for us: the file exists, is a regular
- * file, starts with the trace.dat magic and has a version we know.
+ * file, starts with the trace.dat magic, has a version we know and a sane
+ * page size, and (version 6) its CPU data is where the header says.
  */
 static int check_head(const char *path)
 {
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	char head[16];
+	struct cur c = { 0 };
 	struct stat st;
-	ssize_t n;
-	int fd;
+	uint32_t page;
+	void *map;
+	int fd, ret = TP_OK;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -174,17 +275,39 @@ static int check_head(const char *path)
 		tp_error("'%s' is not a regular file", path);
 		return TP_FAIL;
 	}
-	n = read(fd, head, sizeof(head));
-	close(fd);
-	if (n < (ssize_t)sizeof(magic) + 2 || memcmp(head, magic, sizeof(magic))) {
+	if (st.st_size < 18) {
+		close(fd);
 		tp_error("'%s' is not a trace.dat file", path);
 		return TP_FAIL;
 	}
-	if ((head[10] != '6' && head[10] != '7') || head[11] != '\0') {
-		tp_error("'%s': unsupported trace.dat version", path);
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		tp_error("cannot read '%s': %s", path, strerror(errno));
 		return TP_FAIL;
 	}
-	return TP_OK;
+	c.p = map;
+	c.len = st.st_size;
+	if (memcmp(c.p, magic, sizeof(magic))) {
+		tp_error("'%s' is not a trace.dat file", path);
+		ret = TP_FAIL;
+	} else if ((c.p[10] != '6' && c.p[10] != '7') || c.p[11] != '\0' || c.p[12] > 1) {
+		tp_error("'%s': unsupported trace.dat version", path);
+		ret = TP_FAIL;
+	} else if (c.p[12] != (__BYTE_ORDER == __BIG_ENDIAN)) {
+		tp_error("'%s': byte order differs from this host's", path);
+		ret = TP_FAIL;
+	} else {
+		c.off = 14;
+		page = cur_num(&c, 4);
+		if (page < 512 || page > (1U << 24) || (page & (page - 1)) ||
+		    (c.p[10] == '6' && !v6_ok(&c, page))) {
+			tp_error("cannot read '%s': truncated or corrupt trace.dat", path);
+			ret = TP_FAIL;
+		}
+	}
+	munmap(map, st.st_size);
+	return ret;
 }
 
 int cmd_report(int argc, char **argv)
@@ -199,6 +322,8 @@ int cmd_report(int argc, char **argv)
 	struct tep_handle *tep;
 	struct output *o = NULL;
 	struct report_ctx ctx = { 0 };
+	struct tracecmd_input **bufs = NULL;
+	int nbuf, nh = 0;
 	const char *cpu_list = NULL, *path;
 	bool json = false, *sel = NULL, *cpus = NULL;
 	int opt, ret, nsel = 0, ncpus = 4096;
@@ -243,8 +368,15 @@ int cmd_report(int argc, char **argv)
 		tracecmd_set_loglevel(TEP_LOG_NONE);
 		tep_set_loglevel(TEP_LOG_NONE);
 	}
-	h = tracecmd_open(path, 0);
-	if (!h) {
+	/*
+	 * tracecmd_open() frees a half-initialised handle when the CPU data
+	 * do not fit in the file and crashes doing so (libtracecmd 3.1.6), so
+	 * read the headers and init the data separately, and leave a failed
+	 * handle alone: we exit right after.
+	 */
+	h = tracecmd_open_head(path, 0);
+	if (!h || tracecmd_init_data(h) < 0) {
+		h = NULL;
 		tp_error("cannot read '%s': truncated or corrupt trace.dat", path);
 		ret = TP_FAIL;
 		goto out;
@@ -265,8 +397,29 @@ int cmd_report(int argc, char **argv)
 	ctx.nsel = nsel;
 	ctx.cpus = cpus;
 	ctx.ncpus = ncpus;
-	/* Merged by timestamp across CPUs by libtracecmd. */
-	tracecmd_iterate_events(h, NULL, 0, show_record, &ctx);
+	/*
+	 * trace-cmd record -B keeps the data of an instance in a buffer of its
+	 * own: read the top buffer and every instance's, merged by timestamp.
+	 */
+	nbuf = tracecmd_buffer_instances(h);
+	bufs = calloc(nbuf + 1, sizeof(*bufs));
+	if (!bufs) {
+		tp_error("out of memory");
+		ret = TP_FAIL;
+		goto out;
+	}
+	bufs[nh++] = h;
+	for (int i = 0; i < nbuf; i++) {
+		bufs[nh] = tracecmd_buffer_instance_handle(h, i);
+		if (!bufs[nh]) {
+			tp_error("cannot read '%s': corrupt buffer '%s'", path,
+				 tracecmd_buffer_instance_name(h, i));
+			ret = TP_FAIL;
+			goto out;
+		}
+		nh++;
+	}
+	tracecmd_iterate_events_multi(bufs, nh, show_record, &ctx);
 	if (output_flush(o) < 0) {
 		if (errno != EPIPE)
 			tp_error("write error: %s", strerror(errno));
@@ -274,6 +427,9 @@ int cmd_report(int argc, char **argv)
 	}
 out:
 	output_free(o);
+	for (int i = 1; i < nh; i++)
+		tracecmd_close(bufs[i]);
+	free(bufs);
 	if (h)
 		tracecmd_close(h);
 	free(sel);

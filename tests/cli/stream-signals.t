@@ -1,0 +1,65 @@
+#!/bin/bash
+# tpctl stream EVENT... works in a private instance tpctl-<pid> and leaves nothing
+# behind whichever way it ends: INT, TERM, HUP while streaming, the reader of
+# stdout going away (| head -1), --count, --duration.  The top level is untouched.
+. "$(dirname "$0")/lib.sh"
+need_tracefs
+plan 18
+
+top_before=$(state_digest)
+
+# wait_for COND: up to 10 s
+wait_for() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		eval "$1" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+for sig in INT TERM HUP; do
+	"$TPCTL" stream sched:sched_switch sched:sched_wakeup > "$TMP/out.$sig" 2> "$TMP/err.$sig" &
+	pid=$!
+	wait_for "[ -d '$TRACEFS/instances/tpctl-$pid' ] && [ -s '$TMP/out.$sig' ]"
+	ok $? "SIG$sig: tpctl-$pid exists and lines come while streaming"
+	kill -$sig $pid
+	wait $pid
+	st=$?
+	gone=1
+	[ -d "$TRACEFS/instances/tpctl-$pid" ] || gone=0
+	ok $([ $st = 0 ] && [ $gone = 0 ]; echo $?) \
+		"SIG$sig: exits 0 (got $st) and the instance is gone"
+	# every line written is whole: the last one ends with a newline
+	ok $([ "$(tail -c1 "$TMP/out.$sig" | od -An -c | tr -d ' ')" = '\n' ]; echo $?) \
+		"SIG$sig: output ends with a whole line"
+done
+
+mkfifo "$TMP/fifo"
+"$TPCTL" stream sched:sched_switch > "$TMP/fifo" 2> "$TMP/err.pipe" &
+pid=$!
+head -1 < "$TMP/fifo" > "$TMP/head"
+wait $pid
+st=$?
+ok $([ -s "$TMP/head" ] && [ ! -d "$TRACEFS/instances/tpctl-$pid" ]; echo $?) \
+	"| head -1: one line, then tpctl ends (exit $st) and tpctl-$pid is gone"
+ok $([ ! -s "$TMP/err.pipe" ]; echo $?) "| head -1: nothing on stderr"
+
+"$TPCTL" stream sched:sched_switch --count 5 > "$TMP/count" 2> "$TMP/err"
+st=$?
+ok $([ $st = 0 ] && [ "$(wc -l < "$TMP/count")" = 5 ]; echo $?) "--count 5: five lines, exit 0"
+
+"$TPCTL" stream --json sched:sched_switch --duration 0.3 > "$TMP/dur" 2> "$TMP/err"
+st=$?
+python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$TMP/dur" 2> /dev/null
+ok $([ $st = 0 ] && [ $? = 0 ]; echo $?) "--duration 0.3 --json: exits 0, every line parses"
+
+expect_status "--filter without EVENT is a usage error" 2 "$TPCTL" stream --filter 'pid > 1'
+expect_status "an unknown event is a usage error" 2 "$TPCTL" stream sched:no_such_event
+grep -q "no_such_event" "$TMP/err"
+ok $? "the error names the unknown event"
+expect_status "an invalid filter is a usage error" 2 \
+	"$TPCTL" stream sched:sched_switch --filter 'no_such_field == 1'
+ok $([ "$(state_digest)" = "$top_before" ]; echo $?) \
+	"the top level and the instance list are as before"
+done_testing

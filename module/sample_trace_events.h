@@ -28,14 +28,18 @@
 #define ST_BITS_NR	72
 
 /*
- * Since 6.10 __assign_str() and __assign_rel_str() take only the field: the
- * source is the one given to __string() in TP_STRUCT__entry.
+ * The source given to __string() and __rel_string() in TP_STRUCT__entry is
+ * also the one copied: __assign_rel_str() lost its second argument in 6.9,
+ * __assign_str() in 6.10.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
 #define st_assign_str(dst, src)		__assign_str(dst)
-#define st_assign_rel_str(dst, src)	__assign_rel_str(dst)
 #else
 #define st_assign_str(dst, src)		__assign_str(dst, src)
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+#define st_assign_rel_str(dst, src)	__assign_rel_str(dst)
+#else
 #define st_assign_rel_str(dst, src)	__assign_rel_str(dst, src)
 #endif
 

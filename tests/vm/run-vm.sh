@@ -64,9 +64,12 @@ kernel() {
 	deb=$(ls "$work/dl/linux-image-${krel}_${ver}_"*.deb 2>/dev/null | head -1 || true)
 	if [ -z "$deb" ]; then
 		say "downloading linux-image-$krel $ver"
-		# apt-get download writes to the current directory.
-		(cd "$work/dl" && { apt-get download -q "linux-image-$krel=$ver" ||
-			{ apt-get update -qq && apt-get download -q "linux-image-$krel=$ver"; }; }) >&2 ||
+		# apt-get download writes to the current directory, which root's
+		# sandbox user _apt may not be able to enter.
+		local apt=(apt-get -q)
+		[ "$(id -u)" = 0 ] && apt+=(-o APT::Sandbox::User=root)
+		(cd "$work/dl" && { "${apt[@]}" download "linux-image-$krel=$ver" ||
+			{ "${apt[@]}" update -qq && "${apt[@]}" download "linux-image-$krel=$ver"; }; }) >&2 ||
 			die "cannot download linux-image-$krel=$ver (the headers' version)"
 		deb=$(ls "$work/dl/linux-image-${krel}_"*.deb | head -1)
 	fi

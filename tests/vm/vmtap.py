@@ -6,6 +6,7 @@ stdout, stderr and exit status of every tpctl step (<step>.out/.err/.rc) next
 to the kernel's own view of the same thing (trace text, format files, enable
 and filter files).  The checks here compare the two.
 """
+import glob
 import json
 import os
 import re
@@ -122,10 +123,9 @@ def module_events():
 def module_features():
     """The ST_HAVE_* flags the module was built with (from the Kbuild .cmd file)."""
     feats = set()
-    for root, _dirs, files in os.walk(WORK):
-        if ".sample_trace.o.cmd" in files:
-            with open(os.path.join(root, ".sample_trace.o.cmd")) as f:
-                feats |= set(re.findall(r"-DST_HAVE_(\w+)", f.read()))
+    for cmd in glob.glob(os.path.join(WORK, "module-*", ".sample_trace.o.cmd")):
+        with open(cmd) as f:
+            feats |= set(re.findall(r"-DST_HAVE_(\w+)", f.read()))
     return feats
 
 

@@ -15,7 +15,7 @@ mkdir -p $OUT
 step() {
 	name=$1
 	shift
-	timeout 60 "$@" >$OUT/$name.out 2>$OUT/$name.err
+	timeout 30 "$@" >$OUT/$name.out 2>$OUT/$name.err
 	echo $? >$OUT/$name.rc
 }
 

@@ -7,11 +7,18 @@
 # pid, CPU, timestamp, event name, payload text) is kept.  A line that is
 # not understood is kept as "?? <line>" so that it shows up in a diff.
 #
-#   report-norm.py [--no-ts] < text
+#   report-norm.py [--no-ts] [--no-comm] [--strip-instance] < text
+#
+# --no-comm drops the task name (kept: pid), which the kernel and the file
+# resolve from saved_cmdlines at different moments; --strip-instance drops
+# the "instance: " prefix trace-cmd prints for data recorded with -B.
 import re
 import sys
 
 no_ts = "--no-ts" in sys.argv[1:]
+no_comm = "--no-comm" in sys.argv[1:]
+strip_inst = "--strip-instance" in sys.argv[1:]
+inst = re.compile(r"^[^\s:]+:\s+(?=\S+-\d+\s+\[\d+\])")
 ev = re.compile(r"^\s*(?P<task>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+"
                 r"(?:(?P<flags>\S{4,6})\s+)?(?P<ts>\d+\.\d+):\s+(?P<ev>[^:\s]+):\s?(?P<rest>.*)$")
 lost_k = re.compile(r"^\s*CPU:(\d+) \[LOST (\d+) EVENTS\]\s*$")
@@ -19,6 +26,8 @@ lost_u = re.compile(r"^\s*CPU:(\d+) \[LOST EVENTS\]\s*$")
 lost_t = re.compile(r"^\s*CPU:(\d+) \[(\d+) EVENTS DROPPED\]\s*$")
 for line in sys.stdin:
     line = line.rstrip("\n")
+    if strip_inst:
+        line = inst.sub("", line, count=1)
     if not line.strip() or line.startswith("#") or re.match(r"^cpus=\d+$", line):
         continue
     m = lost_k.match(line) or lost_t.match(line)
@@ -35,5 +44,6 @@ for line in sys.stdin:
         continue
     rest = m.group("rest").strip()
     ts = "" if no_ts else " " + m.group("ts")
-    print("%s-%s [%03d]%s %s: %s" % (m.group("task").strip(), m.group("pid"),
+    task = "" if no_comm else m.group("task").strip()
+    print("%s-%s [%03d]%s %s: %s" % (task, m.group("pid"),
                                      int(m.group("cpu")), ts, m.group("ev"), rest))

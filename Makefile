@@ -44,7 +44,7 @@ PROVE      ?= prove
 PROVE_ARGS ?=
 
 # Debian packages: build, tests, benchmarks, the VM test and the fuzzers.
-DEB_PKGS := gcc make pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev \
+DEB_PKGS := gcc libc6-dev make pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev \
 	    libtraceevent1-plugin trace-cmd jq python3 perl mandoc man-db bash-completion \
 	    zsh fish time valgrind clang llvm libclang-rt-14-dev \
 	    qemu-system-x86 busybox-static cpio kmod linux-headers-amd64 util-linux

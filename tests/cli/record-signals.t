@@ -1,0 +1,92 @@
+#!/bin/bash
+# tpctl record ends cleanly whichever way it ends (INT, TERM, HUP, --duration,
+# the command exiting), removing its private instance and leaving a complete
+# file; after SIGKILL the file is still readable up to the last page it
+# committed.  Usage errors exit 2 and change nothing.
+. "$(dirname "$0")/lib.sh"
+need_tracefs
+TC=${TRACE_CMD:-/work/shared/tools/trace-cmd-here}
+[ -x "$TC" ] || skip_all "no trace-cmd ($TC)"
+plan 23
+
+top_before=$(state_digest)
+
+wait_for() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		eval "$1" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# readable FILE: both readers accept it and it holds events
+readable() {
+	(cd "$(dirname "$1")" && "$TC" report -N "$(basename "$1")" > "$1.tc" 2> "$1.tcerr") &&
+		"$TPCTL" report "$1" > "$1.tp" 2> "$1.tperr" &&
+		[ "$(grep -c 'sched_switch' "$1.tp")" -gt 0 ] &&
+		[ "$(grep -c 'sched_switch' "$1.tc")" = "$(grep -c 'sched_switch' "$1.tp")" ]
+}
+
+for sig in INT TERM HUP; do
+	"$TPCTL" record -o "$TMP/$sig.dat" sched:sched_switch > /dev/null 2> "$TMP/err.$sig" &
+	pid=$!
+	wait_for "[ -d '$TRACEFS/instances/tpctl-$pid' ] && grep -q 1 '$TRACEFS/instances/tpctl-$pid/tracing_on' 2>/dev/null"
+	ok $? "SIG$sig: tpctl-$pid exists and traces"
+	sleep 0.3
+	kill -$sig $pid
+	wait $pid
+	st=$?
+	ok $([ $st = 0 ] && [ ! -d "$TRACEFS/instances/tpctl-$pid" ]; echo $?) \
+		"SIG$sig: exits 0 (got $st) and the instance is gone"
+	readable "$TMP/$sig.dat"
+	ok $? "SIG$sig: the file is complete for trace-cmd and tpctl"
+done
+
+"$TPCTL" record -o "$TMP/dur.dat" --duration 0.3 sched:sched_switch 2> "$TMP/err"
+ok $? "--duration 0.3 exits 0"
+readable "$TMP/dur.dat"
+ok $? "--duration: the file is complete"
+
+# SIGKILL: nothing runs at the end; the committed pages must still be there.
+"$TPCTL" record -o "$TMP/kill.dat" --buffer-kb 64 sched:sched_switch sched:sched_wakeup -- \
+	sh -c 'while :; do sleep 0.001; done' > /dev/null 2>&1 &
+pid=$!
+wait_for "[ -d '$TRACEFS/instances/tpctl-$pid' ]"
+sleep 1.5
+children=$(ps -o pid= --ppid $pid)
+kill -KILL $pid
+wait $pid 2> /dev/null
+# the command and the instance a killed tpctl leaves behind are this test's to end
+for c in $children; do kill -KILL "$c" 2> /dev/null; done
+if [ -d "$TRACEFS/instances/tpctl-$pid" ]; then
+	echo 0 > "$TRACEFS/instances/tpctl-$pid/events/enable"
+	rmdir "$TRACEFS/instances/tpctl-$pid"
+fi
+readable "$TMP/kill.dat"
+ok $? "SIGKILL: the file is readable by trace-cmd and tpctl, with events ($(grep -c . "$TMP/kill.dat.tp" 2>/dev/null))"
+diag "$TMP/kill.dat.tcerr"
+diag "$TMP/kill.dat.tperr"
+
+"$TPCTL" record -o "$TMP/filt.dat" --filter 'prev_pid > 0 && next_pid > 0' sched:sched_switch \
+	-- sh -c 'sleep 0.05' 2> "$TMP/err"
+ok $? "--filter: exits 0"
+"$TPCTL" report "$TMP/filt.dat" > "$TMP/filt.txt"
+ok $([ -s "$TMP/filt.txt" ] && ! grep -q 'prev_pid=0 \|next_pid=0 ' "$TMP/filt.txt"; echo $?) \
+	"--filter: only matching events are in the file"
+
+expect_status "no -o: usage error" 2 "$TPCTL" record sched:sched_switch
+expect_status "no event: usage error" 2 "$TPCTL" record -o "$TMP/x.dat"
+expect_status "unknown event: usage error" 2 "$TPCTL" record -o "$TMP/x.dat" sched:no_such_event
+grep -q "no_such_event" "$TMP/err"
+ok $? "the error names the unknown event"
+expect_status "bad --duration: usage error" 2 "$TPCTL" record -o "$TMP/x.dat" -d soon sched:sched_switch
+expect_status "invalid filter: usage error" 2 \
+	"$TPCTL" record -o "$TMP/x.dat" --filter 'no_field > 1' sched:sched_switch
+expect_status "a command that does not exist: exit 1" 1 \
+	"$TPCTL" record -o "$TMP/x.dat" sched:sched_switch -- /nonexistent/cmd
+[ "$(wc -l < "$TMP/err")" = 1 ] && grep -q "^tpctl: record: cannot run '/nonexistent/cmd'" "$TMP/err"
+ok $? "... with one error line naming it"
+
+ok $([ "$(state_digest)" = "$top_before" ]; echo $?) "the top level is as it was"
+done_testing

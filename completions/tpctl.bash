@@ -21,10 +21,10 @@ _tpctl_cmd_opts()
 	filter)  echo '-c --clear -h --help' ;;
 	status)  echo '-j --json -h --help' ;;
 	reset)   echo '-h --help' ;;
-	stream)  echo '-j --json --filter --count --duration --cpu --drain --fail-on-loss' \
-		      '--buffer-kb -h --help' ;;
+	stream)  echo '-j --json -f --filter -c --count -d --duration -C --cpu -D --drain' \
+		      '-L --fail-on-loss -b --buffer-kb -h --help' ;;
 	record)  echo '-o --output -f --filter -d --duration -b --buffer-kb -h --help' ;;
-	report)  echo '-j --json --cpu -h --help' ;;
+	report)  echo '-j --json -c --cpu -h --help' ;;
 	esac
 }
 
@@ -32,9 +32,9 @@ _tpctl_cmd_arg_opts()
 {
 	case $1 in
 	enable)  echo '-f --filter' ;;
-	stream)  echo '--filter --count --duration --cpu --buffer-kb' ;;
+	stream)  echo '-f --filter -c --count -d --duration -C --cpu -b --buffer-kb' ;;
 	record)  echo '-o --output -f --filter -d --duration -b --buffer-kb' ;;
-	report)  echo '--cpu' ;;
+	report)  echo '-c --cpu' ;;
 	esac
 }
 
@@ -196,7 +196,12 @@ _tpctl()
 		fi
 		;;
 	report)
-		_tpctl_files -f
+		# FILE, then events to select from it
+		if ((npos == 0)); then
+			_tpctl_files -f
+		else
+			_tpctl_reply "$(_tpctl_events)"
+		fi
 		;;
 	esac
 }

@@ -61,22 +61,36 @@ function __tpctl_using
     set -l c (__tpctl_command); and test "$c" = $argv[1]
 end
 
-# Words after the command that are not options (nor their arguments).
+# Words after the command that are neither options nor their arguments.
 function __tpctl_positionals
     set -l words (commandline -opc)
     set -l cmd (__tpctl_command)
+    set -l argopts
+    switch "$cmd"
+        case enable
+            set argopts -f --filter
+        case stream
+            set argopts -f --filter -c --count -d --duration -C --cpu -b --buffer-kb
+        case record
+            set argopts -o --output -f --filter -d --duration -b --buffer-kb
+        case report
+            set argopts -c --cpu
+    end
     set -l seen 0
+    set -l skip 0
     for w in $words[2..-1]
         if test $seen = 0
             test "$w" = "$cmd"; and set seen 1
             continue
         end
-        switch $w
-            case -f --filter -o --output -d --duration -b --buffer-kb --count --cpu
-                # the next word is the option's argument; good enough for counting
-            case '-*'
-            case '*'
-                echo $w
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        if contains -- $w $argopts
+            set skip 1
+        else if not string match -q -- '-*' $w
+            echo $w
         end
     end
 end
@@ -176,13 +190,13 @@ complete -c tpctl -n '__tpctl_using reset' -s h -l help -d 'Show the help'
 #        [--drain] [--fail-on-loss] [--buffer-kb N]
 complete -c tpctl -n '__tpctl_using stream' -a '(__tpctl_events)'
 complete -c tpctl -n '__tpctl_using stream' -s j -l json -d 'NDJSON output'
-complete -c tpctl -n '__tpctl_using stream' -l filter -x -d 'Filter for the events'
-complete -c tpctl -n '__tpctl_using stream' -l count -x -d 'Stop after N events'
-complete -c tpctl -n '__tpctl_using stream' -l duration -x -d 'Stop after SEC seconds'
-complete -c tpctl -n '__tpctl_using stream' -l cpu -x -d 'Only these CPUs (LIST)'
-complete -c tpctl -n '__tpctl_using stream' -l drain -d 'Stop when the buffered data is read'
-complete -c tpctl -n '__tpctl_using stream' -l fail-on-loss -d 'Exit 1 if events were lost'
-complete -c tpctl -n '__tpctl_using stream' -l buffer-kb -x -d 'Per-CPU buffer size in KiB'
+complete -c tpctl -n '__tpctl_using stream' -s f -l filter -x -d 'Filter for the events'
+complete -c tpctl -n '__tpctl_using stream' -s c -l count -x -d 'Stop after N events'
+complete -c tpctl -n '__tpctl_using stream' -s d -l duration -x -d 'Stop after SEC seconds'
+complete -c tpctl -n '__tpctl_using stream' -s C -l cpu -x -d 'Only these CPUs (LIST)'
+complete -c tpctl -n '__tpctl_using stream' -s D -l drain -d 'Stop when the buffered data is read'
+complete -c tpctl -n '__tpctl_using stream' -s L -l fail-on-loss -d 'Exit 1 if events were lost'
+complete -c tpctl -n '__tpctl_using stream' -s b -l buffer-kb -x -d 'Per-CPU buffer size in KiB'
 complete -c tpctl -n '__tpctl_using stream' -s h -l help -d 'Show the help'
 
 # record -o FILE [EVENT...] [--filter EXPR] [--duration SEC] [--buffer-kb N] [-- COMMAND...]
@@ -194,8 +208,17 @@ complete -c tpctl -n '__tpctl_using record' -s d -l duration -x -d 'Stop after S
 complete -c tpctl -n '__tpctl_using record' -s b -l buffer-kb -x -d 'Per-CPU buffer size in KiB'
 complete -c tpctl -n '__tpctl_using record' -s h -l help -d 'Show the help'
 
-# report FILE [--json] [--cpu LIST]
-complete -c tpctl -n '__tpctl_using report' -F
+# report FILE [--json] [--cpu LIST] [EVENT...]
+function __tpctl_report_wants_file
+    __tpctl_using report; and test (count (__tpctl_positionals)) -eq 0
+end
+
+function __tpctl_report_wants_event
+    __tpctl_using report; and test (count (__tpctl_positionals)) -ge 1
+end
+
+complete -c tpctl -n __tpctl_report_wants_file -F
+complete -c tpctl -n __tpctl_report_wants_event -a '(__tpctl_events)'
 complete -c tpctl -n '__tpctl_using report' -s j -l json -d 'NDJSON output'
-complete -c tpctl -n '__tpctl_using report' -l cpu -x -d 'Only these CPUs (LIST)'
+complete -c tpctl -n '__tpctl_using report' -s c -l cpu -x -d 'Only these CPUs (LIST)'
 complete -c tpctl -n '__tpctl_using report' -s h -l help -d 'Show the help'

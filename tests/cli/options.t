@@ -26,7 +26,9 @@ comp_bash() {
 }
 
 comp_fish() {
-	fish -c 'source $argv[1]; and complete -C $argv[2]' "$COMP/tpctl.fish" "$1" | cut -f1
+	# only our completions: no user config, no installed copy of tpctl.fish
+	fish --no-config -c 'set -g fish_complete_path (dirname $argv[1]); source $argv[1]; and complete -C $argv[2]' \
+		"$COMP/tpctl.fish" "$1" | cut -f1
 }
 
 comp_zsh() {

@@ -106,12 +106,12 @@ for cmd in global $commands; do
 
 	# the man page, as a reader sees it
 	if [ -f "$page" ]; then
-		# its OPTIONS section, where each option has its own entry
-		mandoc -Tascii "$page" 2>/dev/null | col -b |
-			sed -n '/^OPTIONS/,/^[A-Z]/{/^ /p}' > "$TMP/man"
+		# the entry lines of its OPTIONS section ("     -j, --json"), not
+		# a mention in the prose
+		mandoc -Tascii "$page" 2>/dev/null | sed 's/.\x08//g' |
+			sed -n '/^OPTIONS/,/^[A-Z]/{/^ *-[a-zA-Z-]/p}' > "$TMP/man"
 		missing=$(while read -r o; do
-			grep -qE -- "^ +([^ ].*)?(^|[^a-z0-9-])$o([^a-zA-Z0-9-]|\$)" "$TMP/man" ||
-				echo "$o"
+			grep -qE -- "(^|[^a-z0-9-])$o([^a-zA-Z0-9-]|\$)" "$TMP/man" || echo "$o"
 		done < "$TMP/opts")
 		[ -z "$missing" ]
 		ok $? "$cmd: every option is in OPTIONS of ${page#"$TOP"/}${missing:+ (missing: $(echo $missing))}"

@@ -255,8 +255,9 @@ int cmd_filter(int argc, char **argv)
 		tp_error("no event given; try 'tpctl filter --help'");
 		return TP_USAGE;
 	}
-	/* allow --clear after EVENT too */
-	if (optind + 2 == argc && !strcmp(argv[optind + 1], "--clear")) {
+	/* allow --clear (or -c) after EVENT too */
+	if (optind + 2 == argc &&
+	    (!strcmp(argv[optind + 1], "--clear") || !strcmp(argv[optind + 1], "-c"))) {
 		clear = true;
 		argc--;
 	}

@@ -355,8 +355,8 @@ static void suggest(const struct tfs_event_list *all, const char *pattern, char 
 			snprintf(buf, len, "%s", full);
 		}
 	}
-	/* a suggestion that shares less than half the name is noise */
-	if (best > strlen(pattern) / 2 + 1)
+	/* a suggestion more than a third different from the name is noise */
+	if (best > strlen(pattern) / 3 + 1)
 		buf[0] = '\0';
 }
 

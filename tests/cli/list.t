@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_instance
-plan 9
+plan 11
 
 grep ':' "$TRACEFS/available_events" > "$TMP/expect"
 "$TPCTL" list > "$TMP/actual"
@@ -41,5 +41,11 @@ test_cmp "list --fields names the format file's fields" "$TMP/expect" "$TMP/actu
 expect_status "list of an unknown event exits 2" 2 "$TPCTL" list no_such_sys:no_such_ev
 grep -q "^tpctl: list: no such event 'no_such_sys:no_such_ev'" "$TMP/err"
 ok $? "and names it"
+"$TPCTL" list sched:sched_swich 2> "$TMP/err"
+grep -qx "tpctl: list: no such event 'sched:sched_swich' (did you mean 'sched:sched_switch'?)" "$TMP/err"
+ok $? "a near miss gets the closest real event suggested"
+"$TPCTL" list nosuchthing 2> "$TMP/err"
+grep -qx "tpctl: list: no such event 'nosuchthing'" "$TMP/err"
+ok $? "a name close to nothing gets no suggestion"
 
 done_testing

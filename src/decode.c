@@ -349,7 +349,7 @@ static char *rewrite_print_fmt(const char *buf, size_t len)
 	int nconv = 0, nfix = 0, i;
 
 	line = buf;
-	while (line < end && strncmp(line, "print fmt: \"", 12)) {
+	while (line < end && (end - line < 12 || memcmp(line, "print fmt: \"", 12))) {
 		line = memchr(line, '\n', end - line);
 		if (!line)
 			return NULL;
@@ -369,7 +369,7 @@ static char *rewrite_print_fmt(const char *buf, size_t len)
 		p++;
 		if (*p == '%')
 			continue;
-		while (strchr("-+ #0", *p))
+		while (*p && strchr("-+ #0", *p))
 			p++;
 		if (*p == '*') {
 			if (nconv < MAX_CONV)
@@ -390,7 +390,7 @@ static char *rewrite_print_fmt(const char *buf, size_t len)
 			while (isdigit((unsigned char)*p))
 				p++;
 		}
-		while (strchr("hlLqjzt", *p))
+		while (*p && strchr("hlLqjzt", *p))
 			p++;
 		if (nconv >= MAX_CONV)
 			return NULL;
@@ -439,7 +439,7 @@ static char *rewrite_print_fmt(const char *buf, size_t len)
 		}
 		/* find the conversion character, counting "*" arguments */
 		c = p + 1;
-		while (strchr("-+ #0", *c))
+		while (*c && strchr("-+ #0", *c))
 			c++;
 		if (*c == '*') {
 			i++;
@@ -456,9 +456,9 @@ static char *rewrite_print_fmt(const char *buf, size_t len)
 			while (isdigit((unsigned char)*c))
 				c++;
 		}
-		while (strchr("hlLqjzt", *c))
+		while (*c && strchr("hlLqjzt", *c))
 			c++;
-		switch (fix[i]) {
+		switch (i < nconv ? fix[i] : FIX_NONE) {
 		case FIX_SYMOFF: case FIX_SYM: case FIX_SYMOFF_B:
 			sb_puts(&out, "%s");
 			p = c + 1;	/* skip "pS" */
@@ -510,12 +510,68 @@ static char *rewrite_print_fmt(const char *buf, size_t len)
 	return out.s;
 }
 
+static int type_elem_size(const char *type);
+
+/*
+ * A NUL-terminated copy of the format (it ends at an embedded NUL, which a
+ * tracefs file never has) with every "sizeof(type)" replaced by its number:
+ * libtraceevent 1.7.1 frees a token twice when it parses sizeof in a print
+ * fmt (dma:dma_map_sg, sample-trace:foo_bar; found by tests/fuzz).  An
+ * unclosed "sizeof(" becomes 0, which fails to parse harmlessly.
+ */
+static char *replace_sizeof(const char *buf, size_t len)
+{
+	struct sbuf out = { 0 };
+	const char *p, *s, *close, *end;
+	char type[64], num[16];
+	size_t n;
+
+	len = strnlen(buf, len);
+	end = buf + len;
+	sb_add(&out, "", 0);
+	for (p = buf; (s = memmem(p, end - p, "sizeof", 6)); p = s) {
+		sb_add(&out, p, s - p);
+		s += 6;
+		/* a part of a longer name, as in "my_sizeof_x" */
+		if ((s - 6 > buf && (isalnum((unsigned char)s[-7]) || s[-7] == '_')) ||
+		    (s < end && (isalnum((unsigned char)*s) || *s == '_'))) {
+			sb_add(&out, s - 6, 6);
+			continue;
+		}
+		while (s < end && isspace((unsigned char)*s))
+			s++;
+		if (s >= end || *s != '(') {
+			sb_puts(&out, "sizeof ");	/* harmless without an argument */
+			continue;
+		}
+		close = memchr(s, ')', end - s);
+		if (!close) {
+			sb_puts(&out, "0");
+			continue;
+		}
+		n = close - s - 1;
+		snprintf(type, sizeof(type), "%.*s", (int)(n < sizeof(type) ? n : sizeof(type) - 1),
+			 s + 1);
+		snprintf(num, sizeof(num), "%d", strchr(type, '*') ? (int)sizeof(long) :
+			 type_elem_size(type));
+		sb_puts(&out, num);
+		s = close + 1;
+	}
+	sb_add(&out, p, end - p);
+	return out.s;
+}
+
 int decode_add_format(struct tep_handle *tep, const char *sys, const char *buf, size_t len)
 {
 	struct tep_event *event = NULL;
-	char *fixed = rewrite_print_fmt(buf, len);
+	char *text = replace_sizeof(buf, len), *fixed;
 	enum tep_errno err;
 
+	if (!text)
+		return -1;
+	buf = text;
+	len = strlen(text);
+	fixed = rewrite_print_fmt(buf, len);
 	if (fixed) {
 		err = tep_parse_format(tep, &event, fixed, strlen(fixed), sys);
 		free(fixed);
@@ -525,6 +581,7 @@ int decode_add_format(struct tep_handle *tep, const char *sys, const char *buf, 
 	} else {
 		err = tep_parse_format(tep, &event, buf, len, sys);
 	}
+	free(text);
 	if (!event)
 		return -1;
 	if (err)
@@ -604,7 +661,8 @@ uint64_t decode_elem(const void *p, int elem, bool sign)
 
 bool decode_int(const struct dec_field *f, const void *data, int size, uint64_t *v)
 {
-	if (f->offset + f->size > size)
+	/* offsets come from a format file, which may be damaged too */
+	if (f->offset < 0 || f->size <= 0 || f->offset > size - f->size)
 		return false;
 	*v = decode_elem((const char *)data + f->offset, f->size, f->sign);
 	return true;
@@ -616,10 +674,12 @@ bool decode_span(const struct dec_field *f, const void *data, int size,
 	const char *d = data;
 	size_t off, n;
 
+	if (f->offset < 0 || f->size < 0 || f->offset > size)
+		return false;
 	if (f->dynamic || f->relative) {
 		uint32_t loc;
 
-		if (f->offset + 4 > size)
+		if (f->offset > size - 4)
 			return false;
 		memcpy(&loc, d + f->offset, 4);
 		off = loc & 0xffff;

@@ -169,6 +169,21 @@ void reader_free(struct reader *r)
 	free(r);
 }
 
+/*
+ * kbuffer trusts the page header's commit (bytes of data) and would read
+ * past the sub-buffer for a damaged saved page (found by tests/fuzz).  The
+ * header is a u64 time stamp and a long commit whose bits from 30 up are
+ * the missed-events flags.
+ */
+static bool page_sane(struct reader *r, const void *page)
+{
+	unsigned long commit;
+
+	memcpy(&commit, (const char *)page + 8, sizeof(commit));
+	commit &= (1UL << 30) - 1;	/* the flags are sign-extended into the upper half */
+	return commit <= (unsigned long)r->subbuf - 8 - sizeof(long);
+}
+
 /* Read one more page into c->page: 1 loaded, 0 nothing now, -1 error. */
 static int load_page(struct reader *r, struct rcpu *c)
 {
@@ -190,7 +205,7 @@ static int load_page(struct reader *r, struct rcpu *c)
 		return errno == EAGAIN || errno == EINTR ? 0 : -1;
 	if (ret == 0)
 		return 0;
-	if (kbuffer_load_subbuffer(c->kbuf, c->page) < 0)
+	if (!page_sane(r, c->page) || kbuffer_load_subbuffer(c->kbuf, c->page) < 0)
 		return 0;
 	r->pages++;
 	r->gen++;
@@ -220,7 +235,12 @@ static int fill(struct reader *r, struct rcpu *c)
 		c->data = kbuffer_next_event(c->kbuf, &c->ts);
 	for (;;) {
 		if (c->page_loaded && c->data) {
+			long room = (const char *)c->page + r->subbuf - (const char *)c->data;
+
 			c->size = kbuffer_event_size(c->kbuf);
+			/* a damaged length must not let the decoders read past the page */
+			if (c->size > room)
+				c->size = room > 0 ? room : 0;
 			c->state = S_READY;
 			return 0;
 		}

@@ -148,6 +148,35 @@ static const char *comm_of(struct output *o, int pid)
 	return comm;
 }
 
+/*
+ * Does every field of the record, dynamic ones included, lie inside it?
+ * libtraceevent's printing trusts the record, and a damaged trace.dat or
+ * saved page must not make it read past the data (found by tests/fuzz).
+ */
+static bool record_fits(const struct dec_event *de, const struct tep_record *rec)
+{
+	const char *p;
+	size_t len;
+	uint32_t loc;
+	int i;
+
+	for (i = 0; i < de->nfields; i++) {
+		const struct dec_field *f = &de->fields[i];
+
+		if (f->offset < 0 || f->size < 0 || f->offset > rec->size - f->size)
+			return false;
+		if (!f->dynamic && !f->relative)
+			continue;
+		if (!decode_span(f, rec->data, rec->size, &p, &len))
+			return false;
+		/* decode_span clips the length; the printer would not */
+		memcpy(&loc, (const char *)rec->data + f->offset, 4);
+		if ((size_t)(p - (const char *)rec->data) + (loc >> 16) > (size_t)rec->size)
+			return false;
+	}
+	return true;
+}
+
 static int text_record(struct output *o, struct dec_event *de, struct tep_record *rec)
 {
 	const void *data = rec->data;
@@ -197,6 +226,10 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	}
 	default:
 		break;
+	}
+	if (!record_fits(de, rec)) {
+		fprintf(f, "%s: [damaged record]\n", de->event->name);
+		return 0;
 	}
 	trace_seq_reset(&o->seq);
 	tep_print_event(o->tep, &o->seq, rec, "%s", TEP_PRINT_INFO);

@@ -23,6 +23,7 @@
 #include <event-parse.h>
 #include <trace-cmd.h>
 
+#include "decode.h"
 #include "output.h"
 #include "tfs.h"
 #include "tpctl.h"
@@ -155,6 +156,30 @@ static int show_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 	return 0;
 }
 
+/*
+ * The file, mapped, and for version 6 where its metadata is: with it report
+ * sets up its tep exactly as stream does (decode.h), so that the text is the
+ * kernel's for every event, symbols and pointers included.  Version 7
+ * sections may be compressed; there libtracecmd's tep is used.
+ */
+struct fmt {
+	const char *sys;	/* NUL-terminated, in the mapping */
+	const char *text;
+	size_t len;
+	int id;
+};
+
+struct datfile {
+	const unsigned char *map;
+	size_t len;
+	char version;
+	uint32_t page;
+	const char *header_page, *kallsyms, *printk, *cmdlines;
+	size_t header_page_len, kallsyms_len, printk_len, cmdlines_len;
+	struct fmt *fmts;
+	size_t nfmts;
+};
+
 /* A bounded cursor over the file's bytes, for the header checks. */
 struct cur {
 	const unsigned char *p;
@@ -185,17 +210,60 @@ static void cur_skip(struct cur *c, uint64_t n)
 		c->off += n;
 }
 
-static void cur_str(struct cur *c)
+static const char *cur_str(struct cur *c)
 {
-	const unsigned char *nul;
+	const unsigned char *nul, *s = c->p + c->off;
 
 	if (c->bad)
-		return;
-	nul = memchr(c->p + c->off, 0, c->len - c->off);
-	if (!nul)
+		return NULL;
+	nul = memchr(s, 0, c->len - c->off);
+	if (!nul) {
 		c->bad = true;
-	else
-		c->off = nul - c->p + 1;
+		return NULL;
+	}
+	c->off = nul - c->p + 1;
+	return (const char *)s;
+}
+
+/* A sized blob at the cursor: its size (width bytes) then the bytes. */
+static const char *cur_blob(struct cur *c, int width, size_t *len)
+{
+	uint64_t n = cur_num(c, width);
+	const char *p = (const char *)c->p + c->off;
+
+	cur_skip(c, n);
+	*len = c->bad ? 0 : n;
+	return c->bad ? NULL : p;
+}
+
+static void add_fmt(struct datfile *df, struct cur *c, const char *sys, int width)
+{
+	struct fmt *f;
+	const char *id;
+	size_t len;
+	const char *text = cur_blob(c, width, &len);
+	void *p;
+
+	if (!text)
+		return;
+	p = realloc(df->fmts, (df->nfmts + 1) * sizeof(*df->fmts));
+	if (!p) {
+		c->bad = true;
+		return;
+	}
+	df->fmts = p;
+	f = &df->fmts[df->nfmts++];
+	f->sys = sys;
+	f->text = text;
+	f->len = len;
+	f->id = -1;
+	id = memmem(text, len, "\nID: ", 5);
+	if (id) {
+		/* bounded: the text is not NUL-terminated */
+		f->id = 0;
+		for (id += 5; id < text + len && *id >= '0' && *id <= '9' && f->id < 1000000; id++)
+			f->id = f->id * 10 + (*id - '0');
+	}
 }
 
 /*
@@ -203,29 +271,28 @@ static void cur_str(struct cur *c)
  * it points at is page aligned and inside the file: libtracecmd maps pages
  * from these offsets without checking them.
  */
-static bool v6_ok(struct cur *c, uint32_t page)
+static bool v6_ok(struct cur *c, struct datfile *df)
 {
 	uint64_t n, ncpus;
 
 	cur_skip(c, 12);			/* "header_page\0" */
-	cur_skip(c, cur_num(c, 8));
+	df->header_page = cur_blob(c, 8, &df->header_page_len);
 	cur_skip(c, 13);			/* "header_event\0" */
 	cur_skip(c, cur_num(c, 8));
 	n = cur_num(c, 4);			/* ftrace formats */
 	for (uint64_t i = 0; i < n && !c->bad; i++)
-		cur_skip(c, cur_num(c, 8));
+		add_fmt(df, c, "ftrace", 8);
 	n = cur_num(c, 4);			/* systems */
 	for (uint64_t i = 0; i < n && !c->bad; i++) {
-		uint64_t nev;
+		const char *sys = cur_str(c);
+		uint64_t nev = cur_num(c, 4);
 
-		cur_str(c);
-		nev = cur_num(c, 4);
 		for (uint64_t k = 0; k < nev && !c->bad; k++)
-			cur_skip(c, cur_num(c, 8));
+			add_fmt(df, c, sys, 8);
 	}
-	cur_skip(c, cur_num(c, 4));		/* kallsyms */
-	cur_skip(c, cur_num(c, 4));		/* printk formats */
-	cur_skip(c, cur_num(c, 8));		/* saved cmdlines */
+	df->kallsyms = cur_blob(c, 4, &df->kallsyms_len);
+	df->printk = cur_blob(c, 4, &df->printk_len);
+	df->cmdlines = cur_blob(c, 8, &df->cmdlines_len);
 	ncpus = cur_num(c, 4);
 	if (c->bad || c->len - c->off < 10)
 		return false;
@@ -245,7 +312,7 @@ static bool v6_ok(struct cur *c, uint32_t page)
 		uint64_t off = cur_num(c, 8), size = cur_num(c, 8);
 
 		/* an empty CPU of an unfinished tpctl file points past the end */
-		if (size && (off % page || size > c->len || off > c->len - size))
+		if (size && (off % df->page || size > c->len || off > c->len - size))
 			return false;
 	}
 	return !c->bad;
@@ -254,17 +321,18 @@ static bool v6_ok(struct cur *c, uint32_t page)
 /*
  * The checks libtracecmd does not do for us: the file exists, is a regular
  * file, starts with the trace.dat magic, has a version we know and a sane
- * page size, and (version 6) its CPU data is where the header says.
+ * page size, and (version 6) its CPU data is where the header says.  The
+ * file stays mapped for the version 6 metadata.
  */
-static int check_head(const char *path)
+static int datfile_open(const char *path, struct datfile *df)
 {
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	struct cur c = { 0 };
 	struct stat st;
-	uint32_t page;
 	void *map;
-	int fd, ret = TP_OK;
+	int fd;
 
+	memset(df, 0, sizeof(*df));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		tp_error("cannot open '%s': %s", path, strerror(errno));
@@ -286,28 +354,83 @@ static int check_head(const char *path)
 		tp_error("cannot read '%s': %s", path, strerror(errno));
 		return TP_FAIL;
 	}
-	c.p = map;
-	c.len = st.st_size;
+	df->map = c.p = map;
+	df->len = c.len = st.st_size;
 	if (memcmp(c.p, magic, sizeof(magic))) {
 		tp_error("'%s' is not a trace.dat file", path);
-		ret = TP_FAIL;
-	} else if ((c.p[10] != '6' && c.p[10] != '7') || c.p[11] != '\0' || c.p[12] > 1) {
-		tp_error("'%s': unsupported trace.dat version", path);
-		ret = TP_FAIL;
-	} else if (c.p[12] != (__BYTE_ORDER == __BIG_ENDIAN)) {
-		tp_error("'%s': byte order differs from this host's", path);
-		ret = TP_FAIL;
-	} else {
-		c.off = 14;
-		page = cur_num(&c, 4);
-		if (page < 512 || page > (1U << 24) || (page & (page - 1)) ||
-		    (c.p[10] == '6' && !v6_ok(&c, page))) {
-			tp_error("cannot read '%s': truncated or corrupt trace.dat", path);
-			ret = TP_FAIL;
-		}
+		return TP_FAIL;
 	}
-	munmap(map, st.st_size);
-	return ret;
+	if ((c.p[10] != '6' && c.p[10] != '7') || c.p[11] != '\0' || c.p[12] > 1) {
+		tp_error("'%s': unsupported trace.dat version", path);
+		return TP_FAIL;
+	}
+	if (c.p[12] != (__BYTE_ORDER == __BIG_ENDIAN)) {
+		tp_error("'%s': byte order differs from this host's", path);
+		return TP_FAIL;
+	}
+	df->version = c.p[10];
+	c.off = 14;
+	df->page = cur_num(&c, 4);
+	if (df->page < 512 || df->page > (1U << 24) || (df->page & (df->page - 1)) ||
+	    (df->version == '6' && !v6_ok(&c, df))) {
+		tp_error("cannot read '%s': truncated or corrupt trace.dat", path);
+		return TP_FAIL;
+	}
+	return TP_OK;
+}
+
+static void datfile_close(struct datfile *df)
+{
+	if (df->map)
+		munmap((void *)df->map, df->len);
+	free(df->fmts);
+}
+
+/* NUL-terminated copy of a blob, for the libtraceevent parsers. */
+static char *blob_str(const char *p, size_t len)
+{
+	return p ? strndup(p, len) : strdup("");
+}
+
+/* Lazy loading: an event's format is parsed when its id first shows up. */
+static int load_format(struct tep_handle *tep, int id, void *ctx)
+{
+	struct datfile *df = ctx;
+
+	for (size_t i = 0; i < df->nfmts; i++)
+		if (df->fmts[i].id == id)
+			return decode_add_format(tep, df->fmts[i].sys, df->fmts[i].text,
+						 df->fmts[i].len);
+	return -1;
+}
+
+/* A tep set up from the file's own metadata as stream sets up its own. */
+static struct tep_handle *datfile_tep(struct datfile *df)
+{
+	struct tep_handle *tep;
+	char *s;
+
+	if (df->version != '6' || !df->header_page)
+		return NULL;
+	tep = decode_tep_new(!getenv("TPCTL_NO_PLUGINS"));
+	if (!tep)
+		return NULL;
+	tep_set_page_size(tep, df->page);
+	if (decode_header_page(tep, df->header_page, df->header_page_len) < 0) {
+		tep_free(tep);
+		return NULL;
+	}
+	/* The recording host's symbols, never this host's. */
+	decode_kallsyms_parse(df->kallsyms ? df->kallsyms : "", df->kallsyms_len);
+	s = blob_str(df->printk, df->printk_len);
+	if (s && *s)
+		tep_parse_printk_formats(tep, s);
+	free(s);
+	s = blob_str(df->cmdlines, df->cmdlines_len);
+	if (s && *s)
+		tep_parse_saved_cmdlines(tep, s);
+	free(s);
+	return tep;
 }
 
 int cmd_report(int argc, char **argv)
@@ -322,6 +445,8 @@ int cmd_report(int argc, char **argv)
 	struct tep_handle *tep;
 	struct output *o = NULL;
 	struct report_ctx ctx = { 0 };
+	struct tep_handle *own = NULL;
+	struct datfile df = { 0 };
 	struct tracecmd_input **bufs = NULL;
 	int nbuf, nh = 0;
 	const char *cpu_list = NULL, *path;
@@ -360,7 +485,7 @@ int cmd_report(int argc, char **argv)
 			return TP_USAGE;
 		}
 	}
-	ret = check_head(path);
+	ret = datfile_open(path, &df);
 	if (ret)
 		goto out;
 	/* Our own one-line errors replace the libraries' messages. */
@@ -381,18 +506,23 @@ int cmd_report(int argc, char **argv)
 		ret = TP_FAIL;
 		goto out;
 	}
-	tep = tracecmd_get_tep(h);
-	ret = select_events(tep, argv + optind, argc - optind, &sel, &nsel);
+	/* Names are matched on libtracecmd's tep: it has every format of the file. */
+	ret = select_events(tracecmd_get_tep(h), argv + optind, argc - optind, &sel, &nsel);
 	if (ret)
 		goto out;
+	own = datfile_tep(&df);
+	tep = own ? own : tracecmd_get_tep(h);
 	o = output_new(tep, stdout, json ? OUTPUT_JSON : OUTPUT_TEXT);
 	if (!o) {
 		tp_error("out of memory");
 		ret = TP_FAIL;
 		goto out;
 	}
+	if (own)
+		output_set_loader(o, load_format, &df);
 	ctx.o = o;
-	ctx.tep = tep;
+	/* event ids: libtracecmd's tep knows the common fields before any lazy load */
+	ctx.tep = tracecmd_get_tep(h);
 	ctx.sel = sel;
 	ctx.nsel = nsel;
 	ctx.cpus = cpus;
@@ -432,6 +562,9 @@ out:
 	free(bufs);
 	if (h)
 		tracecmd_close(h);
+	if (own)
+		tep_free(own);
+	datfile_close(&df);
 	free(sel);
 	free(cpus);
 	return ret;

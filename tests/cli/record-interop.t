@@ -11,7 +11,7 @@ command -v jq > /dev/null || skip_all "no jq"
 TC=${TRACE_CMD:-/work/shared/tools/trace-cmd-here}
 [ -x "$TC" ] || skip_all "no trace-cmd ($TC)"
 NORM=$TOP/tests/cli/report-norm.py
-plan 11
+plan 13
 
 # Events whose text the kernel, libtraceevent and trace-cmd print alike.
 events="sched:sched_switch sched:sched_wakeup sched:sched_waking sched:sched_process_fork
@@ -92,6 +92,13 @@ sys.exit(1 if fail else 0)
 PY
 ok $? "each CPU's events are a run of the kernel's own trace, text for text"
 diag "$TMP/py"
+
+"$TPCTL" report --cpu 1 "$TMP/rec.dat" > "$TMP/cpu1.txt"
+grep -a '^.\{16\}-[0-9]* *\[001\]' "$TMP/tp.txt" > "$TMP/cpu1.expect"
+test_cmp "--cpu 1 shows exactly CPU 1's events" "$TMP/cpu1.expect" "$TMP/cpu1.txt"
+"$TPCTL" report "$TMP/rec.dat" 'sched:sched_wak*' irq > "$TMP/sel.txt"
+grep -aE ' (sched_waking|sched_wakeup|softirq_entry|softirq_exit): ' "$TMP/tp.txt" > "$TMP/sel.expect"
+test_cmp "EVENT patterns select exactly those events" "$TMP/sel.expect" "$TMP/sel.txt"
 
 "$TPCTL" report --json "$TMP/rec.dat" > "$TMP/tp.json" 2> "$TMP/err"
 ok $? "report --json exits 0"

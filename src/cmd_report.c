@@ -549,7 +549,10 @@ int cmd_report(int argc, char **argv)
 		}
 		nh++;
 	}
-	tracecmd_iterate_events_multi(bufs, nh, show_record, &ctx);
+	if (nh == 1)
+		tracecmd_iterate_events(h, NULL, 0, show_record, &ctx);
+	else
+		tracecmd_iterate_events_multi(bufs, nh, show_record, &ctx);
 	if (output_flush(o) < 0) {
 		if (errno != EPIPE)
 			tp_error("write error: %s", strerror(errno));

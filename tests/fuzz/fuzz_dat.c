@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Fuzz target 3: the trace.dat read path of `tpctl report` (cmd_report():
+ * its header checks, libtracecmd's reader, the output layer).  The input is
+ * the file; it is handed over in a memfd.  Inputs of odd length are reported
+ * with --json, and that output must parse.  Standard output goes to another
+ * memfd for the call, standard error to /dev/null (the damaged-file message
+ * is expected there).
+ */
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fuzz_common.h"
+#include "tpctl.h"
+
+#ifndef FUZZ_ENTRY
+#define FUZZ_ENTRY LLVMFuzzerTestOneInput
+#endif
+
+int FUZZ_ENTRY(const uint8_t *data, size_t size);
+int FUZZ_ENTRY(const uint8_t *data, size_t size)
+{
+	static int in_fd = -1, out_fd = -1, null_fd = -1;
+	static bool keep_err;
+	static char path[64];
+	char arg0[] = "report", arg2[] = "--json";
+	char *argv[] = { arg0, path, arg2, NULL };
+	int saved_out, saved_err, ret;
+	off_t olen;
+	char *obuf;
+
+	if (in_fd < 0) {
+		in_fd = memfd_create("fuzz-in.dat", MFD_CLOEXEC);
+		out_fd = memfd_create("fuzz-out", MFD_CLOEXEC);
+		null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (in_fd < 0 || out_fd < 0 || null_fd < 0)
+			abort();
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", in_fd);
+		/* to see a crash's report: FUZZ_KEEP_STDERR=1 fuzz_dat CRASH-FILE */
+		keep_err = getenv("FUZZ_KEEP_STDERR") != NULL;
+	}
+	if (ftruncate(in_fd, 0) || pwrite(in_fd, data, size, 0) != (ssize_t)size)
+		abort();
+	if (ftruncate(out_fd, 0) || lseek(out_fd, 0, SEEK_SET) != 0)
+		abort();
+
+	fflush(stdout);
+	fflush(stderr);
+	saved_out = dup(1);
+	saved_err = dup(2);
+	dup2(out_fd, 1);
+	if (!keep_err)
+		dup2(null_fd, 2);
+	tp.cmd = "report";
+	optind = 0;
+	opterr = 0;
+	ret = cmd_report(size & 1 ? 3 : 2, argv);
+	fflush(stdout);
+	clearerr(stdout);
+	fflush(stderr);
+	dup2(saved_out, 1);
+	dup2(saved_err, 2);
+	close(saved_out);
+	close(saved_err);
+	tp.cmd = NULL;
+
+	if (ret != 0 && ret != 1) {
+		fprintf(stderr, "fuzz_dat: report returned %d for a file\n", ret);
+		abort();
+	}
+	olen = lseek(out_fd, 0, SEEK_END);
+	if (olen > 0 && (size & 1)) {
+		obuf = malloc(olen);
+		if (!obuf || pread(out_fd, obuf, olen, 0) != olen)
+			abort();
+		fuzz_ndjson_check(obuf, olen);
+		free(obuf);
+	}
+	return 0;
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+# Seed corpora for the fuzz targets, made from the unit-test fixtures.
+#   seeds.py TOP OUTDIR [DAT_WRITER]
+# OUTDIR/<target>/<sha1> for target in page, format, dat, json.  DAT_WRITER is
+# tests/unit/bin/dat (it writes trace.dat files from tests/unit/dat).
+import hashlib
+import os
+import random
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+
+top, out = sys.argv[1], sys.argv[2]
+dat_writer = sys.argv[3] if len(sys.argv) > 3 else None
+fix = os.path.join(top, "tests", "unit", "fixtures")
+
+
+def put(target, data):
+    d = os.path.join(out, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, hashlib.sha1(data).hexdigest()), "wb") as f:
+        f.write(data)
+
+
+def pages(path, size=4096):
+    try:
+        raw = open(path, "rb").read()
+    except OSError:
+        return []
+    return [raw[i:i + size] for i in range(0, len(raw) - size + 1, size)]
+
+
+# page: one flag byte (bit 0 json, bit 1 vm-6.1 formats, bit 2 two CPUs), pages
+for name, flag in (("host", 0), ("vm-6.1", 2)):
+    d = os.path.join(fix, name)
+    allp = []
+    for raw in ("cpu0.raw", "cpu1.raw", "lost.raw"):
+        allp += pages(os.path.join(d, raw))
+    for i, p in enumerate(allp):
+        put("page", bytes([flag | (i & 1)]) + p)
+    if len(allp) >= 2:
+        put("page", bytes([flag | 5]) + allp[0] + allp[-1])
+
+# format: flag byte (system), 16-bit length, format text, a record for it
+field_re = re.compile(r"field:(.*?);\s*offset:(\d+);\s*size:(\d+);")
+for name in ("host", "vm-6.1"):
+    d = os.path.join(fix, name, "formats")
+    if not os.path.isdir(d):
+        continue
+    for fn in sorted(os.listdir(d)):
+        text = open(os.path.join(d, fn), "rb").read()
+        sysname = fn.split(":")[0]
+        flag = {"syscalls": 1, "ftrace": 2, "sched": 3}.get(sysname, 0)
+        fields = [(m.group(1), int(m.group(2)), int(m.group(3)))
+                  for m in field_re.finditer(text.decode("latin-1"))]
+        end = max([o + s for _, o, s in fields] or [8])
+        rec = bytearray(random.Random(fn).randbytes(end))
+        tail = b"hello\0"
+        for decl, off, size in fields:
+            if decl.startswith(("__data_loc", "__rel_loc")) and size == 4:
+                base = len(rec) - (off + 4 if decl.startswith("__rel_loc") else 0)
+                struct.pack_into("<I", rec, off, (len(tail) << 16) | base)
+        rec += tail
+        put("format", bytes([flag]) + struct.pack("<H", len(text)) + text + bytes(rec))
+
+# dat: trace.dat files from the dat writer (complete and cut short)
+if dat_writer and os.access(dat_writer, os.X_OK):
+    with tempfile.TemporaryDirectory() as tmp:
+        for extra in ([], ["--kill", "1"], ["--kill", "2"]):
+            f = os.path.join(tmp, "t.dat")
+            if subprocess.call([dat_writer, os.path.join(top, "tests", "unit", "dat"), f] + extra,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
+                data = open(f, "rb").read()
+                put("dat", data)
+                put("dat", data + b"\0")	# odd length: reported as JSON
+
+# json: writer programs (see fuzz_json.c), random and hand-made
+rnd = random.Random(6)
+for n in (8, 32, 128, 512, 2048):
+    for _ in range(4):
+        put("json", rnd.randbytes(n))
+hostile = [b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"a\0b", b"\x01\x1f\x7f\"\\",
+           b"\xe2\x82", b"\xf0\x9f\x98\x80"]
+for pretty in (0, 1):
+    prog = bytes([pretty, 0])  # an object; then member h: string h for each h
+    for h in hostile:
+        prog += bytes([3, len(h)]) + h + bytes([0, len(h)]) + h   # member h: string h
+    prog += bytes([9])
+    put("json", prog)

@@ -22,6 +22,8 @@
 #include <kbuffer.h>
 #include <trace-seq.h>
 
+#include "decode.h"
+
 #define PAGE 4096
 
 static int ntest;
@@ -194,6 +196,7 @@ static struct tep_handle *load(const char *dir, const char *plugindir, struct re
 		return NULL;
 	while ((d = readdir(dd))) {
 		struct tep_event *ev = NULL;
+		char name[64];
 
 		if (d->d_name[0] == '.')
 			continue;
@@ -201,8 +204,15 @@ static struct tep_handle *load(const char *dir, const char *plugindir, struct re
 		buf = slurp(dir, path, &len);
 		if (!buf)
 			continue;
-		if (tep_parse_format(tep, &ev, buf, len, "sample-trace") != 0 ||
-		    !ev || (ev->flags & TEP_EVENT_FL_FAILED))
+		/*
+		 * Through tpctl's own loader: libtraceevent 1.7.1 frees a token
+		 * twice on foo_bar's "sizeof(int)", which decode_add_format()
+		 * replaces first.
+		 */
+		if (sscanf(buf, "name: %63s", name) != 1 ||
+		    decode_add_format(tep, "sample-trace", buf, len) != 0 ||
+		    !(ev = tep_find_event_by_name(tep, "sample-trace", name)) ||
+		    (ev->flags & TEP_EVENT_FL_FAILED))
 			(*failed_formats)++;
 		free(buf);
 	}

@@ -62,9 +62,8 @@ int tfs_init(void)
 				 err ? strerror(err) : "no tracefs", perm_hint(err));
 			return TP_FAIL;
 		}
-		tracing_dir = strdup(dir);
-		if (!tracing_dir)
-			return TP_FAIL;
+		/* an allocated string that is ours (libtracefs 1.6): keep it, no copy */
+		tracing_dir = (char *)dir;
 	}
 	if (asprintf(&path, "%s/available_events", tracing_dir) < 0)
 		return TP_FAIL;

@@ -20,10 +20,13 @@ no_comm = "--no-comm" in sys.argv[1:]
 strip_inst = "--strip-instance" in sys.argv[1:]
 inst = re.compile(r"^[^\s:]+:\s+(?=\S+-\d+\s+\[\d+\])")
 ev = re.compile(r"^\s*(?P<task>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+"
-                r"(?:(?P<flags>\S{4,6})\s+)?(?P<ts>\d+\.\d+):\s+(?P<ev>[^:\s]+):\s?(?P<rest>.*)$")
+                r"(?:(?P<flags>\S{4,6})\s+)?(?P<ts>\d+\.\d+):\s+(?P<body>.*)$")
+# "name: payload"; ftrace's own events and the kernel's syscall lines have no name
+evname = re.compile(r"^(?P<ev>[^:\s]+):\s?(?P<rest>.*)$")
 lost_k = re.compile(r"^\s*CPU:(\d+) \[LOST (\d+) EVENTS\]\s*$")
 lost_u = re.compile(r"^\s*CPU:(\d+) \[LOST EVENTS\]\s*$")
 lost_t = re.compile(r"^\s*CPU:(\d+) \[(\d+) EVENTS DROPPED\]\s*$")
+lost_tu = re.compile(r"^\s*CPU:(\d+) \[EVENTS DROPPED\]\s*$")
 for line in sys.stdin:
     line = line.rstrip("\n")
     if strip_inst:
@@ -34,7 +37,7 @@ for line in sys.stdin:
     if m:
         print("LOST cpu=%d count=%s" % (int(m.group(1)), m.group(2)))
         continue
-    m = lost_u.match(line)
+    m = lost_u.match(line) or lost_tu.match(line)
     if m:
         print("LOST cpu=%d count=?" % int(m.group(1)))
         continue
@@ -42,8 +45,8 @@ for line in sys.stdin:
     if not m:
         print("?? " + line)
         continue
-    rest = m.group("rest").strip()
+    b = evname.match(m.group("body"))
+    name, rest = (b.group("ev") + ":", b.group("rest").strip()) if b else ("", m.group("body").strip())
     ts = "" if no_ts else " " + m.group("ts")
     task = "" if no_comm else m.group("task").strip()
-    print("%s-%s [%03d]%s %s: %s" % (task, m.group("pid"),
-                                     int(m.group("cpu")), ts, m.group("ev"), rest))
+    print("%s-%s [%03d]%s %s %s" % (task, m.group("pid"), int(m.group("cpu")), ts, name, rest))

@@ -25,13 +25,20 @@ pid = int(gen.stdout.readline())
 rec = subprocess.Popen([tpctl, "record", "-o", out, "--buffer-kb", "16",
                         "--filter", "common_pid == %d" % pid, "syscalls:sys_enter_getpid"])
 on = os.path.join(tracefs, "instances", "tpctl-%d" % rec.pid, "tracing_on")
-for _ in range(400):
+end = time.time() + 60
+while time.time() < end:
     try:
         if open(on).read().strip() == "1":
             break
     except OSError:
         pass
     time.sleep(0.02)
+else:
+    print("record did not start tracing within 60 s")
+    gen.kill()
+    rec.send_signal(signal.SIGINT)
+    rec.wait()
+    sys.exit(3)
 os.kill(rec.pid, signal.SIGSTOP)
 gen.stdin.write("go\n")
 gen.stdin.flush()
@@ -40,9 +47,12 @@ gen.wait()
 os.kill(rec.pid, signal.SIGCONT)
 time.sleep(0.2)
 os.kill(rec.pid, signal.SIGINT)
-sys.exit(rec.wait())
+st = rec.wait()
+print("gen pid", pid, "status", st)
+sys.exit(st)
 PY
 ok $? "record exits 0 after losing events"
+diag "$TMP/py"
 grep -q "^tpctl: record: warning: [0-9]* events were lost" "$TMP/err"
 ok $? "record warns about the lost events"
 diag "$TMP/err"

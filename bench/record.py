@@ -51,8 +51,11 @@ def wait_for(cond, timeout=20):
 
 
 def inst_on(name):
+    """Tracing in the instance: a new one starts with tracing_on 1, so the event too."""
+    d = os.path.join(TRACEFS, "instances", name)
     try:
-        return rd(os.path.join(TRACEFS, "instances", name, "tracing_on")).strip() == "1"
+        return (rd(os.path.join(d, "tracing_on")).strip() == "1" and
+                rd(os.path.join(d, "events", EVENT.replace(":", "/"), "enable")).strip() == "1")
     except OSError:
         return False
 

@@ -24,11 +24,14 @@ gen = subprocess.Popen([gen_path, "200000"], stdin=subprocess.PIPE, stdout=subpr
 pid = int(gen.stdout.readline())
 rec = subprocess.Popen([tpctl, "record", "-o", out, "--buffer-kb", "16",
                         "--filter", "common_pid == %d" % pid, "syscalls:sys_enter_getpid"])
-on = os.path.join(tracefs, "instances", "tpctl-%d" % rec.pid, "tracing_on")
+# a new instance starts with tracing_on 1: wait for the event's enable too
+inst = os.path.join(tracefs, "instances", "tpctl-%d" % rec.pid)
+on = os.path.join(inst, "tracing_on")
+enable = os.path.join(inst, "events", "syscalls", "sys_enter_getpid", "enable")
 end = time.time() + 60
 while time.time() < end:
     try:
-        if open(on).read().strip() == "1":
+        if open(enable).read().strip() == "1" and open(on).read().strip() == "1":
             break
     except OSError:
         pass

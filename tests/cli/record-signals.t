@@ -31,7 +31,8 @@ readable() {
 for sig in INT TERM HUP; do
 	"$TPCTL" record -o "$TMP/$sig.dat" sched:sched_switch > /dev/null 2> "$TMP/err.$sig" &
 	pid=$!
-	wait_for "[ -d '$TRACEFS/instances/tpctl-$pid' ] && grep -q 1 '$TRACEFS/instances/tpctl-$pid/tracing_on' 2>/dev/null"
+	# a new instance starts with tracing_on 1: the event's enable says record is set up
+	wait_for "grep -q 1 '$TRACEFS/instances/tpctl-$pid/events/sched/sched_switch/enable' 2>/dev/null && grep -q 1 '$TRACEFS/instances/tpctl-$pid/tracing_on' 2>/dev/null"
 	ok $? "SIG$sig: tpctl-$pid exists and traces"
 	sleep 0.3
 	kill -$sig $pid

@@ -16,13 +16,37 @@ struct tp_global tp;
 
 static void vmsg(const char *kind, const char *fmt, va_list ap)
 {
+	char *msg = NULL;
+	const unsigned char *p;
+
 	fflush(stdout);
 	fputs("tpctl: ", stderr);
 	if (tp.cmd)
 		fprintf(stderr, "%s: ", tp.cmd);
 	if (kind)
 		fprintf(stderr, "%s: ", kind);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		fputs("out of memory\n", stderr);
+		return;
+	}
+	/*
+	 * One line whatever a name holds: a newline or escape sequence in an
+	 * event, instance or file name must not forge further lines or
+	 * control the terminal.
+	 */
+	for (p = (const unsigned char *)msg; *p; p++) {
+		if (*p == '\n')
+			fputs("\\n", stderr);
+		else if (*p == '\t')
+			fputs("\\t", stderr);
+		else if (*p == '\r')
+			fputs("\\r", stderr);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+	}
+	free(msg);
 	fputc('\n', stderr);
 }
 

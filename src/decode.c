@@ -100,7 +100,8 @@ int decode_kallsyms_parse(const char *buf, size_t len)
 		}
 		p = nl + 1;
 	}
-	qsort(v, n, sizeof(*v), ksym_cmp);
+	if (n)	/* v is NULL for a text without symbols: qsort must not see it */
+		qsort(v, n, sizeof(*v), ksym_cmp);
 	free(ksyms.v);
 	free(ksyms.text);
 	ksyms.v = v;

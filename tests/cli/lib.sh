@@ -7,6 +7,13 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 TPCTL=$TOP/tpctl
 TRACEFS=${TPCTL_TEST_TRACEFS:-/sys/kernel/tracing}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tpctl-test.XXXXXX")
+# TPCTL_WRAPPER: a command every tpctl of the tests runs under, e.g. valgrind
+# (make check-valgrind).  exec keeps tpctl's pid, so tpctl-<pid> names hold.
+if [ -n "$TPCTL_WRAPPER" ]; then
+	printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$TPCTL_WRAPPER" "$TOP/tpctl" > "$TMP/tpctl"
+	chmod +x "$TMP/tpctl"
+	TPCTL=$TMP/tpctl
+fi
 INST=
 _n=0
 _fail=0

@@ -1,0 +1,47 @@
+# Sanitizer and valgrind passes over the test suite; included by the top-level
+# Makefile (any tests/*.mk).
+#
+#   make check-asan       the whole `make check` suite with everything built
+#                         with -fsanitize=address,undefined, in a copy of the
+#                         tree under build/asan (the normal build is left alone)
+#   make check-valgrind   the CLI tests with every tpctl run under valgrind
+#                         (memcheck errors or definite leaks: exit 99, test fails)
+#
+# Sanitizer reports make the process exit 86 (not 1 or 2, which tests expect
+# for ordinary failures), so a report always fails the test that caused it.
+
+ASAN_DIR     ?= build/asan
+ASAN_CC      ?= gcc
+ASAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+		-fno-omit-frame-pointer
+ASAN_OPTS    := exitcode=86:abort_on_error=0:allocator_may_return_null=1:suppressions=$(CURDIR)/tests/fuzz/asan.supp
+# Leaks count for tpctl itself (the CLI tests); the unit-test drivers keep
+# their fixtures until exit and are checked for everything else.
+ASAN_OPTS_UNIT := $(ASAN_OPTS):detect_leaks=0
+ASAN_ENV     := ASAN_OPTIONS=$(ASAN_OPTS):detect_leaks=1 \
+		LSAN_OPTIONS=exitcode=86:suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+		UBSAN_OPTIONS=exitcode=86:halt_on_error=1:print_stacktrace=1
+# Build products and scratch that must not be copied into the sanitizer tree.
+ASAN_EXCLUDE := --exclude=./build --exclude=./.git --exclude='*.o' --exclude='*.d' \
+		--exclude='*.so' --exclude=./tpctl --exclude=./tests/unit/bin \
+		--exclude=./tests/fuzz/build --exclude=./tests/vm/work --exclude=./bench/out \
+		--exclude=./bench/gen
+
+VALGRIND     ?= valgrind
+VALGRIND_CMD := $(VALGRIND) -q --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite --show-leak-kinds=definite \
+		--suppressions=$(CURDIR)/tests/valgrind.supp
+
+.PHONY: check-asan check-valgrind
+check-asan:
+	@mkdir -p $(ASAN_DIR)
+	@printf '*\n' > build/.gitignore
+	tar -c $(ASAN_EXCLUDE) . | tar -x -C $(ASAN_DIR)
+	$(MAKE) -C $(ASAN_DIR) CC=$(ASAN_CC) CFLAGS="-O1 -g $(ASAN_FLAGS)" \
+		LDFLAGS="$(ASAN_FLAGS)" all $(UNIT_BINS)
+	cd $(ASAN_DIR) && env $(ASAN_ENV) ASAN_OPTIONS=$(ASAN_OPTS_UNIT) $(PROVE) $(PROVE_ARGS) \
+		tests/unit/*.t
+	cd $(ASAN_DIR) && env $(ASAN_ENV) $(PROVE) $(PROVE_ARGS) tests/cli/*.t tests/zz-final.t
+
+check-valgrind: all
+	TPCTL_WRAPPER="$(VALGRIND_CMD)" $(PROVE) $(PROVE_ARGS) tests/cli/*.t tests/zz-final.t

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * decode-pages: ring-buffer pages built by hand, in the layout of the kernel's
+ * events/header_page, decoded through the reader (kbuffer) and the output layer:
+ * padding, time-extend and absolute-timestamp records, a page that says events
+ * were lost (with and without a stored count), the merge of two CPUs, and an
+ * event with every field kind (signed and unsigned ints, char[], __data_loc
+ * char[], __data_loc int[], __rel_loc char[], a bitmask).  Prints TAP.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "decode.h"
+#include "output.h"
+#include "reader.h"
+
+#define PAGE 4096
+#define HDR 16			/* u64 timestamp + u64 commit */
+#define MISSED (1ULL << 31)	/* commit flags: events were lost before this page */
+#define STORED (1ULL << 30)	/* ... and their count follows the data */
+
+static const char header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+
+static const char kinds_format[] =
+	"name: kinds\n"
+	"ID: 900\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int u;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:u64 b;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:char name[8];\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:__data_loc char[] str;\toffset:32;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc int[] arr;\toffset:36;\tsize:4;\tsigned:1;\n"
+	"\tfield:__rel_loc char[] rs;\toffset:40;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc unsigned long[] mask;\toffset:44;\tsize:4;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"a=%d u=%u b=%llu name=%s str=%s rs=%s mask=%s\", REC->a, REC->u, "
+	"REC->b, REC->name, __get_str(str), __get_rel_str(rs), __get_bitmask(mask)\n";
+
+static const char tick_format[] =
+	"name: tick\n"
+	"ID: 901\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:int n;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"print fmt: \"n=%d\", REC->n\n";
+
+/* Pages lie back to back in mem, as read from trace_pipe_raw. */
+static unsigned char mem[4][PAGE];
+
+struct page {
+	unsigned char *b;
+	size_t len;	/* bytes of data after the header */
+};
+
+static void page_init(struct page *p, uint64_t ts)
+{
+	memset(p->b, 0, PAGE);
+	p->len = 0;
+	memcpy(p->b, &ts, 8);
+}
+
+static void put32(struct page *p, uint32_t v)
+{
+	memcpy(p->b + HDR + p->len, &v, 4);
+	p->len += 4;
+}
+
+/* A data record: type_len = payload words, then the payload (a multiple of 4). */
+static void put_event(struct page *p, uint32_t delta, const void *data, size_t len)
+{
+	put32(p, (uint32_t)(len / 4) | delta << 5);
+	memcpy(p->b + HDR + p->len, data, len);
+	p->len += len;
+}
+
+static void put_extend(struct page *p, uint64_t delta)
+{
+	put32(p, 30 | (uint32_t)(delta & ((1 << 27) - 1)) << 5);
+	put32(p, (uint32_t)(delta >> 27));
+}
+
+static void put_absolute(struct page *p, uint64_t ts)
+{
+	put32(p, 31 | (uint32_t)(ts & ((1 << 27) - 1)) << 5);
+	put32(p, (uint32_t)(ts >> 27));
+}
+
+/* Padding record of total length len: its length word counts itself, not the header. */
+static void put_padding(struct page *p, uint32_t len)
+{
+	put32(p, 29);
+	put32(p, len - 4);
+	p->len += len - 8;
+}
+
+static void page_commit(struct page *p, uint64_t flags)
+{
+	uint64_t c = p->len | flags;
+
+	memcpy(p->b + 8, &c, 8);
+}
+
+static size_t tick(unsigned char *d, int pid, int n)
+{
+	uint16_t id = 901;
+
+	memset(d, 0, 12);
+	memcpy(d, &id, 2);
+	d[2] = 0x01;	/* irqs off */
+	d[3] = 0x12;	/* preempt depth 2, migrate-disable 1 */
+	memcpy(d + 4, &pid, 4);
+	memcpy(d + 8, &n, 4);
+	return 12;
+}
+
+static size_t kinds(unsigned char *d)
+{
+	uint16_t id = 900;
+	int32_t pid = 42, a = -5, arr[3] = { -1, 0, 7 };
+	uint32_t u = 4000000000u, loc;
+	uint64_t b = 18446744073709551615ULL, mask[2] = { 0x8001, 0x2 };
+	size_t off = 48;
+
+	memset(d, 0, 128);
+	memcpy(d, &id, 2);
+	memcpy(d + 4, &pid, 4);
+	memcpy(d + 8, &a, 4);
+	memcpy(d + 12, &u, 4);
+	memcpy(d + 16, &b, 8);
+	memcpy(d + 24, "comm\0xx", 8);
+	/* str: "t\xc3\xa9\x01\"" and its NUL */
+	loc = (uint32_t)off | 6 << 16;
+	memcpy(d + 32, &loc, 4);
+	memcpy(d + off, "t\xc3\xa9\x01\"", 6);
+	off += 8;
+	loc = (uint32_t)off | sizeof(arr) << 16;
+	memcpy(d + 36, &loc, 4);
+	memcpy(d + off, arr, sizeof(arr));
+	off += sizeof(arr);
+	/* __rel_loc: offset from the end of the field (40 + 4) */
+	loc = (uint32_t)(off - 44) | 3 << 16;
+	memcpy(d + 40, &loc, 4);
+	memcpy(d + off, "rl", 3);
+	off += 4;
+	loc = (uint32_t)off | sizeof(mask) << 16;
+	memcpy(d + 44, &loc, 4);
+	memcpy(d + off, mask, sizeof(mask));
+	off += sizeof(mask);
+	return off;
+}
+
+static int n;
+static int failed;
+
+static void check(int ok, const char *what, const char *got, const char *want)
+{
+	printf("%s %d - %s\n", ok ? "ok" : "not ok", ++n, what);
+	if (!ok) {
+		printf("# got:\n# %s\n# want:\n# %s\n", got, want);
+		failed = 1;
+	}
+}
+
+/* Decode the pages of cpus 0 and 1 through the merge; output into buf. */
+static char *run(struct tep_handle *tep, enum output_mode mode, struct page *p0, int n0,
+		 struct page *p1, int n1)
+{
+	struct reader *r = reader_new(PAGE);
+	struct tep_record rec;
+	struct output *o;
+	char *buf = NULL;
+	size_t len = 0;
+	long long lost;
+	FILE *f = open_memstream(&buf, &len);
+
+	reader_add_mem(r, 0, p0->b, (size_t)n0 * PAGE);
+	if (n1)
+		reader_add_mem(r, 1, p1->b, (size_t)n1 * PAGE);
+	o = output_new(tep, f, mode);
+	output_set_kernel_release(o, "6.18.0");
+	while (reader_next(r, &rec, &lost) > 0) {
+		if (lost)
+			output_lost(o, rec.cpu, lost);
+		output_record(o, &rec);
+	}
+	output_flush(o);
+	output_free(o);
+	reader_free(r);
+	fclose(f);
+	return buf;
+}
+
+int main(void)
+{
+	struct tep_handle *tep = decode_tep_new(false);
+	struct page p[4] = { { mem[0], 0 }, { mem[1], 0 }, { mem[2], 0 }, { mem[3], 0 } };
+	unsigned char d[256];
+	size_t len;
+	char *got;
+	const char *want;
+	uint64_t t0 = 1000000000ULL;	/* 1 s */
+
+	printf("1..6\n");
+	decode_header_page(tep, header_page, sizeof(header_page) - 1);
+	check(decode_add_format(tep, "test", kinds_format, sizeof(kinds_format) - 1) == 0 &&
+	      decode_add_format(tep, "test", tick_format, sizeof(tick_format) - 1) == 0,
+	      "formats parse", "", "");
+	tep_register_comm(tep, "worker", 7);
+
+	/*
+	 * cpu0, page 0 at 1 s: tick +100 ns; padding; time extend of 3 << 27 + 5 ns,
+	 * then tick +0; an absolute stamp of 5 s, then tick +2000 ns.
+	 */
+	page_init(&p[0], t0);
+	put_event(&p[0], 100, d, tick(d, 7, 1));
+	put_padding(&p[0], 16);
+	put_extend(&p[0], (3ULL << 27) + 5);
+	put_event(&p[0], 0, d, tick(d, 7, 2));
+	put_absolute(&p[0], 5000000000ULL);
+	put_event(&p[0], 2000, d, tick(d, 7, 3));
+	page_commit(&p[0], 0);
+	/* cpu1: one tick at 1 s + 500 ns, then one at 3 s (between cpu0's 2nd and 3rd) */
+	page_init(&p[2], t0 + 500);
+	put_event(&p[2], 0, d, tick(d, 8, 10));
+	put_extend(&p[2], 2000000000ULL - 500);
+	put_event(&p[2], 0, d, tick(d, 8, 11));
+	page_commit(&p[2], 0);
+
+	got = run(tep, OUTPUT_TEXT, &p[0], 1, &p[2], 1);
+	want =
+	"          worker-7       [000] d..21     1.000000: tick: n=1\n"
+	"           <...>-8       [001] d..21     1.000001: tick: n=10\n"
+	"          worker-7       [000] d..21     1.402653: tick: n=2\n"
+	"           <...>-8       [001] d..21     3.000000: tick: n=11\n"
+	"          worker-7       [000] d..21     5.000002: tick: n=3\n";
+	check(!strcmp(got, want), "padding, time extend, absolute stamp, merge of two CPUs",
+	      got, want);
+	free(got);
+
+	/* lost: one page with a stored count of 17, one that only says "some" */
+	page_init(&p[0], t0);
+	put_event(&p[0], 0, d, tick(d, 7, 1));
+	{
+		uint64_t cnt = 17;
+
+		memcpy(p[0].b + HDR + p[0].len, &cnt, 8);
+	}
+	page_commit(&p[0], MISSED | STORED);
+	page_init(&p[1], t0 + 1000);
+	put_event(&p[1], 0, d, tick(d, 7, 2));
+	page_commit(&p[1], MISSED);
+	got = run(tep, OUTPUT_TEXT, &p[0], 2, NULL, 0);
+	want =
+	"CPU:0 [LOST 17 EVENTS]\n"
+	"          worker-7       [000] d..21     1.000000: tick: n=1\n"
+	"CPU:0 [LOST EVENTS]\n"
+	"          worker-7       [000] d..21     1.000001: tick: n=2\n";
+	check(!strcmp(got, want), "lost-events pages: the kernel's markers", got, want);
+	free(got);
+	got = run(tep, OUTPUT_JSON, &p[0], 2, NULL, 0);
+	check(strstr(got, "{\"type\":\"lost\",\"cpu\":0,\"count\":17}\n") == got &&
+	      strstr(got, "{\"type\":\"lost\",\"cpu\":0,\"count\":null}\n") != NULL,
+	      "lost-events pages: JSON lost records", got, "count 17, then null");
+	free(got);
+
+	/* every field kind */
+	page_init(&p[0], t0);
+	len = kinds(d);
+	put_event(&p[0], 0, d, (len + 3) & ~3UL);
+	page_commit(&p[0], 0);
+	got = run(tep, OUTPUT_JSON, &p[0], 1, NULL, 0);
+	want = "{\"type\":\"event\",\"ts_ns\":1000000000,\"cpu\":0,\"pid\":42,\"comm\":\"<...>\","
+	       "\"flags\":\".....\",\"system\":\"test\",\"event\":\"kinds\",\"fields\":{"
+	       "\"a\":-5,\"u\":4000000000,\"b\":18446744073709551615,\"name\":\"comm\","
+	       "\"str\":\"t\xc3\xa9\\u0001\\\"\",\"arr\":[-1,0,7],\"rs\":\"rl\","
+	       "\"mask\":[0,15,65]}}\n";
+	check(!strcmp(got, want), "every field kind as typed JSON", got, want);
+	free(got);
+	got = run(tep, OUTPUT_TEXT, &p[0], 1, NULL, 0);
+	want = "           <...>-42      [000] .....     1.000000: kinds: a=-5 u=4000000000 "
+	       "b=18446744073709551615 name=comm str=t\xc3\xa9\x01\" rs=rl "
+	       "mask=00000000,00000002,00000000,00008001\n";
+	check(!strcmp(got, want), "every field kind as text", got, want);
+	free(got);
+	tep_free(tep);
+	return failed;
+}

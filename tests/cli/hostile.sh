@@ -29,6 +29,7 @@ orphans() {
 
 # run_refused NAME WANT CMD...: run CMD (stdout $TMP/out, stderr $TMP/err) and
 # check its exit status is WANT, stderr is one "tpctl: " line, stdout is empty,
+# (and, when $MSG is set, that the line matches the extended regex $MSG),
 # and neither the top level, $IDIR (when set) nor the orphan list changed.
 run_refused() {
 	local name=$1 want=$2 st b_top b_inst b_orph why=
@@ -39,9 +40,11 @@ run_refused() {
 	"$@" > "$TMP/out" 2> "$TMP/err" < /dev/null
 	st=$?
 	[ "$st" -eq "$want" ] || why="$why exit $st, want $want;"
-	[ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q '^tpctl: ' "$TMP/err" ||
+	# (an option error adds the usual "try 'tpctl CMD --help'" hint)
+	[ "$(grep -v -c "^try 'tpctl" "$TMP/err")" -eq 1 ] && grep -q '^tpctl: ' "$TMP/err" ||
 		why="$why stderr not one 'tpctl: ' line;"
 	[ -s "$TMP/out" ] && why="$why output on stdout;"
+	[ -z "$MSG" ] || grep -q -E -- "$MSG" "$TMP/err" || why="$why message not /$MSG/;"
 	[ "$b_top" = "$(top_digest)" ] || why="$why top level changed;"
 	[ -z "$IDIR" ] || [ "$b_inst" = "$(top_digest "$IDIR")" ] ||
 		why="$why instance $INST changed;"

@@ -58,6 +58,7 @@ struct recorder {
 	int *fds;			/* trace_pipe_raw, non-blocking, ours to close */
 	struct tracefs_cpu **tcpu;
 	unsigned long long bytes;
+	const char *output;
 };
 
 static volatile sig_atomic_t child_exited;
@@ -311,7 +312,7 @@ static int drain(struct recorder *r, bool flush, bool *moved)
 			*moved = true;
 		}
 		if (n < 0 && errno != EAGAIN && errno != EINTR && errno != ENODATA) {
-			tp_error("cannot write '%s': %s", "trace data", strerror(errno));
+			tp_error("cannot write '%s': %s", r->output, strerror(errno));
 			return TP_FAIL;
 		}
 		if (flush) {
@@ -320,7 +321,7 @@ static int drain(struct recorder *r, bool flush, bool *moved)
 				r->bytes += n;
 		}
 		if (dat_cpu_commit(r->dat, c) < 0) {
-			tp_error("cannot write the output file: %s", strerror(errno));
+			tp_error("cannot write '%s': %s", r->output, strerror(errno));
 			return TP_FAIL;
 		}
 	}
@@ -612,6 +613,7 @@ int cmd_record(int argc, char **argv)
 		tp_error("record always traces in a private instance; '-i' does not apply");
 		return TP_USAGE;
 	}
+	r.output = output;
 	ret = tfs_init();
 	if (ret)
 		return ret;

@@ -646,6 +646,22 @@ static bool mentions_special_field(const char *expr)
 }
 
 /*
+ * An indented detail line under an error (an expression and its caret).
+ * The expression is the user's: a control byte in it becomes '?', one
+ * column as before, so the caret still points right and an escape
+ * sequence cannot reach the terminal.
+ */
+static void put_detail(const char *line)
+{
+	const unsigned char *p;
+
+	fputs("  ", stderr);
+	for (p = (const unsigned char *)line; *p; p++)
+		fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, stderr);
+	fputc('\n', stderr);
+}
+
+/*
  * libtracefs explains a rejected filter as lines "EXPR", "   ^", "reason":
  * print the reason on the error line and the expression with its caret below.
  */
@@ -659,7 +675,7 @@ static void print_verify_error(const struct tfs_event *ev, char *err)
 	tp_error("invalid filter for '%s:%s': %s", ev->system, ev->name,
 		 n ? lines[n - 1] : "rejected by libtracefs");
 	for (i = 0; i + 1 < n; i++)
-		fprintf(stderr, "  %s\n", lines[i]);
+		put_detail(lines[i]);
 }
 
 int tfs_filter_check(struct tep_handle *tep, const struct tfs_event *ev, const char *expr)
@@ -715,7 +731,7 @@ static void print_error_log(struct tracefs_instance *inst)
 			if (end)
 				line = end + 1 + (end[1] == ' ');
 		}
-		fprintf(stderr, "  %s\n", line);
+		put_detail(line);
 	}
 	free(log);
 }

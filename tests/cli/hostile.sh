@@ -40,9 +40,12 @@ run_refused() {
 	"$@" > "$TMP/out" 2> "$TMP/err" < /dev/null
 	st=$?
 	[ "$st" -eq "$want" ] || why="$why exit $st, want $want;"
-	# (an option error adds the usual "try 'tpctl CMD --help'" hint)
-	[ "$(grep -v -c "^try 'tpctl" "$TMP/err")" -eq 1 ] && grep -q '^tpctl: ' "$TMP/err" ||
-		why="$why stderr not one 'tpctl: ' line;"
+	# (an option error adds the usual "try 'tpctl CMD --help'" hint, a filter
+	# error the expression and its caret, indented)
+	[ "$(grep -v -c -e "^try 'tpctl" -e '^  ' "$TMP/err")" -eq 1 ] &&
+		grep -q '^tpctl: ' "$TMP/err" || why="$why stderr not one 'tpctl: ' line;"
+	LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$TMP/err" &&
+		why="$why a raw control byte on stderr;"
 	[ -s "$TMP/out" ] && why="$why output on stdout;"
 	[ -z "$MSG" ] || grep -q -E -- "$MSG" "$TMP/err" || why="$why message not /$MSG/;"
 	[ "$b_top" = "$(top_digest)" ] || why="$why top level changed;"

@@ -13,7 +13,11 @@
 # resolve from saved_cmdlines at different moments; --strip-instance drops
 # the "instance: " prefix trace-cmd prints for data recorded with -B.
 import re
+import signal
 import sys
+
+# a reader that stops early (grep -q) is not an error
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 no_ts = "--no-ts" in sys.argv[1:]
 no_comm = "--no-comm" in sys.argv[1:]

@@ -24,7 +24,7 @@ _tpctl_cmd_opts()
 	stream)  echo '-j --json -f --filter -c --count -d --duration -C --cpu -D --drain' \
 		      '-L --fail-on-loss -b --buffer-kb -h --help' ;;
 	record)  echo '-o --output -f --filter -d --duration -b --buffer-kb -h --help' ;;
-	report)  echo '-j --json -c --cpu -h --help' ;;
+	report)  echo '-j --json -C --cpu -h --help' ;;
 	esac
 }
 
@@ -34,7 +34,7 @@ _tpctl_cmd_arg_opts()
 	enable)  echo '-f --filter' ;;
 	stream)  echo '-f --filter -c --count -d --duration -C --cpu -b --buffer-kb' ;;
 	record)  echo '-o --output -f --filter -d --duration -b --buffer-kb' ;;
-	report)  echo '-c --cpu' ;;
+	report)  echo '-C --cpu' ;;
 	esac
 }
 

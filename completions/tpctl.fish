@@ -220,5 +220,5 @@ end
 complete -c tpctl -n __tpctl_report_wants_file -F
 complete -c tpctl -n __tpctl_report_wants_event -a '(__tpctl_events)'
 complete -c tpctl -n '__tpctl_using report' -s j -l json -d 'NDJSON output'
-complete -c tpctl -n '__tpctl_using report' -s c -l cpu -x -d 'Only these CPUs (LIST)'
+complete -c tpctl -n '__tpctl_using report' -s C -l cpu -x -d 'Only these CPUs (LIST)'
 complete -c tpctl -n '__tpctl_using report' -s h -l help -d 'Show the help'

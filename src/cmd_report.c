@@ -34,7 +34,7 @@ static const char report_usage[] =
 	"  FILE             a trace.dat file (tpctl record or trace-cmd record)\n"
 	"  EVENT            only these events: system, system:event or a glob\n"
 	"  -j, --json       NDJSON, one object per record\n"
-	"  -c, --cpu LIST   only these CPUs, e.g. 0,2-3\n"
+	"  -C, --cpu LIST   only these CPUs, e.g. 0,2-3\n"
 	"  -h, --help       show this help\n";
 
 /* "0,2-3" into a bitmap of max CPUs; false on junk. */
@@ -437,7 +437,7 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument,       NULL, 'j' },
-		{ "cpu",  required_argument, NULL, 'c' },
+		{ "cpu",  required_argument, NULL, 'C' },
 		{ "help", no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -453,12 +453,12 @@ int cmd_report(int argc, char **argv)
 	bool json = false, *sel = NULL, *cpus = NULL;
 	int opt, ret, nsel = 0, ncpus = 4096;
 
-	while ((opt = getopt_long(argc, argv, ":jc:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":jC:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			json = true;
 			break;
-		case 'c':
+		case 'C':
 			cpu_list = optarg;
 			break;
 		case 'h':

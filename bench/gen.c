@@ -51,6 +51,14 @@ int main(int argc, char **argv)
 			unsigned long long j, end = i + 64 < n ? i + 64 : n;
 			double due = t0 + i / rate;
 
+			double t = now();
+
+			/* sleep through long gaps, spin through short ones */
+			if (due - t > 200e-6) {
+				struct timespec ts = { 0, (long)((due - t - 100e-6) * 1e9) };
+
+				nanosleep(&ts, NULL);
+			}
 			while (now() < due)
 				;
 			for (j = i; j < end; j++)

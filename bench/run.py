@@ -77,10 +77,11 @@ class Reader:
     def start(self, pid):
         self.tfile = tempfile.NamedTemporaryFile(prefix="tpbench-time.", delete=False)
         self.tfile.close()
+        # the clock starts before any set-up, ours (cat) or the tool's
+        self.t0 = time.monotonic()
         if self.setup:
             self.setup(pid)
         argv = [a.replace("PID", str(pid)) for a in self.argv]
-        self.t0 = time.monotonic()
         self.p = subprocess.Popen(["/usr/bin/time", "-v", "-o", self.tfile.name] + argv,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                   start_new_session=True)
@@ -125,24 +126,32 @@ class Reader:
         return None
 
     def stop(self, inst):
-        # drained: nothing left in the buffer and nothing more for a while
+        # drained: nothing left in the buffer and nothing more for a while (a
+        # reader that leaves the last partial page, as splice does, gets 1 s)
         last, quiet = self.count, 0
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and quiet < 6:
+        while time.monotonic() < deadline:
             self.pump(0.05)
             try:
                 left = entries(inst)
             except OSError:
                 left = 0
-            quiet = quiet + 1 if (self.count == last and left == 0) else 0
+            quiet = quiet + 1 if self.count == last else 0
             last = self.count
-        # the whole session: the tool's children (trace-cmd's readers) get the signal too
-        try:
-            os.killpg(self.p.pid, signal.SIGINT)
-        except ProcessLookupError:
-            pass
-        while self.pump(0.2):
-            pass
+            if (quiet >= 6 and left == 0) or quiet >= 20:
+                break
+        # the whole session: the tool's children (trace-cmd's readers) get the
+        # signal too; a second one, then SIGKILL, for a tool that hangs
+        for sig, wait in ((signal.SIGINT, 5), (signal.SIGINT, 5), (signal.SIGKILL, 5)):
+            try:
+                os.killpg(self.p.pid, sig)
+            except ProcessLookupError:
+                break
+            end = time.monotonic() + wait
+            while time.monotonic() < end and self.pump(0.2):
+                pass
+            if self.p.poll() is not None:
+                break
         self.p.wait()
         if self.teardown:
             self.teardown()
@@ -178,7 +187,7 @@ def run(reader, gen_path, n, rate=0):
 
 def first_event(reader, gen_path):
     """Seconds from starting the reader until its first event line, events flowing."""
-    g = Gen(gen_path, 10 ** 9, 100000)
+    g = Gen(gen_path, 10 ** 9, 10000)
     g.go()
     reader.start(g.pid)
     deadline = time.monotonic() + 10
@@ -224,12 +233,21 @@ def main():
     filt = "common_pid == PID"
     tpctl = [a.tpctl, "stream", ev, "--filter", filt, "--buffer-kb", str(BUF_KB)]
     tc_inst = "tpbench-tc-%d" % os.getpid()
+    def tc_teardown():
+        # trace-cmd leaves its -B instance behind
+        d = os.path.join(TRACEFS, "instances", tc_inst)
+        if os.path.isdir(d):
+            wr(os.path.join(d, "events", EVENT, "enable"), "0")
+            wr(os.path.join(d, "events", EVENT, "filter"), "0")
+            os.rmdir(d)
+
     readers = [
         lambda: Reader("tpctl stream", tpctl, "tpctl-PID"),
         lambda: Reader("tpctl stream --json", tpctl + ["--json"], "tpctl-PID"),
         cat_reader,
         lambda: Reader("trace-cmd stream", [a.trace_cmd, "stream", "--no-filter", "-B", tc_inst,
-                                            "-b", str(BUF_KB), "-e", ev, "-f", filt], tc_inst),
+                                            "-b", str(BUF_KB), "-e", ev, "-f", filt], tc_inst,
+                              teardown=tc_teardown),
     ]
     rates = [250000, 500000, 1000000, 2000000] if not a.quick else [500000, 1000000]
     print("kernel %s, %d CPUs, %d getpid events, %d KiB per-CPU buffer\n" %

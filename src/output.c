@@ -28,6 +28,21 @@
 #include "output.h"
 #include "tpctl.h"
 
+/*
+ * What a record header needs of its task, formatted once per pid: the text
+ * prefix "%16s-%-7d " and the JSON ,"pid":N,"comm":"..." members.  Direct
+ * mapped by pid; rebuilt when saved_cmdlines is read again.
+ */
+#define PIDCACHE 256
+struct pidinfo {
+	int pid;
+	unsigned gen;
+	bool unknown;		/* "<...>": look again (rate limited) */
+	unsigned short tlen, jlen;
+	char text[48];
+	char json[112];
+};
+
 struct output {
 	struct tep_handle *tep;
 	struct decoder *dec;
@@ -40,6 +55,8 @@ struct output {
 	output_comm_fn comm_fn;
 	void *comm_ctx;
 	struct timespec comm_last;
+	unsigned comm_gen;	/* bumped when saved_cmdlines was read again */
+	struct pidinfo pids[PIDCACHE];
 };
 
 void output_set_kernel_release(struct output *o, const char *release)
@@ -99,6 +116,9 @@ void output_set_ns_clock(struct output *o, bool ns)
 	o->ns_clock = ns;
 }
 
+/* A string literal, its length known at compile time. */
+#define put_lit(f, lit) fwrite_unlocked(lit, 1, sizeof(lit) - 1, f)
+
 /* Decimal digits of v into the end of buf; returns the start. */
 static char *fmt_u64(char *end, uint64_t v)
 {
@@ -142,10 +162,77 @@ static const char *comm_of(struct output *o, int pid)
 		    (now.tv_nsec - o->comm_last.tv_nsec) >= 100000000LL) {
 			o->comm_last = now;
 			o->comm_fn(o->tep, o->comm_ctx);
+			o->comm_gen++;
 			comm = tep_data_comm_from_pid(o->tep, pid);
 		}
 	}
 	return comm;
+}
+
+static const struct pidinfo *pid_info(struct output *o, int pid)
+{
+	struct pidinfo *pi = &o->pids[(unsigned)pid % PIDCACHE];
+	const char *comm;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf;
+	int n;
+
+	if (pi->pid == pid && pi->gen == o->comm_gen && pi->tlen && !pi->unknown)
+		return pi;
+	comm = comm_of(o, pid);
+	pi->pid = pid;
+	pi->gen = o->comm_gen;
+	pi->unknown = !strcmp(comm, "<...>");
+	n = snprintf(pi->text, sizeof(pi->text), "%16s-%-7d ", comm, pid);
+	pi->tlen = n < (int)sizeof(pi->text) ? n : (int)sizeof(pi->text) - 1;
+	mf = open_memstream(&buf, &len);
+	if (mf) {
+		fprintf(mf, ",\"pid\":%d,\"comm\":", pid);
+		json_write_string(mf, comm, strlen(comm));
+		fclose(mf);
+	}
+	if (buf && len < sizeof(pi->json)) {
+		memcpy(pi->json, buf, len + 1);
+		pi->jlen = len;
+	} else {
+		pi->jlen = snprintf(pi->json, sizeof(pi->json), ",\"pid\":%d,\"comm\":null", pid);
+	}
+	free(buf);
+	return pi;
+}
+
+/* "%5llu.%06llu: " of the kernel's microsecond-rounded stamp, or "%12llu: " */
+static size_t fmt_ts(char *out, unsigned long long ts, bool ns)
+{
+	char digits[24], *d = digits + sizeof(digits);
+	unsigned long long us, sec;
+	size_t n = 0, k;
+	int i;
+
+	if (!ns)
+		return sprintf(out, "%12llu: ", ts);
+	us = (ts + 500) / 1000;
+	sec = us / 1000000;
+	us %= 1000000;
+	do {
+		*--d = '0' + sec % 10;
+		sec /= 10;
+	} while (sec);
+	k = digits + sizeof(digits) - d;
+	for (; k + n < 5; n++)
+		out[n] = ' ';
+	memcpy(out + n, d, k);
+	n += k;
+	out[n++] = '.';
+	for (i = 5; i >= 0; i--) {
+		out[n + i] = '0' + us % 10;
+		us /= 10;
+	}
+	n += 6;
+	out[n++] = ':';
+	out[n++] = ' ';
+	return n;
 }
 
 /*
@@ -181,22 +268,31 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 {
 	const void *data = rec->data;
 	int pid = decode_pid(data);
-	char flags[6], hdr[128];
+	const struct pidinfo *pi;
+	char hdr[128];
 	FILE *f = o->f;
+	size_t n;
 	int i;
 
-	decode_lat_flags(decode_flags(data), decode_preempt(data), o->lazy_flags, flags);
-	if (o->ns_clock) {
-		/* the kernel rounds to microseconds (ns2usecs) before splitting */
-		unsigned long long us = (rec->ts + 500) / 1000;
-
-		snprintf(hdr, sizeof(hdr), "%16s-%-7d [%03d] %s %5llu.%06llu: ",
-			 comm_of(o, pid), pid, rec->cpu, flags, us / 1000000, us % 1000000);
+	pi = pid_info(o, pid);
+	fwrite_unlocked(pi->text, 1, pi->tlen, f);
+	/* "[%03d] " */
+	if (rec->cpu >= 0 && rec->cpu < 1000) {
+		hdr[0] = '[';
+		hdr[1] = '0' + rec->cpu / 100;
+		hdr[2] = '0' + rec->cpu / 10 % 10;
+		hdr[3] = '0' + rec->cpu % 10;
+		hdr[4] = ']';
+		hdr[5] = ' ';
+		n = 6;
 	} else {
-		snprintf(hdr, sizeof(hdr), "%16s-%-7d [%03d] %s %12llu: ",
-			 comm_of(o, pid), pid, rec->cpu, flags, rec->ts);
+		n = sprintf(hdr, "[%03d] ", rec->cpu);
 	}
-	fputs_unlocked(hdr, f);
+	decode_lat_flags(decode_flags(data), decode_preempt(data), o->lazy_flags, hdr + n);
+	n += 5;
+	hdr[n++] = ' ';
+	n += fmt_ts(hdr + n, rec->ts, o->ns_clock);
+	fwrite_unlocked(hdr, 1, n, f);
 
 	if (!de) {
 		fprintf(f, "[UNKNOWN EVENT %d]\n", decode_type(data));
@@ -313,24 +409,20 @@ static void json_field(FILE *f, const struct dec_field *df, const void *data, in
 static int json_record(struct output *o, struct dec_event *de, struct tep_record *rec)
 {
 	const void *data = rec->data;
-	int pid = decode_pid(data);
-	const char *comm = comm_of(o, pid);
+	const struct pidinfo *pi = pid_info(o, decode_pid(data));
 	FILE *f = o->f;
 	char flags[6];
 	bool first = true;
 	int i;
 
 	decode_lat_flags(decode_flags(data), decode_preempt(data), o->lazy_flags, flags);
-	fputs_unlocked("{\"type\":\"event\",\"ts_ns\":", f);
+	put_lit(f, "{\"type\":\"event\",\"ts_ns\":");
 	put_u64(f, rec->ts);
-	fputs_unlocked(",\"cpu\":", f);
+	put_lit(f, ",\"cpu\":");
 	put_i64(f, rec->cpu);
-	fputs_unlocked(",\"pid\":", f);
-	put_i64(f, pid);
-	fputs_unlocked(",\"comm\":", f);
-	json_write_string(f, comm, strlen(comm));
-	fputs_unlocked(",\"flags\":\"", f);
-	fputs_unlocked(flags, f);
+	fwrite_unlocked(pi->json, 1, pi->jlen, f);
+	put_lit(f, ",\"flags\":\"");
+	fwrite_unlocked(flags, 1, 5, f);
 	putc_unlocked('"', f);
 	if (!de) {
 		fputs_unlocked(",\"id\":", f);

@@ -9,12 +9,15 @@
 #
 # Sanitizer reports make the process exit 86 (not 1 or 2, which tests expect
 # for ordinary failures), so a report always fails the test that caused it.
+# Allocation stacks are unwound the slow way: the system libraries have no
+# frame pointers, and tests/lsan.supp must see through them to the library
+# call that lost the memory.
 
 ASAN_DIR     ?= build/asan
 ASAN_CC      ?= gcc
 ASAN_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 		-fno-omit-frame-pointer
-ASAN_OPTS    := exitcode=86:abort_on_error=0:allocator_may_return_null=1:suppressions=$(CURDIR)/tests/fuzz/asan.supp
+ASAN_OPTS    := exitcode=86:abort_on_error=0:allocator_may_return_null=1:fast_unwind_on_malloc=0:suppressions=$(CURDIR)/tests/fuzz/asan.supp
 # Leaks count for tpctl itself (the CLI tests); the unit-test drivers keep
 # their fixtures until exit and are checked for everything else.
 ASAN_OPTS_UNIT := $(ASAN_OPTS):detect_leaks=0

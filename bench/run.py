@@ -55,6 +55,7 @@ class Gen:
     def __init__(self, path, n, rate=0):
         args = [path, str(n)] + ([str(rate)] if rate else [])
         self.p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        GENS.append(self.p)
         self.pid = int(self.p.stdout.readline())
 
     def go(self):
@@ -65,6 +66,10 @@ class Gen:
         out = self.p.stdout.readline().split()
         self.p.wait()
         return float(out[1]) if len(out) == 2 else 0.0
+
+
+LIVE = []	# readers running now, stopped if the benchmark itself is stopped
+GENS = []	# generators, killed then too
 
 
 class Reader:
@@ -85,6 +90,7 @@ class Reader:
         self.p = subprocess.Popen(["/usr/bin/time", "-v", "-o", self.tfile.name] + argv,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                   start_new_session=True)
+        LIVE.append(self)
         self.fd = self.p.stdout.fileno()
         os.set_blocking(self.fd, False)
         self.count = 0
@@ -101,23 +107,28 @@ class Reader:
             return True
         if not data:
             return False
+        # count in C: lines are whole up to the last newline; each event line
+        # names the event once ("getpid"), lost-event lines do not
         buf = self.rest + data
-        lines = buf.split(b"\n")
-        self.rest = lines.pop()
-        n = sum(1 for l in lines if b"getpid" in l and b"LOST" not in l and b'"lost"' not in l)
+        cut = buf.rfind(b"\n") + 1
+        n = buf.count(b"getpid", 0, cut)
+        self.rest = buf[cut:]
         if n and self.first is None:
             self.first = time.monotonic() - self.t0
         self.count += n
         return True
 
-    def ready(self):
-        """The tool's instance exists and the event is enabled there."""
-        # the tool is the child of /usr/bin/time
+    def tool_pid(self):
+        """The tool is the child of /usr/bin/time."""
         try:
             kids = rd("/proc/%d/task/%d/children" % (self.p.pid, self.p.pid)).split()
         except OSError:
             kids = []
-        inst = self.inst.replace("PID", kids[0] if kids else "?")
+        return int(kids[0]) if kids else None
+
+    def ready(self):
+        """The tool's instance exists and the event is enabled there."""
+        inst = self.inst.replace("PID", str(self.tool_pid()))
         try:
             if rd(os.path.join(TRACEFS, "instances", inst, "events", EVENT, "enable"))[0] == "1":
                 return inst
@@ -140,12 +151,20 @@ class Reader:
             last = self.count
             if (quiet >= 6 and left == 0) or quiet >= 20:
                 break
-        # the whole session: the tool's children (trace-cmd's readers) get the
-        # signal too; a second one, then SIGKILL, for a tool that hangs
-        for sig, wait in ((signal.SIGINT, 5), (signal.SIGINT, 5), (signal.SIGKILL, 5)):
+        # SIGINT to the tool itself, as a user's Ctrl-C would reach it first
+        # (trace-cmd hangs when its reader children get it as well); then to
+        # the whole session, then SIGKILL, for a tool that does not stop
+        tool = self.tool_pid()
+        for who, sig, wait in ((tool, signal.SIGINT, 30), (None, signal.SIGINT, 5),
+                               (None, signal.SIGKILL, 5)):
             try:
-                os.killpg(self.p.pid, sig)
+                if who:
+                    os.kill(who, sig)
+                else:
+                    os.killpg(self.p.pid, sig)
             except ProcessLookupError:
+                if who:
+                    continue
                 break
             end = time.monotonic() + wait
             while time.monotonic() < end and self.pump(0.2):
@@ -153,6 +172,8 @@ class Reader:
             if self.p.poll() is not None:
                 break
         self.p.wait()
+        if self in LIVE:
+            LIVE.remove(self)
         if self.teardown:
             self.teardown()
         t = rd(self.tfile.name)
@@ -275,14 +296,45 @@ def main():
             "%.0f ms" % (first * 1000) if first is not None else "never", res["rss"] // 1024))
         sys.stdout.flush()
     if not a.quick:
-        print("\nPeak RSS of tpctl stream --json (flat memory: no growth per event):\n")
+        # paced at 1M/s: on a small machine the generator, the reader and this
+        # script would otherwise compete for the CPUs for seconds
+        print("\nPeak RSS of tpctl stream --json, 1M events/s (flat memory: no growth "
+              "per event):\n")
         print("| events | peak RSS | loss % |")
         print("|---|---|---|")
         for m in (10000, 10000000):
-            res = run(Reader("tpctl stream --json", tpctl + ["--json"], "tpctl-PID"), a.gen, m)
+            res = run(Reader("tpctl stream --json", tpctl + ["--json"], "tpctl-PID"), a.gen, m,
+                      1000000)
             print("| %d | %d KiB | %.2f |" % (m, res["rss"], 100.0 * (m - res["got"]) / m))
             sys.stdout.flush()
 
 
+def bail(signum, frame):
+    raise SystemExit("stopped by signal %d" % signum)
+
+
 if __name__ == "__main__":
-    main()
+    signal.signal(signal.SIGTERM, bail)
+    signal.signal(signal.SIGHUP, bail)
+    try:
+        main()
+    finally:
+        for g in GENS:
+            if g.poll() is None:
+                g.kill()
+        for r in list(LIVE):
+            for sig in (signal.SIGINT, signal.SIGKILL):
+                try:
+                    os.killpg(r.p.pid, sig)
+                except ProcessLookupError:
+                    break
+                try:
+                    r.p.wait(timeout=3)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+            if r.teardown:
+                try:
+                    r.teardown()
+                except OSError:
+                    pass

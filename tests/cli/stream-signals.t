@@ -4,9 +4,17 @@
 # stdout going away (| head -1), --count, --duration.  The top level is untouched.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
-plan 18
+plan 21
 
-top_before=$(state_digest)
+# the top level's own state (the instance list changes under concurrent tests)
+top_state() {
+	{
+		cat "$TRACEFS/tracing_on" "$TRACEFS/set_event" "$TRACEFS/buffer_size_kb"
+		grep -H . "$TRACEFS"/events/*/*/filter 2>/dev/null | grep -v ':none$'
+	} | md5sum
+}
+top_before=$(top_state)
+pids=
 
 # wait_for COND: up to 10 s
 wait_for() {
@@ -21,6 +29,7 @@ wait_for() {
 for sig in INT TERM HUP; do
 	"$TPCTL" stream sched:sched_switch sched:sched_wakeup > "$TMP/out.$sig" 2> "$TMP/err.$sig" &
 	pid=$!
+	pids="$pids $pid"
 	wait_for "[ -d '$TRACEFS/instances/tpctl-$pid' ] && [ -s '$TMP/out.$sig' ]"
 	ok $? "SIG$sig: tpctl-$pid exists and lines come while streaming"
 	kill -$sig $pid
@@ -38,6 +47,7 @@ done
 mkfifo "$TMP/fifo"
 "$TPCTL" stream sched:sched_switch > "$TMP/fifo" 2> "$TMP/err.pipe" &
 pid=$!
+pids="$pids $pid"
 head -1 < "$TMP/fifo" > "$TMP/head"
 wait $pid
 st=$?
@@ -54,12 +64,21 @@ st=$?
 python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$TMP/dur" 2> /dev/null
 ok $([ $st = 0 ] && [ $? = 0 ]; echo $?) "--duration 0.3 --json: exits 0, every line parses"
 
+"$TPCTL" stream sched:sched_switch --cpu 0 --count 3 > "$TMP/cpu0" 2> "$TMP/err"
+st=$?
+ok $([ $st = 0 ] && [ "$(grep -c '\[000\]' "$TMP/cpu0")" = 3 ]; echo $?) \
+	"--cpu 0: three lines, all from cpu 0"
+expect_status "--cpu with a CPU that is not there is a usage error" 2 \
+	"$TPCTL" stream sched:sched_switch --cpu 0-4096
 expect_status "--filter without EVENT is a usage error" 2 "$TPCTL" stream --filter 'pid > 1'
+expect_status "--buffer-kb without EVENT is a usage error" 2 "$TPCTL" stream --buffer-kb 64
 expect_status "an unknown event is a usage error" 2 "$TPCTL" stream sched:no_such_event
 grep -q "no_such_event" "$TMP/err"
 ok $? "the error names the unknown event"
 expect_status "an invalid filter is a usage error" 2 \
 	"$TPCTL" stream sched:sched_switch --filter 'no_such_field == 1'
-ok $([ "$(state_digest)" = "$top_before" ]; echo $?) \
-	"the top level and the instance list are as before"
+left=
+for p in $pids; do [ -d "$TRACEFS/instances/tpctl-$p" ] && left="$left tpctl-$p"; done
+ok $([ "$(top_state)" = "$top_before" ] && [ -z "$left" ]; echo $?) \
+	"the top level is as before and no instance of these runs is left${left:+:$left}"
 done_testing

@@ -59,3 +59,18 @@ run_refused() {
 		head -3 "$TMP/err" | cut -c1-200 | diag
 	fi
 }
+
+# start_gen N: a process that prints its pid and, after a line on its stdin,
+# makes N getpid() calls (one syscalls:sys_enter_getpid event each) and exits:
+# bench/gen when built, else perl's syscall() (x86_64's number).  Sets gpid
+# and the GEN coprocess; false when neither is available.
+start_gen() {
+	if [ -x "$TOP/bench/gen" ]; then
+		coproc GEN { exec "$TOP/bench/gen" "$1"; }
+	elif [ "$(uname -m)" = x86_64 ] && command -v perl > /dev/null; then
+		coproc GEN { exec perl -e '$| = 1; print "$$\n"; <STDIN>; syscall(39) for 1 .. '"$1"; }
+	else
+		return 1
+	fi
+	read -r gpid <&"${GEN[0]}"
+}

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <endian.h>
@@ -555,7 +556,10 @@ int cmd_report(int argc, char **argv)
 		tracecmd_iterate_events_multi(bufs, nh, show_record, &ctx);
 	if (output_flush(o) < 0) {
 		if (errno != EPIPE)
-			tp_error("write error: %s", strerror(errno));
+			tp_error("cannot write to standard output: %s", strerror(errno));
+		/* told once: main's final flush must not say it again */
+		__fpurge(stdout);
+		clearerr(stdout);
 		ret = TP_FAIL;
 	}
 out:

@@ -34,20 +34,17 @@ out_fails() {
 	grep -q "^tpctl: [a-z]*: .*$want" "$TMP/err" || why="$why no '$want' message;"
 	[ "$b_top" = "$(top_digest)" ] || why="$why top level changed;"
 	[ "$b_orph" = "$(orphans)" ] || why="$why a tpctl-<pid> instance was left;"
-	ok "$([ -z "$why" ]; echo $?)" "$name${why:+:$why}$TODO"
+	ok "$([ -z "$why" ]; echo $?)" "$name${why:+:$why}"
 	[ -z "$why" ] || diag "$TMP/err"
 }
 
-TODO=
 for c in "${cmds[@]}"; do
-	TODO=
 	# shellcheck disable=SC2086
 	out_fails "$c >&-: exit 1, one line with the error" closed "$TPCTL" $c
 	# shellcheck disable=SC2086
 	out_fails "$c > /dev/full: exit 1, one line with the error" full "$TPCTL" $c
 done
 
-TODO=
 b_orph=$(orphans)
 b_top=$(top_digest)
 "$TPCTL" stream sched:sched_switch 2> "$TMP/err" | head -1 > /dev/null

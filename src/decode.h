@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct tep_handle;
 struct tep_event;
@@ -101,10 +102,16 @@ void decoder_set_loader(struct decoder *d, decode_loader_fn fn, void *ctx);
 struct dec_event *decoder_event(struct decoder *d, int id);
 struct tep_handle *decoder_tep(struct decoder *d);
 
-/* The common_* header of a record (offsets fixed by the kernel ABI). */
+/*
+ * The common_* header of a record (offsets fixed by the kernel ABI).  Read
+ * with memcpy: a damaged page can hand out a record at an odd address.
+ */
 static inline int decode_type(const void *data)
 {
-	return *(const uint16_t *)data;
+	uint16_t v;
+
+	memcpy(&v, data, sizeof(v));
+	return v;
 }
 static inline unsigned decode_flags(const void *data)
 {
@@ -116,7 +123,10 @@ static inline unsigned decode_preempt(const void *data)
 }
 static inline int decode_pid(const void *data)
 {
-	return *(const int32_t *)((const char *)data + 4);
+	int32_t v;
+
+	memcpy(&v, (const char *)data + 4, sizeof(v));
+	return v;
 }
 
 /*

@@ -478,7 +478,13 @@ int cmd_stream(int argc, char **argv)
 	for (cpu = 0; cpu < st.ncpu; cpu++) {
 		if (!st.cpus[cpu])
 			continue;
-		cpu_stats(st.inst, cpu, &st.overrun0[cpu], &st.dropped0[cpu]);
+		/*
+		 * A private instance counts from zero: its events were enabled
+		 * before this point, so a baseline read now would hide what
+		 * was lost meanwhile (tests/cli/fault-loss.t under valgrind).
+		 */
+		if (!n)
+			cpu_stats(st.inst, cpu, &st.overrun0[cpu], &st.dropped0[cpu]);
 		if (reader_add_cpu(st.rd, st.inst, cpu) < 0) {
 			/* a CPU that is not there (offline, or beyond the possible ones) */
 			if (errno == ENOENT && !cpulist) {

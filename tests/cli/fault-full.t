@@ -29,10 +29,10 @@ stream_full() {
 	orph=$(orphans)
 	start_gen 200000
 	infull '"$1" stream $2 syscalls:sys_enter_getpid --filter "common_pid == $3" \
-		--count 200000 --buffer-kb 1024 > "$0/out" 2> "$4"; echo $? > "$5"' \
+		--count 200000 --duration 300 --buffer-kb 1024 > "$0/out" 2> "$4"; echo $? > "$5"' \
 		"$TPCTL" "$1" "$gpid" "$TMP/err" "$TMP/st" &
 	local ns=$!
-	for _ in $(seq 200); do
+	for _ in $(seq 600); do
 		inst=$(grep -l "common_pid == $gpid" \
 			"$TRACEFS"/instances/tpctl-*/events/syscalls/sys_enter_getpid/filter 2> /dev/null)
 		[ -n "$inst" ] && break

@@ -23,7 +23,7 @@ before=$(top_digest)
 "$TPCTL" stream sched:sched_switch > /dev/null 2>&1 &
 sp=$!
 ORPH=tpctl-$sp
-for _ in $(seq 200); do
+for _ in $(seq 600); do
 	[ "$(cat "$TRACEFS/instances/$ORPH/events/sched/sched_switch/enable" 2> /dev/null)" = 1 ] &&
 		break
 	sleep 0.05

@@ -20,7 +20,7 @@ overload() {
 	"$TPCTL" stream --json syscalls:sys_enter_getpid --filter "common_pid == $gpid" \
 		--buffer-kb 4 "$@" > "$TMP/out.json" 2> "$TMP/err" &
 	sp=$!
-	for _ in $(seq 200); do
+	for _ in $(seq 600); do
 		[ "$(cat "$TRACEFS/instances/tpctl-$sp/events/syscalls/sys_enter_getpid/enable" \
 			2> /dev/null)" = 1 ] && break
 		sleep 0.05

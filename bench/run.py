@@ -127,10 +127,13 @@ class Reader:
         return int(kids[0]) if kids else None
 
     def ready(self):
-        """The tool's instance exists and the event is enabled there."""
+        """The tool's instance exists, the event is enabled there and tracing is on."""
         inst = self.inst.replace("PID", str(self.tool_pid()))
         try:
-            if rd(os.path.join(TRACEFS, "instances", inst, "events", EVENT, "enable"))[0] == "1":
+            # trace-cmd enables the event first and turns tracing on later
+            d = os.path.join(TRACEFS, "instances", inst)
+            if (rd(os.path.join(d, "events", EVENT, "enable"))[0] == "1" and
+                    rd(os.path.join(d, "tracing_on"))[0] == "1"):
                 return inst
         except OSError:
             pass

@@ -31,7 +31,7 @@ ASAN_EXCLUDE := --exclude=./build --exclude=./.git --exclude='*.o' --exclude='*.
 		--exclude=./bench/gen
 
 VALGRIND     ?= valgrind
-VALGRIND_CMD := $(VALGRIND) -q --error-exitcode=99 --leak-check=full \
+VALGRIND_CMD := $(VALGRIND) -q --error-exitcode=99 --num-callers=50 --leak-check=full \
 		--errors-for-leak-kinds=definite --show-leak-kinds=definite \
 		--suppressions=$(CURDIR)/tests/valgrind.supp
 

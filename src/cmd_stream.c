@@ -236,9 +236,13 @@ static void preload_enabled(struct stream *st)
 	free(buf);
 }
 
-static struct tep_handle *stream_tep(void)
+static struct tep_handle *stream_tep(bool json)
 {
-	struct tep_handle *tep = decode_tep_new(!getenv("TPCTL_NO_PLUGINS"));
+	/*
+	 * Plugins only change how events are printed as text; loading them
+	 * costs a dlopen each, which JSON (typed from the formats) can skip.
+	 */
+	struct tep_handle *tep = decode_tep_new(!json && !getenv("TPCTL_NO_PLUGINS"));
 	char *buf;
 	int size = 0;
 
@@ -447,7 +451,7 @@ int cmd_stream(int argc, char **argv)
 		for (cpu = 0; cpu < st.ncpu; cpu++)
 			st.cpus[cpu] = true;
 
-	st.tep = stream_tep();
+	st.tep = stream_tep(json);
 	if (!st.tep) {
 		ret = TP_FAIL;
 		goto out;

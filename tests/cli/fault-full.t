@@ -20,7 +20,7 @@ infull true 2> /dev/null || skip_all "cannot mount a tmpfs in a private mount na
 start_gen 1 || skip_all "no event generator (bench/gen or perl on x86_64)"
 echo go >&"${GEN[1]}"
 wait "$GEN_PID"
-plan 13
+plan 14
 
 # stream_full MODE: a stream of the generator's getpid calls into the full disk
 stream_full() {
@@ -57,14 +57,15 @@ stream_full ""
 # with an apparent size of CPUs x 32 GiB, which report maps whole, more
 # address space than valgrind gives.
 if [ -x "$TOP/bench/gen" ]; then
-	load="echo | '$TOP/bench/gen' 300000 > /dev/null"
+	load="echo | '$TOP/bench/gen' 1000000 > /dev/null"
 else
-	load="perl -e 'syscall(39) for 1 .. 300000'"
+	load="perl -e 'syscall(39) for 1 .. 1000000'"
 fi
 before=$(top_digest)
 orph=$(orphans)
 # room for the header (formats, kallsyms: about 200 KiB) and some pages
-SIZE=1m infull '"$1" record -o "$0/x.dat" syscalls:sys_enter_getpid -- sh -c "$2" \
+SIZE=4m infull '"$1" record -o "$0/x.dat" syscalls:sys_enter_getpid --buffer-kb 256 \
+		-- sh -c "$2" \
 		> /dev/null 2> "$3/rec.err"; echo $? > "$3/rec.st"
 	"$5" report "$0/x.dat" > "$3/rep.txt" 2> "$3/rep.err"; echo $? > "$3/rep.st"
 	if [ -x "$4" ]; then

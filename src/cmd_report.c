@@ -334,7 +334,8 @@ static int datfile_open(const char *path, struct datfile *df)
 	int fd;
 
 	memset(df, 0, sizeof(*df));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* non-blocking: a FIFO must be refused below, not waited on for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		tp_error("cannot open '%s': %s", path, strerror(errno));
 		return TP_FAIL;

@@ -38,9 +38,10 @@ int output_flush(struct output *o);
  * Notes for every user (stream, report):
  *  - output_record() needs rec->size as well (dynamic fields are bounded by it).
  *  - Text is the kernel's `trace` line; for an event whose print fmt parsed,
- *    a plugin's print handler is dropped from the tep (plugins print
- *    trace-cmd's layout, not the kernel's), it stays where the print fmt
- *    failed to parse.  Formats parsed with decode_add_format() (decode.h)
+ *    the print handler of a libtraceevent system plugin is dropped from the
+ *    tep (those print trace-cmd's layout, not the kernel's); it stays where
+ *    the print fmt failed to parse, and handlers of tpctl's own plugins
+ *    (the plugin dir, as in tfs.c) always stay.  Formats parsed with decode_add_format() (decode.h)
  *    also print %pS/%ps/%p as the kernel does; formats parsed elsewhere
  *    (e.g. by libtracecmd) print them the libtraceevent way.
  *  - Records are written with buffered stdio: call output_flush() whenever

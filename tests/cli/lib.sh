@@ -9,10 +9,13 @@ TRACEFS=${TPCTL_TEST_TRACEFS:-/sys/kernel/tracing}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tpctl-test.XXXXXX")
 # TPCTL_WRAPPER: a command every tpctl of the tests runs under, e.g. valgrind
 # (make check-valgrind).  exec keeps tpctl's pid, so tpctl-<pid> names hold.
+# It must run for the non-root tests too: $TMP is made traversable for it.
 if [ -n "$TPCTL_WRAPPER" ]; then
-	printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$TPCTL_WRAPPER" "$TOP/tpctl" > "$TMP/tpctl"
-	chmod +x "$TMP/tpctl"
-	TPCTL=$TMP/tpctl
+	mkdir "$TMP/wrap"
+	printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$TPCTL_WRAPPER" "$TOP/tpctl" > "$TMP/wrap/tpctl"
+	chmod 711 "$TMP"
+	chmod 755 "$TMP/wrap" "$TMP/wrap/tpctl"
+	TPCTL=$TMP/wrap/tpctl
 fi
 INST=
 _n=0

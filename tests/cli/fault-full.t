@@ -19,7 +19,7 @@ infull() {
 infull true 2> /dev/null || skip_all "cannot mount a tmpfs in a private mount namespace"
 start_gen 1 || skip_all "no event generator (bench/gen or perl on x86_64)"
 echo go >&"${GEN[1]}"
-wait "$GEN_PID"
+wait "$GEN_PID" 2> /dev/null
 plan 14
 
 # stream_full MODE: a stream of the generator's getpid calls into the full disk
@@ -39,7 +39,7 @@ stream_full() {
 		sleep 0.05
 	done
 	echo go >&"${GEN[1]}"
-	wait "$GEN_PID"
+	wait "$GEN_PID" 2> /dev/null
 	wait $ns
 	[ "$(cat "$TMP/st")" = 1 ] && grep -q "^tpctl: stream: .*No space left on device" "$TMP/err"
 	ok $? "stream $1 > full disk: exit 1 ($(cat "$TMP/st")) with the write error"

@@ -11,7 +11,7 @@ need_tracefs
 N=200000
 start_gen 1 || skip_all "no event generator (bench/gen or perl on x86_64)"
 echo go >&"${GEN[1]}"
-wait "$GEN_PID"
+wait "$GEN_PID" 2> /dev/null
 plan 8
 
 # overload [ARGS...]: the stream of N generator calls; sets sp, st, left
@@ -26,7 +26,7 @@ overload() {
 		sleep 0.05
 	done
 	echo go >&"${GEN[1]}"
-	wait "$GEN_PID"
+	wait "$GEN_PID" 2> /dev/null
 	# until the stream has read all it can (its output stops growing)
 	local prev=-1 size
 	while size=$(stat -c %s "$TMP/out.json") && [ "$size" != "$prev" ]; do

@@ -39,6 +39,8 @@ FUZZ_RUN_ENV := ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_retur
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 .PHONY: fuzz fuzz-build fuzz-seeds
+# made by pattern rules only as steps to the targets: keep them between runs
+.SECONDARY: $(FUZZ_CORE) $(FUZZ_OUT)/obj/fuzz_common.o
 fuzz-build: $(FUZZ_BINS)
 
 $(FUZZ_OUT)/obj/%.o: src/%.c

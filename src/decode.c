@@ -229,7 +229,6 @@ void decode_tep_register_helpers(struct tep_handle *tep)
 
 /* ---------------------------------------------------------------- tep set-up */
 
-static const char *plugin_dir(void);
 
 static struct tep_plugin_list *plugin_list;
 
@@ -251,7 +250,7 @@ struct tep_handle *decode_tep_new(bool plugins)
 	tep_set_long_size(tep, sizeof(long));
 	decode_tep_register_helpers(tep);
 	if (plugins) {
-		dir = plugin_dir();
+		dir = decode_plugin_dir();
 		tep_add_plugin_path(tep, (char *)dir, TEP_PLUGIN_LAST);
 		if (!plugin_list)
 			plugin_list = tep_load_plugins(tep);
@@ -827,8 +826,7 @@ static char *json_key(const char *name)
 	return buf;
 }
 
-/* $TPCTL_PLUGIN_DIR, else plugins/ beside the binary, else the installed dir (as tfs.c). */
-static const char *plugin_dir(void)
+const char *decode_plugin_dir(void)
 {
 	static char buf[PATH_MAX];
 	const char *env = getenv("TPCTL_PLUGIN_DIR");
@@ -863,7 +861,7 @@ static bool handler_is_ours(void *fn)
 
 	if (!dladdr(fn, &info) || !info.dli_fname)
 		return false;
-	dir = realpath(plugin_dir(), NULL);
+	dir = realpath(decode_plugin_dir(), NULL);
 	if (!dir)
 		return false;
 	ours = realpath(info.dli_fname, real) && !strncmp(real, dir, strlen(dir)) &&

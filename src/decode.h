@@ -145,4 +145,7 @@ uint64_t decode_elem(const void *p, int elem, bool sign);
 bool decode_span(const struct dec_field *f, const void *data, int size,
 		 const char **p, size_t *len);
 
+/* tpctl's own plugin dir: $TPCTL_PLUGIN_DIR, else plugins/ beside the binary, else the installed one. */
+const char *decode_plugin_dir(void);
+
 #endif

@@ -18,6 +18,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "decode.h"
 #include "state.h"
 #include "tfs.h"
 #include "tpctl.h"
@@ -449,30 +450,6 @@ oom:
 	return TP_FAIL;
 }
 
-/* Our plugin dir: $TPCTL_PLUGIN_DIR, else plugins/ beside the binary, else the installed one. */
-static const char *plugin_dir(void)
-{
-	static char buf[PATH_MAX];
-	const char *env = getenv("TPCTL_PLUGIN_DIR");
-	ssize_t n;
-	char *slash;
-	struct stat st;
-
-	if (env && *env)
-		return env;
-	n = readlink("/proc/self/exe", buf, sizeof(buf) - 16);
-	if (n > 0) {
-		buf[n] = '\0';
-		slash = strrchr(buf, '/');
-		if (slash) {
-			strcpy(slash, "/plugins");
-			if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
-				return buf;
-		}
-	}
-	return TPCTL_PLUGIN_DIR;
-}
-
 struct tep_handle *tfs_tep_load(const struct tfs_event_list *events)
 {
 	struct tep_handle *tep = tep_alloc();
@@ -497,7 +474,7 @@ struct tep_handle *tfs_tep_load(const struct tfs_event_list *events)
 	tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	if (!getenv("TPCTL_NO_PLUGINS")) {
-		tep_add_plugin_path(tep, (char *)plugin_dir(), TEP_PLUGIN_LAST);
+		tep_add_plugin_path(tep, (char *)decode_plugin_dir(), TEP_PLUGIN_LAST);
 		plugins = tep_load_plugins(tep);
 	}
 	for (i = 0; events && i < events->n; i++)

@@ -4,9 +4,17 @@
  *
  * Decodes any trace.dat (tpctl's or trace-cmd's, version 6 or 7) through
  * libtracecmd and prints its records with the same output layer as stream.
- * Damaged files must give one error line and exit status 1, never a crash:
- * the header is checked before libtracecmd sees the file, and every page is
- * checked (dat_check.c) before its records are decoded.
+ * Damaged files must give one error line and exit status 1, never a crash.
+ * Two layers see to that:
+ *  - tpctl's own checks: the header is walked before libtracecmd sees the
+ *    file (datfile_open), and each record must fit in its page (show_record);
+ *  - isolation: libtracecmd 3.1.6 and libtraceevent 1.7.1 trust sizes and
+ *    format text read from the file in places no caller can check (a format
+ *    parsed while the file is opened, page bookkeeping in
+ *    tracecmd_peek_data), so the decoding runs in a child process.  If a
+ *    library dies of SIGSEGV/SIGBUS/SIGFPE/SIGABRT on a damaged file, the
+ *    parent says so in one line and exits 1.  Standard output is the child's:
+ *    what it printed before the damage stays printed, as for a truncated file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,8 +25,11 @@
 #include <string.h>
 #include <endian.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -131,6 +142,8 @@ struct report_ctx {
 	struct tep_handle *tep;
 	bool *sel, *cpus;
 	int nsel, ncpus;
+	uint32_t page;
+	const char *path;
 	bool failed;
 };
 
@@ -141,6 +154,21 @@ static int show_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 
 	(void)h;
 	(void)cpu;
+	/* a non-zero return does not always end libtracecmd's iteration */
+	if (c->failed)
+		return 1;
+	/*
+	 * libtracecmd takes a record's length from the page as it is: on a
+	 * damaged page it can claim far more than the page holds, and the
+	 * decoder would read past the mapping.  rec->offset is the record's
+	 * place in the file, so its place in the page is offset % page size.
+	 */
+	if ((uint32_t)rec->size > c->page || rec->offset % c->page + rec->size > c->page) {
+		tp_error("cannot read '%s': corrupt record at offset %llu", c->path,
+			 (unsigned long long)rec->offset);
+		c->failed = true;
+		return 1;
+	}
 	if (c->cpus && (rec->cpu < 0 || rec->cpu >= c->ncpus || !c->cpus[rec->cpu]))
 		return 0;
 	if (rec->missed_events)
@@ -172,7 +200,8 @@ struct fmt {
 
 struct datfile {
 	const unsigned char *map;
-	size_t len;
+	size_t len;		/* mapped: the whole file, or its start (see datfile_open) */
+	size_t file_len;
 	char version;
 	uint32_t page;
 	const char *header_page, *kallsyms, *printk, *cmdlines;
@@ -268,6 +297,33 @@ static void add_fmt(struct datfile *df, struct cur *c, const char *sys, int widt
 }
 
 /*
+ * Options that libtracecmd 3.1.6 reads as C strings (strdup, sscanf) without
+ * looking at their size: their text must end inside the option.  The ids are
+ * those of trace-cmd.dat.v6(5): 3 buffer and 22 text buffer (a name after an
+ * 8-byte offset), 5 uname, 6 hook, 9 version, 10 procmaps, 13 guest.
+ */
+static bool option_ok(unsigned id, const unsigned char *p, uint64_t size)
+{
+	uint64_t skip = 0;
+
+	switch (id) {
+	case 3:
+	case 22:
+		skip = 8;
+		break;
+	case 5:
+	case 6:
+	case 9:
+	case 10:
+	case 13:
+		break;
+	default:
+		return true;
+	}
+	return size > skip && memchr(p + skip, 0, size - skip) != NULL;
+}
+
+/*
  * Walk a version 6 header (trace-cmd.dat.v6(5)) and check that the CPU data
  * it points at is page aligned and inside the file: libtracecmd maps pages
  * from these offsets without checking them.
@@ -299,8 +355,19 @@ static bool v6_ok(struct cur *c, struct datfile *df)
 		return false;
 	if (!memcmp(c->p + c->off, "options  ", 10)) {
 		c->off += 10;
-		while (!c->bad && cur_num(c, 2))
-			cur_skip(c, cur_num(c, 4));
+		while (!c->bad) {
+			unsigned id = cur_num(c, 2);
+			uint64_t size;
+			const unsigned char *opt;
+
+			if (!id)
+				break;
+			size = cur_num(c, 4);
+			opt = c->p + c->off;
+			cur_skip(c, size);
+			if (!c->bad && !option_ok(id, opt, size))
+				return false;
+		}
 	}
 	if (c->bad || c->len - c->off < 10)
 		return false;
@@ -313,7 +380,8 @@ static bool v6_ok(struct cur *c, struct datfile *df)
 		uint64_t off = cur_num(c, 8), size = cur_num(c, 8);
 
 		/* an empty CPU of an unfinished tpctl file points past the end */
-		if (size && (off % df->page || size > c->len || off > c->len - size))
+		if (size && (off % df->page || size > df->file_len ||
+			     off > df->file_len - size))
 			return false;
 	}
 	return !c->bad;
@@ -330,6 +398,7 @@ static int datfile_open(const char *path, struct datfile *df)
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	struct cur c = { 0 };
 	struct stat st;
+	size_t len;
 	void *map;
 	int fd;
 
@@ -350,14 +419,27 @@ static int datfile_open(const char *path, struct datfile *df)
 		tp_error("'%s' is not a trace.dat file", path);
 		return TP_FAIL;
 	}
-	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	/*
+	 * Only the metadata before the CPU data is read through the mapping;
+	 * libtracecmd maps the pages itself.  Under an address-space limit
+	 * (ulimit -v) a large file may not map whole: then its start will do,
+	 * as long as the metadata fits in it.
+	 */
+	df->file_len = st.st_size;
+	len = st.st_size;
+	for (;;) {
+		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map != MAP_FAILED || errno != ENOMEM || len <= (16U << 20))
+			break;
+		len = len > (256U << 20) ? (256U << 20) : len / 4;
+	}
 	close(fd);
 	if (map == MAP_FAILED) {
 		tp_error("cannot read '%s': %s", path, strerror(errno));
 		return TP_FAIL;
 	}
 	df->map = c.p = map;
-	df->len = c.len = st.st_size;
+	df->len = c.len = len;
 	if (memcmp(c.p, magic, sizeof(magic))) {
 		tp_error("'%s' is not a trace.dat file", path);
 		return TP_FAIL;
@@ -435,6 +517,190 @@ static struct tep_handle *datfile_tep(struct datfile *df)
 	return tep;
 }
 
+/*
+ * The decoding proper: libtracecmd opens the file (already checked by
+ * datfile_open) and every record goes through the output layer.
+ */
+static int report_decode(const char *path, struct datfile *df, char **pats, int npats,
+			 bool json, bool *cpus, int ncpus)
+{
+	struct tracecmd_input *h = NULL;
+	struct tracecmd_input **bufs = NULL;
+	struct tep_handle *tep, *own = NULL;
+	struct output *o = NULL;
+	struct report_ctx ctx = { 0 };
+	bool *sel = NULL;
+	int nbuf, nh = 0, nsel = 0, ret, out_fd, null_fd;
+
+	/* Our own one-line errors replace the libraries' messages. */
+	if (tp.verbose < 2) {
+		tracecmd_set_loglevel(TEP_LOG_NONE);
+		tep_set_loglevel(TEP_LOG_NONE);
+	}
+	/*
+	 * libtracecmd 3.1.6 prints some complaints ("File possibly
+	 * truncated...") with printf whatever the log level: keep standard
+	 * output away from it while it opens the file, so that nothing but
+	 * records reaches a --json reader.
+	 */
+	fflush(stdout);
+	out_fd = dup(STDOUT_FILENO);
+	null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (out_fd >= 0 && null_fd >= 0)
+		dup2(null_fd, STDOUT_FILENO);
+	/*
+	 * tracecmd_open() frees a half-initialised handle when the CPU data
+	 * do not fit in the file and crashes doing so (libtracecmd 3.1.6), so
+	 * read the headers and init the data separately, and leave a failed
+	 * handle alone: we exit right after.
+	 */
+	h = tracecmd_open_head(path, 0);
+	if (h && tracecmd_init_data(h) < 0)
+		h = NULL;
+	fflush(stdout);
+	__fpurge(stdout);
+	if (out_fd >= 0 && null_fd >= 0)
+		dup2(out_fd, STDOUT_FILENO);
+	if (out_fd >= 0)
+		close(out_fd);
+	if (null_fd >= 0)
+		close(null_fd);
+	if (!h) {
+		tp_error("cannot read '%s': truncated or corrupt trace.dat", path);
+		return TP_FAIL;
+	}
+	/* Names are matched on libtracecmd's tep: it has every format of the file. */
+	ret = select_events(tracecmd_get_tep(h), pats, npats, &sel, &nsel);
+	if (ret)
+		goto out;
+	own = datfile_tep(df);
+	tep = own ? own : tracecmd_get_tep(h);
+	o = output_new(tep, stdout, json ? OUTPUT_JSON : OUTPUT_TEXT);
+	if (!o) {
+		tp_error("out of memory");
+		ret = TP_FAIL;
+		goto out;
+	}
+	if (own)
+		output_set_loader(o, load_format, df);
+	ctx.o = o;
+	/* event ids: libtracecmd's tep knows the common fields before any lazy load */
+	ctx.tep = tracecmd_get_tep(h);
+	ctx.sel = sel;
+	ctx.nsel = nsel;
+	ctx.cpus = cpus;
+	ctx.ncpus = ncpus;
+	ctx.page = df->page;
+	ctx.path = path;
+	/*
+	 * trace-cmd record -B keeps the data of an instance in a buffer of its
+	 * own: read the top buffer and every instance's, merged by timestamp.
+	 */
+	nbuf = tracecmd_buffer_instances(h);
+	bufs = calloc(nbuf + 1, sizeof(*bufs));
+	if (!bufs) {
+		tp_error("out of memory");
+		ret = TP_FAIL;
+		goto out;
+	}
+	bufs[nh++] = h;
+	for (int i = 0; i < nbuf; i++) {
+		bufs[nh] = tracecmd_buffer_instance_handle(h, i);
+		if (!bufs[nh]) {
+			tp_error("cannot read '%s': corrupt buffer '%s'", path,
+				 tracecmd_buffer_instance_name(h, i));
+			ret = TP_FAIL;
+			goto out;
+		}
+		nh++;
+	}
+	if (nh == 1)
+		tracecmd_iterate_events(h, NULL, 0, show_record, &ctx);
+	else
+		tracecmd_iterate_events_multi(bufs, nh, show_record, &ctx);
+	if (output_flush(o) < 0) {
+		if (errno != EPIPE)
+			tp_error("cannot write to standard output: %s", strerror(errno));
+		/* told once: main's final flush must not say it again */
+		__fpurge(stdout);
+		clearerr(stdout);
+		ret = TP_FAIL;
+	} else if (ctx.failed) {
+		ret = TP_FAIL;
+	}
+out:
+	output_free(o);
+	for (int i = 1; i < nh; i++)
+		tracecmd_close(bufs[i]);
+	free(bufs);
+	if (h)
+		tracecmd_close(h);
+	if (own)
+		tep_free(own);
+	free(sel);
+	return ret;
+}
+
+/* Set to false by the fuzz target: libFuzzer must see the decoding in-process. */
+bool report_isolate = true;
+
+/*
+ * Run report_decode() in a child and turn the child's death by a fault into
+ * our error line.  A signal that asks to stop (INT, TERM, HUP, QUIT) ends the
+ * parent the same way; the child goes with its parent (PDEATHSIG).
+ */
+static int report_isolated(const char *path, struct datfile *df, char **pats, int npats,
+			   bool json, bool *cpus, int ncpus)
+{
+	pid_t parent = getpid(), pid;
+	int st, ret, sig;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		/* no process to spare: decode here, without the safety net */
+		return report_decode(path, df, pats, npats, json, cpus, ncpus);
+	}
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(TP_FAIL);
+		ret = report_decode(path, df, pats, npats, json, cpus, ncpus);
+		if (fflush(stdout) == EOF && errno != EPIPE) {
+			tp_error("cannot write to standard output: %s", strerror(errno));
+			ret = TP_FAIL;
+		}
+		fflush(stderr);
+		_exit(ret);
+	}
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			tp_error("cannot wait for the decoder: %s", strerror(errno));
+			return TP_FAIL;
+		}
+	}
+	/* as is: a sanitizer's own exit status must reach the test that ran us */
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	sig = WTERMSIG(st);
+	switch (sig) {
+	case SIGINT:
+	case SIGTERM:
+	case SIGHUP:
+	case SIGQUIT:
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return TP_FAIL;
+	case SIGPIPE:
+		return TP_OK;
+	default:
+		tp_error("cannot read '%s': corrupt trace.dat (decoding stopped by %s)", path,
+			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "a signal");
+		return TP_FAIL;
+	}
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -443,17 +709,10 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct tracecmd_input *h = NULL;
-	struct tep_handle *tep;
-	struct output *o = NULL;
-	struct report_ctx ctx = { 0 };
-	struct tep_handle *own = NULL;
 	struct datfile df = { 0 };
-	struct tracecmd_input **bufs = NULL;
-	int nbuf, nh = 0;
 	const char *cpu_list = NULL, *path;
-	bool json = false, *sel = NULL, *cpus = NULL;
-	int opt, ret, nsel = 0, ncpus = 4096;
+	bool json = false, *cpus = NULL;
+	int opt, ret, ncpus = 4096;
 
 	while ((opt = getopt_long(argc, argv, ":jC:h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -488,92 +747,10 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	ret = datfile_open(path, &df);
-	if (ret)
-		goto out;
-	/* Our own one-line errors replace the libraries' messages. */
-	if (tp.verbose < 2) {
-		tracecmd_set_loglevel(TEP_LOG_NONE);
-		tep_set_loglevel(TEP_LOG_NONE);
-	}
-	/*
-	 * tracecmd_open() frees a half-initialised handle when the CPU data
-	 * do not fit in the file and crashes doing so (libtracecmd 3.1.6), so
-	 * read the headers and init the data separately, and leave a failed
-	 * handle alone: we exit right after.
-	 */
-	h = tracecmd_open_head(path, 0);
-	if (!h || tracecmd_init_data(h) < 0) {
-		h = NULL;
-		tp_error("cannot read '%s': truncated or corrupt trace.dat", path);
-		ret = TP_FAIL;
-		goto out;
-	}
-	/* Names are matched on libtracecmd's tep: it has every format of the file. */
-	ret = select_events(tracecmd_get_tep(h), argv + optind, argc - optind, &sel, &nsel);
-	if (ret)
-		goto out;
-	own = datfile_tep(&df);
-	tep = own ? own : tracecmd_get_tep(h);
-	o = output_new(tep, stdout, json ? OUTPUT_JSON : OUTPUT_TEXT);
-	if (!o) {
-		tp_error("out of memory");
-		ret = TP_FAIL;
-		goto out;
-	}
-	if (own)
-		output_set_loader(o, load_format, &df);
-	ctx.o = o;
-	/* event ids: libtracecmd's tep knows the common fields before any lazy load */
-	ctx.tep = tracecmd_get_tep(h);
-	ctx.sel = sel;
-	ctx.nsel = nsel;
-	ctx.cpus = cpus;
-	ctx.ncpus = ncpus;
-	/*
-	 * trace-cmd record -B keeps the data of an instance in a buffer of its
-	 * own: read the top buffer and every instance's, merged by timestamp.
-	 */
-	nbuf = tracecmd_buffer_instances(h);
-	bufs = calloc(nbuf + 1, sizeof(*bufs));
-	if (!bufs) {
-		tp_error("out of memory");
-		ret = TP_FAIL;
-		goto out;
-	}
-	bufs[nh++] = h;
-	for (int i = 0; i < nbuf; i++) {
-		bufs[nh] = tracecmd_buffer_instance_handle(h, i);
-		if (!bufs[nh]) {
-			tp_error("cannot read '%s': corrupt buffer '%s'", path,
-				 tracecmd_buffer_instance_name(h, i));
-			ret = TP_FAIL;
-			goto out;
-		}
-		nh++;
-	}
-	if (nh == 1)
-		tracecmd_iterate_events(h, NULL, 0, show_record, &ctx);
-	else
-		tracecmd_iterate_events_multi(bufs, nh, show_record, &ctx);
-	if (output_flush(o) < 0) {
-		if (errno != EPIPE)
-			tp_error("cannot write to standard output: %s", strerror(errno));
-		/* told once: main's final flush must not say it again */
-		__fpurge(stdout);
-		clearerr(stdout);
-		ret = TP_FAIL;
-	}
-out:
-	output_free(o);
-	for (int i = 1; i < nh; i++)
-		tracecmd_close(bufs[i]);
-	free(bufs);
-	if (h)
-		tracecmd_close(h);
-	if (own)
-		tep_free(own);
+	if (!ret)
+		ret = (report_isolate ? report_isolated : report_decode)(
+			path, &df, argv + optind, argc - optind, json, cpus, ncpus);
 	datfile_close(&df);
-	free(sel);
 	free(cpus);
 	return ret;
 }

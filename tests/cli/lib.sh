@@ -92,13 +92,31 @@ make_instance() {
 	IDIR=$TRACEFS/instances/$INST
 }
 
+# The instances a "changed nothing" check must see: all of them but those
+# other runs own while they run: a live process's private tpctl-<pid> and
+# another test's tpt-<test>-<pid>.  What a command of this test left behind
+# (a dead pid's tpctl-<pid>, an instance of any other name) stays in.
+own_instances() {
+	local n pid
+	for n in $(ls "$TRACEFS/instances"); do
+		case $n in
+		tpctl-*)
+			pid=${n#tpctl-}
+			case $pid in *[!0-9]* | '') ;; *) [ -d "/proc/$pid" ] && continue ;; esac ;;
+		tpt-*-$$) ;;
+		tpt-*) continue ;;
+		esac
+		printf '%s\n' "$n"
+	done
+}
+
 # A digest of every enable and filter file of a tracefs dir: "changed nothing" checks.
 state_digest() {
 	local d=${1:-$TRACEFS}
 	{
 		cat "$d/tracing_on" "$d/set_event" 2>/dev/null
 		grep -H . "$d"/events/*/*/filter 2>/dev/null | grep -v ':none$'
-		ls "$TRACEFS/instances"
+		own_instances
 	} | md5sum
 }
 

@@ -61,7 +61,9 @@ ok $? "--duration: the file is complete"
 	sh -c 'while :; do sleep 0.001; done' > /dev/null 2>&1 &
 pid=$!
 wait_for "[ -d '$TRACEFS/instances/tpctl-$pid' ]"
-sleep 1.5
+# until pages have reached the file (however slow tpctl runs, e.g. under valgrind)
+wait_for "'$TOP/tpctl' report '$TMP/kill.dat' 2> /dev/null | grep -q sched_switch"
+sleep 0.2
 children=$(ps -o pid= --ppid $pid)
 kill -KILL $pid
 wait $pid 2> /dev/null

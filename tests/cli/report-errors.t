@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v python3 > /dev/null || skip_all "no python3"
-plan 10
+plan 17
 
 expect_status "missing file: exit 1" 1 "$TPCTL" report "$TMP/nope.dat"
 grep -qx "tpctl: report: cannot open '$TMP/nope.dat': No such file or directory" "$TMP/err"
@@ -26,6 +26,7 @@ import os, random, subprocess, sys
 tpctl, good, tmp = sys.argv[1], sys.argv[2], sys.argv[3]
 data = open(good, "rb").read()
 bad = 0
+faults = 0
 def run(blob, what):
     global bad
     path = os.path.join(tmp, "damaged.dat")
@@ -38,6 +39,9 @@ def run(blob, what):
         bad += 1
         return None
     err = p.stderr.decode(errors="replace").splitlines()
+    global faults
+    if err and "decoding stopped by" in err[0]:
+        faults += 1
     if p.returncode not in (0, 1) or len(err) > 1 or \
        (p.returncode == 1 and not (err and err[0].startswith("tpctl: report: "))):
         print("%s: exit %d, stderr %r" % (what, p.returncode, err[:3]))
@@ -59,6 +63,7 @@ for seed in range(150):
         i = r.randrange(len(b))
         b[i] ^= 1 << r.randrange(8)
     run(bytes(b), "bit flips, seed %d" % seed)
+print("library faults contained in the decoding child: %d" % faults)
 sys.exit(1 if bad else 0)
 PY
 ok $? "truncated and bit-flipped files: exit 0 or 1, at most one error line, no crash"
@@ -69,4 +74,55 @@ grep -qx "tpctl: report: cannot read '$TMP/cut.dat': truncated or corrupt trace.
 ok $? "a file cut in its header: one line saying so"
 expect_status "unknown event in the file: usage error" 2 \
 	"$TPCTL" report "$TMP/good.dat" sched:no_such_event
+
+# Files that crashed or misled the system libraries while fuzzing
+# (tests/fuzz/RESULTS.md): one error line, exit 1, and nothing but NDJSON on
+# standard output.
+R=$TOP/tests/fuzz/regress/dat
+bad=
+for f in "$R"/*.dat; do
+	"$TPCTL" report --json "$f" > "$TMP/out" 2> "$TMP/err"
+	st=$?
+	python3 -c 'import json, sys
+for l in open(sys.argv[1], encoding="utf-8"): json.loads(l)' "$TMP/out" 2> /dev/null || bad="$bad ${f##*/}(stdout)"
+	case $st in
+	0) [ -s "$TMP/err" ] && bad="$bad ${f##*/}(stderr)" ;;
+	1) [ "$(wc -l < "$TMP/err")" = 1 ] && grep -q '^tpctl: report: ' "$TMP/err" ||
+		bad="$bad ${f##*/}(message)" ;;
+	*) bad="$bad ${f##*/}(exit $st)" ;;
+	esac
+done
+[ -z "$bad" ]; ok $? "fuzz inputs: exit 0 or 1, one error line, stdout parses${bad:+:$bad}"
+
+"$TPCTL" report "$R/record-past-page.dat" > "$TMP/out" 2> "$TMP/err"
+[ $? = 1 ] && grep -qx "tpctl: report: cannot read '$R/record-past-page.dat': corrupt record at offset [0-9]*" "$TMP/err"
+ok $? "a record longer than its page: refused by offset, exit 1"
+[ -s "$TMP/out" ]; ok $? "a record longer than its page: the records before it are printed"
+
+"$TPCTL" report --json "$R/library-message-on-stdout.dat" > "$TMP/out" 2> "$TMP/err"
+[ $? = 1 ] && [ ! -s "$TMP/out" ]
+ok $? "libtracecmd's own complaint does not reach standard output"
+
+"$TPCTL" report "$R/hostile-format-in-file.dat" > "$TMP/out" 2> "$TMP/err"
+[ $? = 1 ] && grep -qx "tpctl: report: cannot read '$R/hostile-format-in-file.dat': corrupt trace.dat (decoding stopped by SEGV)" "$TMP/err"
+ok $? "a format that crashes libtraceevent: contained, one line, exit 1"
+
+"$TPCTL" report "$R/option-string-without-nul.dat" > "$TMP/out" 2> "$TMP/err"
+[ $? = 1 ] && grep -qx "tpctl: report: cannot read '$R/option-string-without-nul.dat': truncated or corrupt trace.dat" "$TMP/err"
+ok $? "an option string without its NUL: refused before libtracecmd reads it"
+
+# A file larger than the address space allowed (ulimit -v): report maps only
+# what it must.  The copy is sparse, data past the CPU data is ignored.
+if [ -n "$ASAN_OPTIONS$TPCTL_WRAPPER" ]; then
+	# ASan's shadow memory and valgrind need more than 1 GB of address space
+	skip "ulimit -v: not under a sanitizer or valgrind"
+else
+	cp "$TMP/good.dat" "$TMP/big.dat" && truncate -s +8G "$TMP/big.dat"
+	"$TPCTL" report "$TMP/good.dat" > "$TMP/want"
+	(ulimit -v 1000000 && exec "$TPCTL" report "$TMP/big.dat") > "$TMP/out" 2> "$TMP/err"
+	st=$?
+	[ $st = 0 ] && [ -s "$TMP/want" ] && cmp -s "$TMP/want" "$TMP/out"
+	ok $? "an 8 GiB file under ulimit -v 1 GB: read, same text (exit $st)"
+	rm -f "$TMP/big.dat"
+fi
 done_testing

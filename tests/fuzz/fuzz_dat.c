@@ -2,7 +2,9 @@
 /*
  * Fuzz target 3: the trace.dat read path of `tpctl report` (cmd_report():
  * its header checks, libtracecmd's reader, the output layer).  The input is
- * the file; it is handed over in a memfd.  Inputs of odd length are reported
+ * the file; it is handed over in a memfd.  Under libFuzzer the decoding runs
+ * in this process (report_isolate = false), so that a crash in libtracecmd
+ * or libtraceevent is still found and saved.  Inputs of odd length are reported
  * with --json, and that output must parse.  Standard output goes to another
  * memfd for the call, standard error to /dev/null (the damaged-file message
  * is expected there).
@@ -20,6 +22,12 @@
 
 #ifndef FUZZ_ENTRY
 #define FUZZ_ENTRY LLVMFuzzerTestOneInput
+/*
+ * libFuzzer sees coverage and crashes of this process only: decode here,
+ * not in report's child.  The regression replay (tests/unit/fuzz-regress.c)
+ * keeps the child, as tpctl runs it.
+ */
+#define FUZZ_DECODE_IN_PROCESS 1
 #endif
 
 int FUZZ_ENTRY(const uint8_t *data, size_t size);
@@ -43,6 +51,9 @@ int FUZZ_ENTRY(const uint8_t *data, size_t size)
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", in_fd);
 		/* to see a crash's report: FUZZ_KEEP_STDERR=1 fuzz_dat CRASH-FILE */
 		keep_err = getenv("FUZZ_KEEP_STDERR") != NULL;
+#ifdef FUZZ_DECODE_IN_PROCESS
+		report_isolate = false;
+#endif
 	}
 	if (ftruncate(in_fd, 0) || pwrite(in_fd, data, size, 0) != (ssize_t)size)
 		abort();

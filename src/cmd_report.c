@@ -34,6 +34,9 @@
 
 #include <event-parse.h>
 #include <trace-cmd.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
 
 #include "decode.h"
 #include "output.h"
@@ -672,6 +675,10 @@ static int report_isolated(const char *path, struct datfile *df, char **pats, in
 			ret = TP_FAIL;
 		}
 		fflush(stderr);
+#ifdef __SANITIZE_ADDRESS__
+		/* _exit skips LeakSanitizer's check at exit: run it here */
+		__lsan_do_leak_check();
+#endif
 		_exit(ret);
 	}
 	while (waitpid(pid, &st, 0) < 0) {

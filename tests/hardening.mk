@@ -41,6 +41,8 @@ VALGRIND_CMD := $(VALGRIND) -q --error-exitcode=99 --num-callers=50 --leak-check
 
 .PHONY: check-asan check-valgrind
 check-asan:
+	@# a fresh copy: files removed or renamed in the tree must not linger there
+	rm -rf $(ASAN_DIR)
 	@mkdir -p $(ASAN_DIR)
 	@printf '*\n' > build/.gitignore
 	tar -c $(ASAN_EXCLUDE) . | tar -x -C $(ASAN_DIR)

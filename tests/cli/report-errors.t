@@ -81,8 +81,10 @@ expect_status "unknown event in the file: usage error" 2 \
 R=$TOP/tests/fuzz/regress/dat
 bad=
 for f in "$R"/*.dat; do
-	"$TPCTL" report --json "$f" > "$TMP/out" 2> "$TMP/err"
+	"$TPCTL" report --json "$f" > "$TMP/out" 2> "$TMP/err.all"
 	st=$?
+	# under check-asan: ASan's note on a huge malloc it answers with NULL
+	grep -v '^==[0-9]*==WARNING: AddressSanitizer failed to allocate' "$TMP/err.all" > "$TMP/err"
 	python3 -c 'import json, sys
 for l in open(sys.argv[1], encoding="utf-8"): json.loads(l)' "$TMP/out" 2> /dev/null || bad="$bad ${f##*/}(stdout)"
 	case $st in

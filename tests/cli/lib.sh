@@ -41,15 +41,24 @@ ok() {
 	_n=$((_n + 1))
 	if [ "$1" -eq 0 ]; then
 		echo "ok $_n - $2"
+		_last=ok
 	else
 		echo "not ok $_n - $2"
 		_fail=1
+		_last=fail
 	fi
 }
 
 skip() { _n=$((_n + 1)); echo "ok $_n # SKIP $*"; }
 
-diag() { sed 's/^/# /' "$@"; }
+# diag after a failed test also goes to stderr, where prove shows it (CI logs).
+diag() {
+	if [ "$_last" = fail ]; then
+		sed 's/^/# /' "$@" | tee /dev/stderr
+	else
+		sed 's/^/# /' "$@"
+	fi
+}
 
 # test_cmp NAME EXPECT ACTUAL: pass when the files are identical, else show the diff.
 test_cmp() {

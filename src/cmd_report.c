@@ -157,9 +157,9 @@ static int show_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 
 	(void)h;
 	(void)cpu;
-	/* a non-zero return does not always end libtracecmd's iteration */
+	/* libtracecmd 3.1.6 ends its iteration on a negative return only */
 	if (c->failed)
-		return 1;
+		return -1;
 	/*
 	 * libtracecmd takes a record's length from the page as it is: on a
 	 * damaged page it can claim far more than the page holds, and the
@@ -170,7 +170,7 @@ static int show_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 		tp_error("cannot read '%s': corrupt record at offset %llu", c->path,
 			 (unsigned long long)rec->offset);
 		c->failed = true;
-		return 1;
+		return -1;
 	}
 	if (c->cpus && (rec->cpu < 0 || rec->cpu >= c->ncpus || !c->cpus[rec->cpu]))
 		return 0;
@@ -183,7 +183,7 @@ static int show_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 	}
 	if (output_record(c->o, rec) < 0) {
 		c->failed = true;
-		return 1;
+		return -1;
 	}
 	return 0;
 }
@@ -424,17 +424,18 @@ static int datfile_open(const char *path, struct datfile *df)
 	}
 	/*
 	 * Only the metadata before the CPU data is read through the mapping;
-	 * libtracecmd maps the pages itself.  Under an address-space limit
-	 * (ulimit -v) a large file may not map whole: then its start will do,
-	 * as long as the metadata fits in it.
+	 * libtracecmd maps the pages itself.  So map at most the first GiB
+	 * (formats, kallsyms and printk formats take a few MiB), and less if
+	 * the address space is limited (ulimit -v, valgrind), down to 16 MiB.
+	 * An unfinished tpctl recording has an apparent size of many GiB.
 	 */
 	df->file_len = st.st_size;
-	len = st.st_size;
+	len = (uint64_t)st.st_size < (1ULL << 30) ? (size_t)st.st_size : (1U << 30);
 	for (;;) {
 		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (map != MAP_FAILED || errno != ENOMEM || len <= (16U << 20))
+		if (map != MAP_FAILED || len <= (16U << 20))
 			break;
-		len = len > (256U << 20) ? (256U << 20) : len / 4;
+		len /= 4;
 	}
 	close(fd);
 	if (map == MAP_FAILED) {

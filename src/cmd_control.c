@@ -55,15 +55,6 @@ static const char reset_usage[] =
 	"  -h, --help     show this help\n";
 
 /* Open tracefs and the -i instance. */
-static int open_tracefs(struct tracefs_instance **inst)
-{
-	int ret = tfs_init();
-
-	if (!ret)
-		ret = tfs_open_selected(inst);
-	return ret;
-}
-
 static void note_tracing_off(struct tracefs_instance *inst)
 {
 	if (tracefs_trace_is_on(inst) == 0)
@@ -101,7 +92,7 @@ int cmd_enable(int argc, char **argv)
 		tp_error("no event given; try 'tpctl enable --help'");
 		return TP_USAGE;
 	}
-	ret = open_tracefs(&inst);
+	ret = tfs_open(&inst);
 	if (!ret)
 		ret = tfs_events_resolve(inst, argv + optind, argc - optind, &evs);
 	if (ret)
@@ -190,7 +181,7 @@ int cmd_disable(int argc, char **argv)
 			 "no event given; name events or use --all");
 		return TP_USAGE;
 	}
-	ret = open_tracefs(&inst);
+	ret = tfs_open(&inst);
 	if (!ret)
 		ret = all ? enabled_events(inst, &evs) :
 		      tfs_events_resolve(inst, argv + optind, argc - optind, &evs);
@@ -272,7 +263,7 @@ int cmd_filter(int argc, char **argv)
 			return TP_FAIL;
 		}
 	}
-	ret = open_tracefs(&inst);
+	ret = tfs_open(&inst);
 	if (!ret)
 		ret = tfs_events_resolve(inst, argv + optind, 1, &evs);
 	if (ret)
@@ -348,7 +339,7 @@ int cmd_reset(int argc, char **argv)
 		tp_error("unexpected argument '%s'", argv[optind]);
 		return TP_USAGE;
 	}
-	ret = open_tracefs(&inst);
+	ret = tfs_open(&inst);
 	if (!ret)
 		ret = enabled_events(inst, &evs);
 	for (i = 0; !ret && i < evs.n; i++) {

@@ -153,9 +153,7 @@ int cmd_format(int argc, char **argv)
 		tp_error("no event given; try 'tpctl format --help'");
 		return TP_USAGE;
 	}
-	ret = tfs_init();
-	if (!ret)
-		ret = tfs_open_selected(&inst);
+	ret = tfs_open(&inst);
 	if (!ret)
 		ret = tfs_events_resolve(inst, argv + optind, argc - optind, &evs);
 	if (ret)

@@ -77,9 +77,7 @@ int cmd_list(int argc, char **argv)
 			return tp_option_error(argv, opt);
 		}
 	}
-	ret = tfs_init();
-	if (!ret)
-		ret = tfs_open_selected(&inst);
+	ret = tfs_open(&inst);
 	if (ret)
 		return ret;
 	if (optind < argc)

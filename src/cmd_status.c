@@ -125,9 +125,7 @@ int cmd_status(int argc, char **argv)
 		tp_error("unexpected argument '%s'", argv[optind]);
 		return TP_USAGE;
 	}
-	ret = tfs_init();
-	if (!ret)
-		ret = tfs_open_selected(&inst);
+	ret = tfs_open(&inst);
 	if (ret)
 		return ret;
 

@@ -166,6 +166,16 @@ int tfs_open_selected(struct tracefs_instance **inst)
 	return TP_OK;
 }
 
+int tfs_open(struct tracefs_instance **inst)
+{
+	int ret = tfs_init();
+
+	*inst = NULL;
+	if (!ret)
+		ret = tfs_open_selected(inst);
+	return ret;
+}
+
 int tfs_private_instance(struct tracefs_instance **inst)
 {
 	char name[64];

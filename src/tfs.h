@@ -41,6 +41,8 @@ const char *tfs_dir(void);
  * instance does not exist: instances are never created implicitly.
  */
 int tfs_open_selected(struct tracefs_instance **inst);
+/* Both steps: tfs_init(), then tfs_open_selected().  What most commands start with. */
+int tfs_open(struct tracefs_instance **inst);
 const char *tfs_instance_label(struct tracefs_instance *inst);	/* "top level" or name */
 
 /*

@@ -177,41 +177,43 @@ static const struct ksym *ksym_find(unsigned long long addr, unsigned long long 
  * "sym+0xoff" without the "/0xsize" the kernel prints, and needs the symbols
  * registered one by one; these print exactly what the kernel's vsprintf does.
  */
-static unsigned long long helper_symoff(struct trace_seq *s, unsigned long long *args)
+/*
+ * addr as the kernel prints it: "sym+0xoff/0xsize" (with_off) or "sym", or
+ * the bare address when no symbol holds it.  lookup is the address searched
+ * for: %pB looks up the call before a return address (addr - 1).
+ */
+static void print_sym(struct trace_seq *s, unsigned long long addr, unsigned long long lookup,
+		      bool with_off)
 {
 	const struct ksym *k;
 	unsigned long long size;
 
-	k = ksym_find(args[0], &size);
-	if (k)
-		trace_seq_printf(s, "%s+0x%llx/0x%llx", k->name, args[0] - k->addr, size);
+	k = ksym_find(lookup, &size);
+	if (!k)
+		trace_seq_printf(s, "0x%llx", addr);
+	else if (with_off)
+		trace_seq_printf(s, "%s+0x%llx/0x%llx", k->name, addr - k->addr, size);
 	else
-		trace_seq_printf(s, "0x%llx", args[0]);
+		trace_seq_puts(s, k->name);
+}
+
+static unsigned long long helper_symoff(struct trace_seq *s, unsigned long long *args)
+{
+	print_sym(s, args[0], args[0], true);
 	return 0;
 }
 
 static unsigned long long helper_sym(struct trace_seq *s, unsigned long long *args)
 {
-	const struct ksym *k;
-	unsigned long long size;
-
-	k = ksym_find(args[0], &size);
-	if (k)
-		trace_seq_puts(s, k->name);
-	else
-		trace_seq_printf(s, "0x%llx", args[0]);
+	print_sym(s, args[0], args[0], false);
 	return 0;
 }
 
 /* %pB: the symbol of the call before a return address. */
 static unsigned long long helper_symoff_b(struct trace_seq *s, unsigned long long *args)
 {
-	const struct ksym *k;
-	unsigned long long size;
-
-	k = args[0] ? ksym_find(args[0] - 1, &size) : NULL;
-	if (k)
-		trace_seq_printf(s, "%s+0x%llx/0x%llx", k->name, args[0] - k->addr, size);
+	if (args[0])
+		print_sym(s, args[0], args[0] - 1, true);
 	else
 		trace_seq_printf(s, "0x%llx", args[0]);
 	return 0;

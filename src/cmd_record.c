@@ -85,44 +85,6 @@ static void meta_free(struct meta *m)
 	free(m->events);
 }
 
-/* Whole file into memory (kallsyms is not seekable and reports size 0). */
-static char *read_stream(const char *path, size_t *len)
-{
-	size_t n = 0, alloc = 1 << 20;
-	char *p = malloc(alloc);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t r;
-
-	if (!p || fd < 0)
-		goto fail;
-	for (;;) {
-		if (n == alloc) {
-			char *q = realloc(p, alloc * 2);
-
-			if (!q)
-				goto fail;
-			p = q;
-			alloc *= 2;
-		}
-		r = read(fd, p + n, alloc - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto fail;
-		if (r == 0)
-			break;
-		n += r;
-	}
-	close(fd);
-	*len = n;
-	return p;
-fail:
-	if (fd >= 0)
-		close(fd);
-	free(p);
-	return NULL;
-}
-
 /* Symbols are needed only when a print fmt prints kernel addresses as names. */
 static bool wants_kallsyms(const struct meta *m)
 {
@@ -197,7 +159,7 @@ static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, st
 		m->nevents++;
 	}
 	if (wants_kallsyms(m)) {
-		m->kallsyms = read_stream("/proc/kallsyms", &m->kallsyms_len);
+		m->kallsyms = tp_read_file("/proc/kallsyms", &m->kallsyms_len);
 		if (!m->kallsyms)
 			tp_warn("cannot read '/proc/kallsyms': %s; addresses stay numeric",
 				strerror(errno));

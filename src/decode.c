@@ -113,31 +113,11 @@ int decode_kallsyms_parse(const char *buf, size_t len)
 
 static void kallsyms_load(void)
 {
-	size_t len = 0, alloc = 0;
-	char *buf = NULL;
-	FILE *f;
+	size_t len;
+	char *buf;
 
 	ksyms.tried = true;
-	f = fopen(ksyms.path, "re");
-	if (!f)
-		return;
-	for (;;) {
-		size_t r;
-
-		if (alloc - len < 65536) {
-			char *nb = realloc(buf, alloc + (1 << 20));
-
-			if (!nb)
-				break;
-			buf = nb;
-			alloc += 1 << 20;
-		}
-		r = fread(buf + len, 1, alloc - len, f);
-		if (!r)
-			break;
-		len += r;
-	}
-	fclose(f);
+	buf = tp_read_file(ksyms.path, &len);
 	if (buf)
 		decode_kallsyms_parse(buf, len);
 	free(buf);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "state.h"
+#include "tpctl.h"
 
 enum entry_type {
 	ENTRY_WRITE,
@@ -120,49 +121,6 @@ static int journal_reserve(void)
 	return 0;
 }
 
-/* Read a small tracefs file (enable, filter, tracing_on, ...). */
-static char *read_small(const char *path)
-{
-	size_t len = 0, alloc = 256;
-	char *buf = malloc(alloc);
-	int fd;
-
-	if (!buf)
-		return NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		free(buf);
-		return NULL;
-	}
-	for (;;) {
-		ssize_t r;
-
-		if (len + 1 >= alloc) {
-			char *n = realloc(buf, alloc * 2);
-
-			if (!n)
-				goto fail;
-			buf = n;
-			alloc *= 2;
-		}
-		r = read(fd, buf + len, alloc - len - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto fail;
-		if (r == 0)
-			break;
-		len += r;
-	}
-	close(fd);
-	buf[len] = '\0';
-	return buf;
-fail:
-	close(fd);
-	free(buf);
-	return NULL;
-}
-
 /* What writing back restores the state that `cur` describes. */
 static char *restore_value(const char *cur, enum state_kind kind)
 {
@@ -211,7 +169,7 @@ int state_write(const char *path, const char *val, enum state_kind kind)
 	sigset_t sigs;
 	int ret;
 
-	cur = read_small(path);
+	cur = tp_read_file(path, NULL);
 	if (!cur)
 		return -1;
 	old = restore_value(cur, kind);

@@ -46,6 +46,13 @@ bool tp_parse_uint(const char *s, unsigned long long *val);
 bool tp_parse_seconds(const char *s, double *val);
 
 /*
+ * A whole file, read to its end (procfs and tracefs files report size 0),
+ * NUL-terminated; its length in *len unless len is NULL.  NULL with errno
+ * set on failure.
+ */
+char *tp_read_file(const char *path, size_t *len);
+
+/*
  * For a command's getopt loop: report the option getopt refused (unknown or
  * missing its argument) and point at --help.  Returns TP_USAGE.
  */

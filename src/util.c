@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Helpers every command shares: the global options, messages on stderr in
- * one format, stdout's final flush, and number parsing.
+ * one format, stdout's final flush, number parsing and whole-file reads.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tpctl.h"
 
@@ -141,3 +143,41 @@ int tp_option_error(char **argv, int opt)
 	return TP_USAGE;
 }
 
+char *tp_read_file(const char *path, size_t *len)
+{
+	size_t n = 0, alloc = 4096;
+	char *buf = malloc(alloc);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (!buf || fd < 0)
+		goto fail;
+	for (;;) {
+		if (n + 1 >= alloc) {
+			char *more = realloc(buf, alloc * 2);
+
+			if (!more)
+				goto fail;
+			buf = more;
+			alloc *= 2;
+		}
+		r = read(fd, buf + n, alloc - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
+}

@@ -47,7 +47,8 @@ PROVE_ARGS ?=
 DEB_PKGS := gcc libc6-dev make pkg-config libtracefs-dev libtraceevent-dev libtracecmd-dev \
 	    libtraceevent1-plugin trace-cmd jq python3 perl mandoc man-db bash-completion \
 	    zsh fish time valgrind clang llvm libclang-rt-14-dev \
-	    qemu-system-x86 busybox-static cpio kmod linux-headers-amd64 util-linux
+	    qemu-system-x86 busybox-static cpio kmod linux-headers-amd64 util-linux \
+	    libbpf-dev libzstd-dev libdw-dev protobuf-compiler
 
 .PHONY: all deps check check-unit check-cli install uninstall clean
 all: tpctl $(PLUGINS)

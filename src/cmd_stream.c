@@ -245,8 +245,29 @@ static struct tep_handle *stream_tep(bool json)
 	return tep;
 }
 
+/*
+ * Stacks before the events are enabled, so that every event has them:
+ * kernel stacks per event (the stacktrace trigger, else options/stacktrace),
+ * user stacks for the instance (the kernel has no trigger for them).
+ */
+static int setup_stacks(struct stream *st, struct tfs_event_list *evs, const char *filter,
+			bool kstack, bool ustack)
+{
+	const char *how = NULL;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && kstack && i < evs->n; i++)
+		ret = tfs_event_stacktrace(st->inst, &evs->v[i], filter, &how);
+	if (!ret && how)
+		tp_debug("kernel stacks by %s", how);
+	if (!ret && ustack)
+		ret = tfs_user_stacktrace(st->inst);
+	return ret;
+}
+
 static int setup_events(struct stream *st, char **pats, int npats, const char *filter,
-			const char *buffer_kb)
+			const char *buffer_kb, bool kstack, bool ustack)
 {
 	struct tfs_event_list evs = { 0 };
 	size_t i;
@@ -269,6 +290,8 @@ static int setup_events(struct stream *st, char **pats, int npats, const char *f
 	 */
 	if (!ret)
 		ret = tfs_instance_write(st->inst, "buffer_percent", "0");
+	if (!ret)
+		ret = setup_stacks(st, &evs, filter, kstack, ustack);
 	for (i = 0; !ret && i < evs.n; i++) {
 		if (filter)
 			ret = tfs_event_filter_set(st->inst, st->tep, &evs.v[i], filter);
@@ -338,6 +361,8 @@ int cmd_stream(int argc, char **argv)
 	unsigned long long count = 0, seen = 0, kb = 0;
 	double duration = 0, deadline = 0;
 	bool json = false, drain = false, fail_on_loss = false, lost_seen = false;
+	bool kstack = false, ustack = false, stacks;
+	int last_cpu = -1;
 	const struct tp_opt opts[] = {
 		OPT_ARG("EVENT", "system:event, system or a glob; traced in a private instance\n"
 			"that is removed on exit (without EVENT: read what is enabled)"),
@@ -350,11 +375,14 @@ int cmd_stream(int argc, char **argv)
 		OPT_BOOL('L', "fail-on-loss", &fail_on_loss, "exit 1 if any event was lost"),
 		OPT_UINT('b', "buffer-kb", &kb, "N", 1, 1ULL << 30,
 			 "per-CPU buffer of the private instance, in KiB (needs EVENT)"),
+		OPT_BOOL(0, "stack", &kstack, "the kernel stack of every EVENT (needs EVENT)"),
+		OPT_BOOL(0, "user-stack", &ustack, "the user stack of every EVENT (needs EVENT)"),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl stream [EVENT...] [--json] [--filter EXPR] [--count N] [--duration SEC]\n"
-		"                    [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]",
+		"                    [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]\n"
+		"                    [--stack] [--user-stack]",
 		opts, 0, NULL,
 	};
 	struct tp_args args;
@@ -377,6 +405,11 @@ int cmd_stream(int argc, char **argv)
 	}
 	if (!n && buffer_kb) {
 		tp_error("'--buffer-kb' needs EVENT arguments (without them nothing is changed)");
+		return TP_USAGE;
+	}
+	if (!n && (kstack || ustack)) {
+		tp_error("'%s' needs EVENT arguments (without them nothing is changed)",
+			 kstack ? "--stack" : "--user-stack");
 		return TP_USAGE;
 	}
 	if (n && tp.instance) {
@@ -414,7 +447,7 @@ int cmd_stream(int argc, char **argv)
 		goto out;
 	}
 	if (n) {
-		ret = setup_events(&st, args.argv, n, filter, buffer_kb);
+		ret = setup_events(&st, args.argv, n, filter, buffer_kb, kstack, ustack);
 	} else {
 		ret = tfs_open_selected(&st.inst);
 		if (!ret)
@@ -422,9 +455,16 @@ int cmd_stream(int argc, char **argv)
 	}
 	if (ret)
 		goto out;
-	/* what trace_marker writes arrives whatever is enabled */
+	/*
+	 * What trace_marker writes arrives whatever is enabled, and so do the
+	 * stacks of options/stacktrace, options/userstacktrace and stacktrace
+	 * triggers (ftrace's events have no id file for the lazy loader).
+	 */
 	load_format(st.tep, "ftrace", "print");
+	load_format(st.tep, "ftrace", "kernel_stack");
+	load_format(st.tep, "ftrace", "user_stack");
 	tfs_tep_load_cmdlines(st.tep);
+	stacks = kstack || ustack || (!n && tfs_instance_stacks(st.inst));
 
 	st.out = output_new(st.tep, stdout, json ? OUTPUT_JSON : OUTPUT_TEXT);
 	st.rd = reader_new(tep_get_sub_buffer_size(st.tep));
@@ -436,6 +476,11 @@ int cmd_stream(int argc, char **argv)
 	output_set_loader(st.out, load_by_id, &st);
 	output_set_comm_loader(st.out, reload_cmdlines, NULL);
 	output_set_ns_clock(st.out, clock_in_ns(st.inst));
+	if (output_set_stacks(st.out, stacks) < 0) {
+		tp_error("out of memory");
+		ret = TP_FAIL;
+		goto out;
+	}
 	for (cpu = 0; cpu < st.ncpu; cpu++) {
 		if (!st.cpus[cpu])
 			continue;
@@ -472,26 +517,39 @@ int cmd_stream(int argc, char **argv)
 			break;
 		}
 		if (r > 0) {
+			/* after the last event of --count: only its stacks still */
+			if (last_cpu >= 0) {
+				if (rec.cpu != last_cpu)
+					continue;
+				if (!output_is_stack(st.out, &rec))
+					break;
+			}
 			if (lost) {
 				lost_seen = true;
 				output_lost(st.out, rec.cpu, lost);
 			}
-			if (output_record(st.out, &rec) < 0)
+			r = output_record(st.out, &rec);
+			if (r < 0)
 				break;
-			if (count && ++seen >= count)
-				break;
+			if (!r && count && ++seen >= count) {
+				if (!stacks)
+					break;
+				last_cpu = rec.cpu;
+			}
 			/* the clock is cheap (vDSO) but not free: look every 1024 records */
 			if (deadline && !(seen & 1023) && now_s() >= deadline)
 				break;
 			continue;
 		}
+		if (last_cpu >= 0)
+			break;
 		if (drain) {
 			if (reader_eof(st.rd))
 				break;
 			reader_finish(st.rd);
 			continue;
 		}
-		if (output_flush(st.out) < 0)
+		if (output_idle(st.out) < 0)
 			break;
 		if (deadline) {
 			double left = deadline - now_s();

@@ -43,6 +43,17 @@ struct pidinfo {
 	char json[112];
 };
 
+/*
+ * A kernel frame as it is written, " => name\n" or {"addr":..,"sym":..,"off":..}
+ * (see json_frames), rendered once per address: stacks repeat the same
+ * return addresses over and over, and the symbol search is the dearest part.
+ */
+struct kframe {
+	uint64_t addr;
+	char *s;
+	size_t len;
+};
+
 struct output {
 	struct tep_handle *tep;
 	struct decoder *dec;
@@ -58,7 +69,10 @@ struct output {
 	unsigned comm_gen;	/* bumped when saved_cmdlines was read again */
 	struct pidinfo pids[PIDCACHE];
 	struct pendq *pq;	/* JSON with stacks (output_set_stacks), else NULL */
+	struct kframe *kframes;	/* KFRAMES kernel frames as written, on first use */
 };
+
+#define KFRAMES 4096		/* a power of two */
 
 /*
  * JSON with stacks.  The kernel writes a stack as records of their own, on
@@ -162,9 +176,14 @@ int output_set_stacks(struct output *o, bool hold)
 
 void output_free(struct output *o)
 {
+	int i;
+
 	if (!o)
 		return;
 	pendq_free(o->pq);
+	for (i = 0; o->kframes && i < KFRAMES; i++)
+		free(o->kframes[i].s);
+	free(o->kframes);
 	trace_seq_destroy(&o->seq);
 	decoder_free(o->dec);
 	free(o);
@@ -368,17 +387,73 @@ static const char *frame_name(uint64_t addr, unsigned long long *off, bool *sym)
 	return name;
 }
 
+static const struct kframe *kframe_get(struct output *o, uint64_t addr)
+{
+	struct kframe *k;
+	unsigned long long off;
+	const char *name;
+	char hex[24];
+	FILE *mf;
+	bool sym;
+
+	if (!o->kframes) {
+		o->kframes = calloc(KFRAMES, sizeof(*o->kframes));
+		if (!o->kframes)
+			return NULL;
+	}
+	k = &o->kframes[(addr ^ addr >> 13) & (KFRAMES - 1)];
+	if (k->s && k->addr == addr)
+		return k;
+	free(k->s);
+	k->s = NULL;
+	mf = open_memstream(&k->s, &k->len);
+	if (!mf)
+		return NULL;
+	name = frame_name(addr, &off, &sym);
+	if (o->mode == OUTPUT_JSON) {
+		put_lit(mf, "{\"addr\":");
+		put_u64(mf, addr);
+		put_lit(mf, ",\"sym\":");
+		if (name)
+			json_write_string(mf, name, strlen(name));
+		else
+			put_lit(mf, "null");
+		put_lit(mf, ",\"off\":");
+		if (sym)
+			put_u64(mf, off);
+		else
+			put_lit(mf, "null");
+		putc('}', mf);
+	} else {
+		put_lit(mf, " => ");
+		if (name) {
+			fputs(name, mf);
+		} else {
+			put_lit(mf, "0x");
+			fputs(fmt_hex(hex + sizeof(hex), addr, 8), mf);
+		}
+		putc('\n', mf);
+	}
+	if (fclose(mf)) {
+		free(k->s);
+		k->s = NULL;
+		return NULL;
+	}
+	k->addr = addr;
+	return k;
+}
+
 /*
  * A stack record as the kernel's `trace` prints it with the default options
  * (no sym-offset, sym-addr or sym-userobj): every frame the record holds, not
  * only the 8 of the format's print fmt.
  */
-static void text_stack(FILE *f, const struct dec_event *de, const struct tep_record *rec)
+static void text_stack(struct output *o, const struct dec_event *de,
+		       const struct tep_record *rec)
 {
 	int i, n = decode_frames(de, rec->data, rec->size);
-	unsigned long long off;
+	FILE *f = o->f;
 	char hex[24];
-	bool sym;
 
 	if (de->special == DS_USTACK) {
 		put_lit(f, "<user stack trace>\n");
@@ -392,17 +467,10 @@ static void text_stack(FILE *f, const struct dec_event *de, const struct tep_rec
 	}
 	put_lit(f, "<stack trace>\n");
 	for (i = 0; i < n; i++) {
-		uint64_t addr = decode_frame(de, rec->data, i);
-		const char *name = frame_name(addr, &off, &sym);
+		const struct kframe *k = kframe_get(o, decode_frame(de, rec->data, i));
 
-		put_lit(f, " => ");
-		if (name) {
-			fputs_unlocked(name, f);
-		} else {
-			put_lit(f, "0x");
-			fputs_unlocked(fmt_hex(hex + sizeof(hex), addr, 8), f);
-		}
-		putc_unlocked('\n', f);
+		if (k)
+			fwrite_unlocked(k->s, 1, k->len, f);
 	}
 }
 
@@ -464,7 +532,7 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	}
 	case DS_KSTACK:
 	case DS_USTACK:
-		text_stack(f, de, rec);
+		text_stack(o, de, rec);
 		return 0;
 	default:
 		break;
@@ -558,11 +626,11 @@ static void json_field(FILE *f, const struct dec_field *df, const void *data, in
  * the frame, null with "off" for an address no symbol holds; "off" null for
  * the kernel's marker names) or "user_stack":[{"addr":N},...].
  */
-static void json_frames(FILE *f, const struct dec_event *de, const void *data, int size)
+static void json_frames(struct output *o, const struct dec_event *de, const void *data,
+			int size)
 {
 	int i, n = decode_frames(de, data, size);
-	unsigned long long off;
-	bool sym;
+	FILE *f = o->f;
 
 	if (de->special == DS_USTACK)
 		put_lit(f, ",\"user_stack\":[");
@@ -570,26 +638,17 @@ static void json_frames(FILE *f, const struct dec_event *de, const void *data, i
 		put_lit(f, ",\"stack\":[");
 	for (i = 0; i < n; i++) {
 		uint64_t addr = decode_frame(de, data, i);
-		const char *name;
+		const struct kframe *k;
 
-		put_lit(f, "{\"addr\":");
-		put_u64(f, addr);
-		if (de->special == DS_KSTACK) {
-			name = frame_name(addr, &off, &sym);
-			put_lit(f, ",\"sym\":");
-			if (name)
-				json_write_string(f, name, strlen(name));
-			else
-				put_lit(f, "null");
-			put_lit(f, ",\"off\":");
-			if (sym)
-				put_u64(f, off);
-			else
-				put_lit(f, "null");
-		}
-		putc_unlocked('}', f);
-		if (i + 1 < n)
+		if (i)
 			putc_unlocked(',', f);
+		if (de->special == DS_USTACK) {
+			put_lit(f, "{\"addr\":");
+			put_u64(f, addr);
+			putc_unlocked('}', f);
+		} else if ((k = kframe_get(o, addr))) {
+			fwrite_unlocked(k->s, 1, k->len, f);
+		}
 	}
 	putc_unlocked(']', f);
 }
@@ -638,7 +697,7 @@ static int json_record(struct output *o, struct dec_event *de, struct tep_record
 	json_open(o, de, rec);
 	/* a stack that follows no event (no stacks expected, or its event was not read) */
 	if (de && de->special >= DS_KSTACK)
-		json_frames(o->f, de, rec->data, rec->size);
+		json_frames(o, de, rec->data, rec->size);
 	put_lit(o->f, "}\n");
 	return 0;
 }
@@ -691,11 +750,11 @@ static void pend_write(struct output *o)
 	rec.data = p->buf;
 	json_open(o, p->de, &rec);
 	if (p->de && p->de->special >= DS_KSTACK)
-		json_frames(o->f, p->de, p->buf, p->size);
+		json_frames(o, p->de, p->buf, p->size);
 	if (p->klen)
-		json_frames(o->f, p->kde, p->buf + p->koff, p->klen);
+		json_frames(o, p->kde, p->buf + p->koff, p->klen);
 	if (p->ulen)
-		json_frames(o->f, p->ude, p->buf + p->uoff, p->ulen);
+		json_frames(o, p->ude, p->buf + p->uoff, p->ulen);
 	put_lit(o->f, "}\n");
 }
 

@@ -177,11 +177,26 @@ static void print_sym(struct trace_seq *s, unsigned long long addr, unsigned lon
 		trace_seq_puts(s, k->name);
 }
 
+/* Symbols that a tep_handle holds instead of the table (decode_kallsyms_use_tep). */
+static struct tep_handle *ksym_tep;
+
+void decode_kallsyms_use_tep(struct tep_handle *tep)
+{
+	ksym_tep = tep;
+}
+
 const char *decode_ksym(unsigned long long addr, unsigned long long *off)
 {
 	const struct ksym *k;
 	unsigned long long size;
+	const char *name;
 
+	if (ksym_tep) {
+		name = tep_find_function(ksym_tep, addr);
+		if (name)
+			*off = addr - tep_find_function_address(ksym_tep, addr);
+		return name;
+	}
 	k = ksym_find(addr, &size);
 	if (!k)
 		return NULL;

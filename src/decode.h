@@ -51,6 +51,11 @@ int decode_add_format(struct tep_handle *tep, const char *sys, const char *buf, 
  */
 void decode_kallsyms_set_path(const char *path);
 int decode_kallsyms_parse(const char *buf, size_t len);
+/*
+ * Stack frames (decode_ksym) from the functions registered in tep instead
+ * (a tep that libtracecmd set up from a file's own kallsyms); NULL: the table.
+ */
+void decode_kallsyms_use_tep(struct tep_handle *tep);
 
 enum dec_kind {
 	DK_INT,		/* scalar integer of 1, 2, 4 or 8 bytes */

@@ -290,6 +290,13 @@ static int setup_events(struct stream *st, char **pats, int npats, const char *f
 	 */
 	if (!ret)
 		ret = tfs_instance_write(st->inst, "buffer_percent", "0");
+	/*
+	 * A trigger on a disabled event soft-enables it: the kernel then
+	 * discards the event but still records the trigger's stack.  Nothing
+	 * is recorded until every event is on, so no stack comes without it.
+	 */
+	if (!ret && kstack)
+		ret = tfs_instance_write(st->inst, "tracing_on", "0");
 	if (!ret)
 		ret = setup_stacks(st, &evs, filter, kstack, ustack);
 	for (i = 0; !ret && i < evs.n; i++) {
@@ -298,6 +305,8 @@ static int setup_events(struct stream *st, char **pats, int npats, const char *f
 		if (!ret)
 			ret = tfs_event_enable(st->inst, &evs.v[i], true);
 	}
+	if (!ret && kstack)
+		ret = tfs_instance_write(st->inst, "tracing_on", "1");
 	if (!ret)
 		tp_debug("streaming %zu event(s) in %s", evs.n, tfs_instance_label(st->inst));
 	tfs_event_list_free(&evs);

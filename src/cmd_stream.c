@@ -371,7 +371,8 @@ int cmd_stream(int argc, char **argv)
 	double duration = 0, deadline = 0;
 	bool json = false, drain = false, fail_on_loss = false, lost_seen = false;
 	bool kstack = false, ustack = false, stacks;
-	int last_cpu = -1;
+	int last_cpu = -1;		/* --count reached: the CPU of the last event */
+	bool end_waited = false, *skipped = NULL;
 	const struct tp_opt opts[] = {
 		OPT_ARG("EVENT", "system:event, system or a glob; traced in a private instance\n"
 			"that is removed on exit (without EVENT: read what is enabled)"),
@@ -526,12 +527,21 @@ int cmd_stream(int argc, char **argv)
 			break;
 		}
 		if (r > 0) {
-			/* after the last event of --count: only its stacks still */
+			/*
+			 * After the last event of --count: only stacks still, of
+			 * CPUs whose events after it were not written.
+			 */
 			if (last_cpu >= 0) {
-				if (rec.cpu != last_cpu)
+				bool other = rec.cpu >= 0 && rec.cpu < st.ncpu && rec.cpu != last_cpu;
+
+				if (!output_is_stack(st.out, &rec)) {
+					if (!other)
+						break;
+					skipped[rec.cpu] = true;
 					continue;
-				if (!output_is_stack(st.out, &rec))
-					break;
+				}
+				if (other && skipped[rec.cpu])
+					continue;
 			}
 			if (lost) {
 				lost_seen = true;
@@ -544,14 +554,23 @@ int cmd_stream(int argc, char **argv)
 				if (!stacks)
 					break;
 				last_cpu = rec.cpu;
+				skipped = calloc(st.ncpu, sizeof(*skipped));
+				if (!skipped)
+					break;
 			}
 			/* the clock is cheap (vDSO) but not free: look every 1024 records */
 			if (deadline && !(seen & 1023) && now_s() >= deadline)
 				break;
 			continue;
 		}
-		if (last_cpu >= 0)
-			break;
+		/* a stack being written as the last event was read: one short wait */
+		if (last_cpu >= 0) {
+			if (end_waited)
+				break;
+			end_waited = true;
+			reader_wait(st.rd, 10);
+			continue;
+		}
 		if (drain) {
 			if (reader_eof(st.rd))
 				break;
@@ -588,6 +607,7 @@ int cmd_stream(int argc, char **argv)
 			ret = TP_FAIL;
 	}
 out:
+	free(skipped);
 	/* the readers hold the instance's files open: close them before it goes */
 	reader_free(st.rd);
 	st.rd = NULL;

@@ -62,7 +62,11 @@ t.ok(r.returncode == 0, "every JSON stack is in its event, frame by frame the ke
      (r.stdout.splitlines() or ["no output"])[0], r.stdout)
 
 # --stack --user-stack: tpctl's private instance, a stacktrace trigger per event.
+# The kernel may record a stack whose event it dropped while tracing_on went
+# from 0 to 1 (its own `trace` shows that too): allowed before the first event.
 objs, bad = v.ndjson("stk_trig_json")
+while objs and objs[0].get("event") == "kernel_stack":
+    objs.pop(0)
 t.ok(v.rc("stk_trig_json") == 0 and not bad and len(objs) == 5,
      "tpctl stream sample-trace:foo_bar --filter 'bar > 5' --stack --user-stack --json --count 5",
      v.step_diag("stk_trig_json"))
@@ -78,6 +82,10 @@ t.ok(all(o.get("event") == "foo_bar" and o["fields"]["bar"] > 5 and
 
 # --stack in text: each event followed by its stack, the last one complete.
 lines = v.text("stk_trig_text.out").split("\n")
+while lines and lines[0].endswith(": <stack trace>"):
+    lines.pop(0)
+    while lines and lines[0].startswith(" => "):
+        lines.pop(0)
 heads = [i for i, l in enumerate(lines) if re.search(r"\] \S{5} +\d+\.\d{6}: ", l)]
 ok = v.rc("stk_trig_text") == 0 and len(heads) == 6
 blocks = []

@@ -30,6 +30,7 @@
 #include "state.h"
 #include "tfs.h"
 #include "tpctl.h"
+#include "usym.h"
 
 /* Poll timeout: the longest a record waits on a CPU whose buffer does not wake us. */
 #define WAIT_MS 50
@@ -46,6 +47,7 @@ struct stream {
 	char **idmap;
 	int nid;
 	bool idmap_built;
+	struct usym *usym;	/* JSON with user stacks: their frames named */
 };
 
 static double now_s(void)
@@ -157,6 +159,12 @@ static int load_by_id(struct tep_handle *tep, int id, void *ctx)
 	i = load_format(tep, st->idmap[id], colon + 1);
 	*colon = ':';
 	return i;
+}
+
+static const char *user_symbol(void *ctx, int tgid, uint64_t addr, bool ret,
+			       unsigned long long *off, const char **obj)
+{
+	return usym_lookup(ctx, tgid, addr, ret, off, obj);
 }
 
 static int reload_cmdlines(struct tep_handle *tep, void *ctx)
@@ -351,6 +359,7 @@ static void stream_free(struct stream *st)
 	reader_free(st->rd);
 	st->rd = NULL;
 	output_free(st->out);
+	usym_free(st->usym);
 	if (st->tep)
 		tep_free(st->tep);
 	for (i = 0; i < st->nid; i++)
@@ -490,6 +499,12 @@ int cmd_stream(int argc, char **argv)
 		tp_error("out of memory");
 		ret = TP_FAIL;
 		goto out;
+	}
+	/* user frames named from the live processes (best effort, see usym.h) */
+	if (json && stacks) {
+		st.usym = usym_new();
+		if (st.usym)
+			output_set_user_symbols(st.out, user_symbol, st.usym);
 	}
 	for (cpu = 0; cpu < st.ncpu; cpu++) {
 		if (!st.cpus[cpu])

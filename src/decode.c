@@ -912,10 +912,12 @@ static int stack_fields(struct dec_event *de)
 			c = i;
 		else if (!strcmp(de->fields[i].name, "size") && de->special == DS_KSTACK)
 			de->nframes = &de->fields[i];
+		else if (!strcmp(de->fields[i].name, "tgid") && de->special == DS_USTACK)
+			de->tgid = &de->fields[i];
 	}
 	if (c < 0 || de->fields[c].kind != DK_ARRAY ||
 	    (de->fields[c].elem != 4 && de->fields[c].elem != 8)) {
-		de->nframes = NULL;
+		de->nframes = de->tgid = NULL;
 		return -1;
 	}
 	de->frames = de->fields[c];
@@ -925,6 +927,8 @@ static int stack_fields(struct dec_event *de)
 	de->nfields--;
 	if (de->nframes > &de->fields[c])
 		de->nframes--;
+	if (de->tgid > &de->fields[c])
+		de->tgid--;
 	return 0;
 }
 

@@ -103,6 +103,7 @@ struct dec_event {
 	 */
 	struct dec_field frames;
 	struct dec_field *nframes;	/* DS_KSTACK: the "size" field */
+	struct dec_field *tgid;		/* DS_USTACK: the process the frames are in */
 };
 
 typedef int (*decode_loader_fn)(struct tep_handle *tep, int id, void *ctx);

@@ -70,6 +70,8 @@ struct output {
 	struct pidinfo pids[PIDCACHE];
 	struct pendq *pq;	/* JSON with stacks (output_set_stacks), else NULL */
 	struct kframe *kframes;	/* KFRAMES kernel frames as written, on first use */
+	output_usym_fn usym_fn;
+	void *usym_ctx;
 };
 
 #define KFRAMES 4096		/* a power of two */
@@ -204,6 +206,12 @@ void output_set_comm_loader(struct output *o, output_comm_fn fn, void *ctx)
 void output_set_ns_clock(struct output *o, bool ns)
 {
 	o->ns_clock = ns;
+}
+
+void output_set_user_symbols(struct output *o, output_usym_fn fn, void *ctx)
+{
+	o->usym_fn = fn;
+	o->usym_ctx = ctx;
 }
 
 /* A string literal, its length known at compile time. */
@@ -626,6 +634,30 @@ static void json_field(FILE *f, const struct dec_field *df, const void *data, in
  * the frame, null with "off" for an address no symbol holds; "off" null for
  * the kernel's marker names) or "user_stack":[{"addr":N},...].
  */
+/* ,"sym":"name","off":N,"obj":"path" of a user frame, what of it is known. */
+static void json_usym(struct output *o, const struct dec_event *de, const void *data, int size,
+		      uint64_t addr, bool ret)
+{
+	unsigned long long off = 0;
+	const char *name, *obj;
+	uint64_t tgid;
+	FILE *f = o->f;
+
+	if (!de->tgid || !decode_int(de->tgid, data, size, &tgid))
+		return;
+	name = o->usym_fn(o->usym_ctx, (int)tgid, addr, ret, &off, &obj);
+	if (name) {
+		put_lit(f, ",\"sym\":");
+		json_write_string(f, name, strlen(name));
+		put_lit(f, ",\"off\":");
+		put_u64(f, off);
+	}
+	if (obj) {
+		put_lit(f, ",\"obj\":");
+		json_write_string(f, obj, strlen(obj));
+	}
+}
+
 static void json_frames(struct output *o, const struct dec_event *de, const void *data,
 			int size)
 {
@@ -645,6 +677,8 @@ static void json_frames(struct output *o, const struct dec_event *de, const void
 		if (de->special == DS_USTACK) {
 			put_lit(f, "{\"addr\":");
 			put_u64(f, addr);
+			if (o->usym_fn)
+				json_usym(o, de, data, size, addr, i > 0);
 			putc_unlocked('}', f);
 		} else if ((k = kframe_get(o, addr))) {
 			fwrite_unlocked(k->s, 1, k->len, f);

@@ -9,6 +9,7 @@
 #define TPCTL_OUTPUT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct tep_handle;
@@ -89,5 +90,12 @@ void output_set_ns_clock(struct output *o, bool ns);
  * prints stack records as the kernel does either way.  -1: out of memory.
  */
 int output_set_stacks(struct output *o, bool hold);
+/*
+ * JSON: names for user stack frames ("sym", "off" and "obj" of the frame),
+ * e.g. usym_lookup() (usym.h) for a live stream; NULL: addresses only.
+ */
+typedef const char *(*output_usym_fn)(void *ctx, int tgid, uint64_t addr, bool ret,
+				      unsigned long long *off, const char **obj);
+void output_set_user_symbols(struct output *o, output_usym_fn fn, void *ctx);
 
 #endif

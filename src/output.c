@@ -628,12 +628,6 @@ static void json_field(FILE *f, const struct dec_field *df, const void *data, in
 	}
 }
 
-/*
- * A stack record's frames as a member of the object being written:
- * "stack":[{"addr":N,"sym":"name","off":N},...] ("sym" as the kernel prints
- * the frame, null with "off" for an address no symbol holds; "off" null for
- * the kernel's marker names) or "user_stack":[{"addr":N},...].
- */
 /* ,"sym":"name","off":N,"obj":"path" of a user frame, what of it is known. */
 static void json_usym(struct output *o, const struct dec_event *de, const void *data, int size,
 		      uint64_t addr, bool ret)
@@ -658,6 +652,13 @@ static void json_usym(struct output *o, const struct dec_event *de, const void *
 	}
 }
 
+/*
+ * A stack record's frames as a member of the object being written:
+ * "stack":[{"addr":N,"sym":"name","off":N},...] ("sym" as the kernel prints
+ * the frame, null with "off" for an address no symbol holds; "off" null for
+ * the kernel's marker names) or "user_stack":[{"addr":N},...] (with
+ * "sym", "off" and "obj" where output_set_user_symbols() names the frame).
+ */
 static void json_frames(struct output *o, const struct dec_event *de, const void *data,
 			int size)
 {

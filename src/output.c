@@ -541,7 +541,7 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	case DS_KSTACK:
 	case DS_USTACK:
 		text_stack(o, de, rec);
-		return 0;
+		return 1;
 	default:
 		break;
 	}
@@ -731,8 +731,11 @@ static int json_record(struct output *o, struct dec_event *de, struct tep_record
 {
 	json_open(o, de, rec);
 	/* a stack that follows no event (no stacks expected, or its event was not read) */
-	if (de && de->special >= DS_KSTACK)
+	if (de && de->special >= DS_KSTACK) {
 		json_frames(o, de, rec->data, rec->size);
+		put_lit(o->f, "}\n");
+		return 1;
+	}
 	put_lit(o->f, "}\n");
 	return 0;
 }
@@ -888,7 +891,7 @@ static int pend_record(struct output *o, struct dec_event *de, struct tep_record
 			p->ulen = rec->size;
 		}
 		pend_drain(o, rec->ts);
-		return 0;
+		return 1;
 	}
 	/* the event before this record on its CPU is complete */
 	if (p) {
@@ -906,29 +909,30 @@ static int pend_record(struct output *o, struct dec_event *de, struct tep_record
 		q->open[cpu] = q->tail - 1;
 	}
 	pend_drain(o, rec->ts);
-	return 0;
+	return stack;
 }
 
 int output_record(struct output *o, struct tep_record *rec)
 {
 	struct dec_event *de;
+	int r;
 
 	if (rec->size < 8)
 		return 0;
 	de = decoder_event(o->dec, decode_type(rec->data));
-	if (o->pq) {
-		if (pend_record(o, de, rec) < 0) {
+	/* text_record and json_record say whether rec was a stack: no test more per event */
+	if (o->mode == OUTPUT_TEXT) {
+		r = text_record(o, de, rec);
+	} else if (!o->pq) {
+		r = json_record(o, de, rec);
+	} else {
+		r = pend_record(o, de, rec);
+		if (r < 0) {
 			errno = ENOMEM;
 			return -1;
 		}
-	} else if (o->mode == OUTPUT_JSON) {
-		json_record(o, de, rec);
-	} else {
-		text_record(o, de, rec);
 	}
-	if (ferror(o->f))
-		return -1;
-	return de && de->special >= DS_KSTACK;
+	return ferror(o->f) ? -1 : r;
 }
 
 bool output_is_stack(struct output *o, const struct tep_record *rec)

@@ -25,7 +25,9 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "btf.h"
 #include "dat.h"
+#include "decode.h"
 #include "state.h"
 #include "tfs.h"
 #include "tpctl.h"
@@ -97,6 +99,24 @@ static bool wants_kallsyms(const struct meta *m)
 	return false;
 }
 
+/*
+ * The format as the file carries it: enum constants the kernel left as names
+ * get their values from the running kernel's BTF (the reader of the file
+ * cannot know them; trace-cmd report then prints "mode=ABS" too) and raw
+ * tabs in strings are escaped so that libtraceevent parses the print fmt.
+ */
+static void format_resolve(struct dat_format *f)
+{
+	static const struct decode_names names = { .constant = btf_enum_value };
+	char *text = decode_format_resolve(f->text, f->len, &names);
+
+	if (!text)
+		return;
+	free((char *)f->text);
+	f->text = text;
+	f->len = strlen(text);
+}
+
 static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, struct meta *m)
 {
 	char **names;
@@ -136,6 +156,7 @@ static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, st
 			continue;
 		}
 		f->len = size;
+		format_resolve(f);
 		m->nftrace++;
 	}
 	tracefs_list_free(names);
@@ -156,6 +177,7 @@ static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, st
 			return TP_FAIL;
 		}
 		f->len = size;
+		format_resolve(f);
 		m->nevents++;
 	}
 	if (wants_kallsyms(m)) {

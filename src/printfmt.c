@@ -16,10 +16,12 @@
  * parentheses were not there (timer_start's flags & (A | B | C) becomes
  * (flags & A) | B | C, which prints "D|P|I" for a timer without flags), and
  * operators of equal precedence group to the right (a - b - c as a - (b - c)).
- * Its parser treats a cast as an atom, and "u64" is the one cast it
- * evaluates as no change at all, so every operand of a binary operator that
- * is itself an operator expression is written as (u64)(operand): the tree
- * libtraceevent builds is then the one C means.
+ * The second and third operands of ?: fare no better when they are operator
+ * expressions (c ? x : y - z is read as (c ? x : y) - z).  Its parser treats
+ * a cast as an atom, and "u64" is the one cast it evaluates as no change at
+ * all, so every such operand is written as (u64)(operand): the tree
+ * libtraceevent builds is then the one C means.  (It has no '^' at all; no
+ * kernel format uses it.)
  */
 #include <ctype.h>
 #include <stdbool.h>
@@ -60,9 +62,11 @@ struct parser {
 };
 
 /* A parsed expression: its tokens, and what the operand rule needs to know. */
+enum expr_kind { EX_ATOM, EX_UNARY, EX_BINARY, EX_COND };
+
 struct expr {
 	int first, last;
-	bool op;		/* unary, binary or conditional operator at the top */
+	enum expr_kind kind;	/* the operator at the top, EX_ATOM for none */
 	bool paren;		/* first and last are a matching ( ) */
 };
 
@@ -231,12 +235,29 @@ static void wrap_operand(struct parser *p, const struct expr *x)
 {
 	const struct token *a = &p->t[x->first], *b = &p->t[x->last];
 
-	if (!x->op || !(p->flags & PF_OPERANDS))
+	if (x->kind == EX_ATOM || !(p->flags & PF_OPERANDS))
 		return;
 	if (x->paren) {
 		edit_add(p, a->pos, 0, "(u64)", NULL);
 	} else {
 		edit_add(p, a->pos, 0, "(u64)(", NULL);
+		edit_add(p, b->pos + b->len, 0, ")", NULL);
+	}
+}
+
+/*
+ * The second or third operand of ?:.  It may be a string ("x" : "y"), which
+ * a cast would turn into a number: a ?: there only gets its parentheses
+ * (c ? "x" : d ? "y" : "z" is read as (c ? "x" : d) ? "y" : "z" without).
+ */
+static void wrap_branch(struct parser *p, const struct expr *x)
+{
+	const struct token *a = &p->t[x->first], *b = &p->t[x->last];
+
+	if (x->kind != EX_COND) {
+		wrap_operand(p, x);
+	} else if (!x->paren && (p->flags & PF_OPERANDS)) {
+		edit_add(p, a->pos, 0, "(", NULL);
 		edit_add(p, b->pos + b->len, 0, ")", NULL);
 	}
 }
@@ -332,7 +353,7 @@ static struct expr parse_unary(struct parser *p);
 
 static struct expr parse_primary(struct parser *p)
 {
-	struct expr x = { p->i, p->i, false, false };
+	struct expr x = { p->i, p->i, EX_ATOM, false };
 	const struct token *t;
 	int close;
 
@@ -355,7 +376,7 @@ static struct expr parse_primary(struct parser *p)
 			in = parse_cond(p);
 			x.last = p->i;
 			expect(p, ")");
-			x.op = in.op;
+			x.kind = in.kind;
 			x.paren = true;
 		}
 	} else if (is_punct(p, p->i, "{")) {
@@ -424,7 +445,7 @@ static struct expr parse_primary(struct parser *p)
 static struct expr parse_unary(struct parser *p)
 {
 	static const char *const prefix[] = { "-", "+", "!", "~", "*", "&", "++", "--" };
-	struct expr x = { p->i, p->i, true, false }, o;
+	struct expr x = { p->i, p->i, EX_UNARY, false }, o;
 	size_t k;
 
 	for (k = 0; k < sizeof(prefix) / sizeof(*prefix); k++) {
@@ -457,7 +478,7 @@ static struct expr parse_binary(struct parser *p, int min)
 		wrap_operand(p, &l);
 		wrap_operand(p, &r);
 		l.last = r.last;
-		l.op = true;
+		l.kind = EX_BINARY;
 		l.paren = false;
 	}
 	return l;
@@ -465,16 +486,20 @@ static struct expr parse_binary(struct parser *p, int min)
 
 static struct expr parse_cond(struct parser *p)
 {
-	struct expr c = parse_binary(p, 1), b;
+	struct expr c = parse_binary(p, 1), a, b;
 
 	if (p->failed || !is_punct(p, p->i, "?"))
 		return c;
 	p->i++;
-	parse_cond(p);
+	a = parse_cond(p);
 	expect(p, ":");
 	b = parse_cond(p);
+	if (p->failed)
+		return c;
+	wrap_branch(p, &a);
+	wrap_branch(p, &b);
 	c.last = b.last;
-	c.op = true;
+	c.kind = EX_COND;
 	c.paren = false;
 	return c;
 }

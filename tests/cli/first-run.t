@@ -27,12 +27,12 @@ awk '$3 == "tracefs" { print $2 }' /proc/self/mounts > "$T/mounted"
 "$TPCTL" list sched > "$T/list2.out" 2> "$T/list2.err"
 echo $? > "$T/list2.st"
 # a command that writes: a private instance, an event enabled there, removed again
-"$TPCTL" stream --count 3 sched:sched_switch > "$T/stream.out" 2> "$T/stream.err"
+"$TPCTL" stream --count 3 sched:sched_switch > "$T/stream.out" 2> "$T/stream.err" &
+pid=$!
+wait $pid
 echo $? > "$T/stream.st"
-# its instance must be gone (another run's live tpctl-<pid> may be there)
-for n in $(ls /sys/kernel/tracing/instances | grep '^tpctl-'); do
-	[ -d "/proc/${n#tpctl-}" ] || echo "$n"
-done > "$T/orphans"
+# its instance tpctl-<pid> must be gone
+ls /sys/kernel/tracing/instances | grep -x "tpctl-$pid" > "$T/orphans"
 EOF
 unshare -m --propagation private bash "$TMP/ns.sh" "$TMP" "$TPCTL"
 

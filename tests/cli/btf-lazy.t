@@ -1,5 +1,5 @@
 #!/bin/bash
-# The kernel's BTF (5.5 MB on the 6.18 host, about 14 ms of CPU to load) is
+# The kernel's BTF (5.5 MB on the 6.18 host, about 9 ms of CPU to load) is
 # read only by a command that parses a format naming an enum constant for
 # text: never by list, by a stream of events without such names, or by JSON
 # (raw values); once by a text stream of timer:hrtimer_start (HRTIMER_MODE_*).

@@ -139,7 +139,8 @@ static bool tokenize(struct parser *p, const char *s, int i, int n)
 				i++;
 		} else if (isdigit((unsigned char)c)) {
 			tk.kind = TK_NUM;
-			while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '.'))
+			while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_' ||
+					 s[i] == '.'))
 				i++;
 		} else if (c == '"' || c == '\'') {
 			tk.kind = c == '"' ? TK_STR : TK_CHAR;

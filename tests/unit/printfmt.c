@@ -142,6 +142,48 @@ static bool variable_value(const char *name, size_t len, unsigned long long *val
 	return true;
 }
 
+/*
+ * Print fmts whose text the kernel defines, with the text it prints for each
+ * of vals[] (NULL: not checked further).
+ */
+static const struct {
+	const char *print, *what, *want[7];
+} texts_kernel[] = {
+	/*
+	 * __print_flags as the kernel's trace_print_flags_seq() prints it: the
+	 * names of the bits set, in table order, then what is left in hex; 0
+	 * prints nothing.  The names' values come from decode_names.
+	 */
+	{ "\"%s\", __print_flags(REC->flags, \"|\", { TEST_ONE, \"ONE\" }, "
+	  "{ TEST_TWO, \"TWO\" }, { TEST_FOUR, \"FOUR\" }, { TEST_BIG, \"BIG\" })",
+	  "__print_flags with enum names: the kernel's text, 0 prints nothing",
+	  { "", "ONE|TWO|0x80000", "BIG|0x380000", "BIG", "TWO|0x10",
+	    "ONE|TWO|FOUR|BIG|0xfffbfff8", "0x200000" } },
+	/* names nobody knows: 0 still prints nothing, other values their hex */
+	{ "\"%s\", __print_flags(REC->flags, \"|\", { UNKNOWN_A, \"A\" }, "
+	  "{ UNKNOWN_B, \"B\" })",
+	  "__print_flags with unknown names: 0 prints nothing, others in hex",
+	  { "", "0x80003", "0x3c0000", "0x40000", "0x12", "0xffffffff", "0x200000" } },
+	{ "\"mode=%s\", __print_symbolic(REC->a, { 0, \"NONE\" }, { TEST_ONE, \"ONE\" }, "
+	  "{ TEST_TWO, \"TWO\" })",
+	  "__print_symbolic with enum names",
+	  { "mode=0x64", "mode=0x5", "mode=NONE", "mode=ONE" } },
+	/* the kernel's %#x writes 0x before any value, 0 too, within the width */
+	{ "\"%#x %#010x %#llx %#llX\", REC->flags, REC->flags, REC->a, REC->c",
+	  "%#x prints 0x0 for 0, as the kernel does",
+	  { "0x0 0x00000000 0x64 0X3", "0x80003 0x00080003 0x5 0X4" } },
+	/* strings out of nested ?: (kvm:kvm_nested_vmenter, xfs:xfs_free_extent) */
+	{ "\"%s %s\", !REC->a ? \"guest\" : REC->b == TEST_SIX + 3 ? \"eptp\" : \"cr3\", "
+	  "REC->c > 5 ? (REC->d > 5 ? \"both\" : \"left\") : (REC->d ? \"right\" : \"none\")",
+	  "strings out of nested ?:",
+	  { "cr3 right", "eptp right", "guest none", "cr3 right", "cr3 left", "cr3 both",
+	    "cr3 right" } },
+	/* a raw tab in the format string, as maple_tree's formats have it */
+	{ "\"%llu\tnode %llu\", REC->a, REC->b",
+	  "a raw tab in the format string parses and prints",
+	  { "100\tnode 7" } },
+};
+
 static int ntest;
 static int failed;
 
@@ -194,7 +236,7 @@ static const char *print(struct tep_handle *tep, int id, const struct values *v)
 
 /* One print fmt, its text for each value set against the expected texts. */
 static void check_text(struct tep_handle *tep, int id, const char *fmt, const char *what,
-		       const char *const *want)
+		       const char *const want[7])
 {
 	struct tep_event *ev = add(tep, id, fmt);
 	char detail[512] = "";
@@ -225,7 +267,7 @@ int main(void)
 
 	tep_set_loglevel(TEP_LOG_NONE);
 	decode_set_names(&names);
-	printf("1..%zu\n", nexpr + 6);
+	printf("1..%zu\n", nexpr + sizeof(texts_kernel) / sizeof(*texts_kernel));
 	for (i = 0; i < nexpr; i++) {
 		char *fmt, detail[512] = "", *msg;
 		struct tep_event *ev;
@@ -246,8 +288,8 @@ int main(void)
 
 			snprintf(want, sizeof(want), "%llu", compiled(i, &r));
 			if (strcmp(got, want)) {
-				snprintf(detail, sizeof(detail), "values %zu: libtraceevent %s, C %s",
-					 k, got, want);
+				snprintf(detail, sizeof(detail), "values %zu: %s, C: %s", k, got,
+					 want);
 				good = false;
 			}
 		}
@@ -258,62 +300,9 @@ int main(void)
 		free(fmt);
 	}
 
-	/*
-	 * __print_flags as the kernel's trace_print_flags_seq() prints it: the
-	 * names of the bits set, in table order, then what is left in hex; 0
-	 * prints nothing.  The names' values come from decode_names.
-	 */
-	{
-		static const char *const want[] = { "", "ONE|TWO|0x80000", "BIG|0x380000",
-						    "BIG", "TWO|0x10", "ONE|TWO|FOUR|BIG|0xfffbfff8",
-						    "0x200000" };
-
-		check_text(tep, 10, "\"%s\", __print_flags(REC->flags, \"|\", { TEST_ONE, \"ONE\" }, "
-			   "{ TEST_TWO, \"TWO\" }, { TEST_FOUR, \"FOUR\" }, { TEST_BIG, \"BIG\" })",
-			   "__print_flags with enum names: the kernel's text, 0 prints nothing", want);
-	}
-	/* names nobody knows: 0 still prints nothing, other values their hex */
-	{
-		static const char *const want[] = { "", "0x80003", "0x3c0000", "0x40000", "0x12",
-						    "0xffffffff", "0x200000" };
-
-		check_text(tep, 11, "\"%s\", __print_flags(REC->flags, \"|\", { UNKNOWN_A, \"A\" }, "
-			   "{ UNKNOWN_B, \"B\" })",
-			   "__print_flags with unknown names: 0 prints nothing, others in hex", want);
-	}
-	/* __print_symbolic of an enum name */
-	{
-		static const char *const want[] = { "mode=0x64", "mode=0x5", "mode=NONE",
-						    "mode=ONE", NULL };
-
-		check_text(tep, 12, "\"mode=%s\", __print_symbolic(REC->a, { 0, \"NONE\" }, "
-			   "{ TEST_ONE, \"ONE\" }, { TEST_TWO, \"TWO\" })",
-			   "__print_symbolic with enum names", want);
-	}
-	/* the kernel's %#x writes 0x before any value, 0 too, within the width */
-	{
-		static const char *const want[] = { "0x0 0x00000000 0x64 0X3", "0x80003 0x00080003 "
-						    "0x5 0X4", NULL };
-
-		check_text(tep, 13, "\"%#x %#010x %#llx %#llX\", REC->flags, REC->flags, REC->a, "
-			   "REC->c", "%#x prints 0x0 for 0, as the kernel does", want);
-	}
-	/* strings out of nested ?: (kvm:kvm_nested_vmenter, xfs:xfs_free_extent) */
-	{
-		static const char *const want[] = { "cr3 right", "eptp right", "guest none",
-						    "cr3 right", "cr3 left", "cr3 both", "cr3 right" };
-
-		check_text(tep, 15, "\"%s %s\", !REC->a ? \"guest\" : REC->b == TEST_SIX + 3 ? "
-			   "\"eptp\" : \"cr3\", REC->c > 5 ? (REC->d > 5 ? \"both\" : \"left\") : "
-			   "(REC->d ? \"right\" : \"none\")", "strings out of nested ?:", want);
-	}
-	/* a raw tab in the format string, as maple_tree's formats have it */
-	{
-		static const char *const want[] = { "100\tnode 7", NULL };
-
-		check_text(tep, 14, "\"%llu\tnode %llu\", REC->a, REC->b",
-			   "a raw tab in the format string parses and prints", want);
-	}
+	for (i = 0; i < sizeof(texts_kernel) / sizeof(*texts_kernel); i++)
+		check_text(tep, 10 + i, texts_kernel[i].print, texts_kernel[i].what,
+			   texts_kernel[i].want);
 	tep_free(tep);
 	return failed;
 }

@@ -10,18 +10,18 @@
  * with C's precedences and records edits (insertions and replacements at
  * byte offsets); the edits are applied in one pass at the end.
  *
- * Why the operand casts (PF_OPERANDS): libtraceevent 1.7.1 builds a wrong
- * tree for two kinds of expression.  A parenthesized operator expression on
- * the right of a binary operator of higher precedence is "rotated" as if the
+ * Why the operand casts (PF_OPERANDS): libtraceevent 1.7.1 builds wrong
+ * trees for some C expressions.  A parenthesized operator expression on the
+ * right of a binary operator of higher precedence is "rotated" as if the
  * parentheses were not there (timer_start's flags & (A | B | C) becomes
- * (flags & A) | B | C, which prints "D|P|I" for a timer without flags), and
- * operators of equal precedence group to the right (a - b - c as a - (b - c)).
- * The second and third operands of ?: fare no better when they are operator
- * expressions (c ? x : y - z is read as (c ? x : y) - z).  Its parser treats
- * a cast as an atom, and "u64" is the one cast it evaluates as no change at
- * all, so every such operand is written as (u64)(operand): the tree
- * libtraceevent builds is then the one C means.  (It has no '^' at all; no
- * kernel format uses it.)
+ * (flags & A) | B | C, which prints "D|P|I" for a timer without flags; the
+ * rotation is still in 1.8.4), operators of equal precedence group to the
+ * right (a - b - c as a - (b - c)), and the second and third operands of ?:
+ * fare no better when they are operator expressions (c ? x : y - z is read
+ * as (c ? x : y) - z).  Its parser treats a cast as an atom, and "u64" is
+ * the one cast it evaluates as no change at all, so every such operand is
+ * written as (u64)(operand): the tree libtraceevent builds is then the one C
+ * means.  (It has no '^' at all; no kernel format uses it.)
  */
 #include <ctype.h>
 #include <stdbool.h>

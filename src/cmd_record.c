@@ -24,7 +24,9 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "btf.h"
 #include "dat.h"
+#include "decode.h"
 #include "state.h"
 #include "opt.h"
 #include "tfs.h"
@@ -87,6 +89,24 @@ static bool wants_kallsyms(const struct meta *m, bool kstack)
 	return false;
 }
 
+/*
+ * The format as the file carries it: enum constants the kernel left as names
+ * get their values from the running kernel's BTF (the reader of the file
+ * cannot know them; trace-cmd report then prints "mode=ABS" too) and raw
+ * tabs in strings are escaped so that libtraceevent parses the print fmt.
+ */
+static void format_resolve(struct dat_format *f)
+{
+	static const struct decode_names names = { .constant = btf_enum_value };
+	char *text = decode_format_resolve(f->text, f->len, &names);
+
+	if (!text)
+		return;
+	free((char *)f->text);
+	f->text = text;
+	f->len = strlen(text);
+}
+
 static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, struct meta *m,
 			bool kstack)
 {
@@ -127,6 +147,7 @@ static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, st
 			continue;
 		}
 		f->len = size;
+		format_resolve(f);
 		m->nftrace++;
 	}
 	tracefs_list_free(names);
@@ -147,6 +168,7 @@ static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, st
 			return TP_FAIL;
 		}
 		f->len = size;
+		format_resolve(f);
 		m->nevents++;
 	}
 	if (wants_kallsyms(m, kstack)) {

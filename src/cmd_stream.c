@@ -23,6 +23,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "btf.h"
 #include "decode.h"
 #include "opt.h"
 #include "output.h"
@@ -228,6 +229,41 @@ static void preload_enabled(struct stream *st)
 	free(buf);
 }
 
+/*
+ * Kernel variables that print fmts read when the kernel prints `trace`
+ * (writeback's "age=" is jiffies minus a field): read when we print, too.
+ * jiffies comes from /proc/timer_list (root only), at most every 10 ms.
+ */
+static bool stream_variable(const char *name, size_t len, unsigned long long *value, void *ctx)
+{
+	static unsigned long long jiffies;
+	static struct timespec last;
+	static int have;	/* 0: not read yet, 1: read, -1: cannot be read */
+	struct timespec now;
+	char *buf, *p;
+
+	(void)ctx;
+	if (len != 7 || memcmp(name, "jiffies", 7) || have < 0)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	if (!have || (now.tv_sec - last.tv_sec) * 1000000000LL +
+		     (now.tv_nsec - last.tv_nsec) >= 10000000LL) {
+		buf = tp_read_file("/proc/timer_list", NULL);
+		p = buf ? strstr(buf, "\njiffies: ") : NULL;
+		if (!p) {
+			free(buf);
+			have = have ? have : -1;
+			return have > 0 ? (*value = jiffies, true) : false;
+		}
+		jiffies = strtoull(p + 10, NULL, 10);
+		last = now;
+		have = 1;
+		free(buf);
+	}
+	*value = jiffies;
+	return true;
+}
+
 static struct tep_handle *stream_tep(bool json)
 {
 	/*
@@ -250,6 +286,23 @@ static struct tep_handle *stream_tep(bool json)
 		return NULL;
 	}
 	free(buf);
+	if (!json) {
+		/*
+		 * Text prints what the kernel prints: names of enum constants
+		 * (BTF, read on first need), strings that %s fields point to
+		 * (printk_formats) and jiffies.  JSON carries the raw values.
+		 */
+		static const struct decode_names names = {
+			.constant = btf_enum_value,
+			.variable = stream_variable,
+		};
+
+		decode_set_names(&names);
+		buf = tracefs_instance_file_read(NULL, "printk_formats", &size);
+		if (buf)
+			tep_parse_printk_formats(tep, buf);
+		free(buf);
+	}
 	return tep;
 }
 

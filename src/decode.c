@@ -16,6 +16,7 @@
 
 #include "decode.h"
 #include "json.h"
+#include "printfmt.h"
 #include "tpctl.h"
 
 #ifndef TPCTL_PLUGIN_DIR
@@ -226,8 +227,34 @@ static unsigned long long helper_symoff_b(struct trace_seq *s, unsigned long lon
 	return 0;
 }
 
+/* The names decode_add_format() resolves; one kernel per process, as for kallsyms. */
+static struct decode_names names;
+static bool names_set;
+
+void decode_set_names(const struct decode_names *n)
+{
+	names_set = n != NULL;
+	if (n)
+		names = *n;
+}
+
+/* __tpctl_kvar(N): the value of kernel variable N when the line is printed. */
+static unsigned long long helper_kvar(struct trace_seq *s, unsigned long long *args)
+{
+	const char *name = printfmt_kvar_name(args[0]);
+	unsigned long long v = 0;
+
+	(void)s;
+	if (name && names_set && names.variable &&
+	    !names.variable(name, strlen(name), &v, names.ctx))
+		v = 0;
+	return v;
+}
+
 void decode_tep_register_helpers(struct tep_handle *tep)
 {
+	tep_register_print_function(tep, helper_kvar, TEP_FUNC_ARG_LONG, "__tpctl_kvar",
+				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_VOID);
 	tep_register_print_function(tep, helper_symoff, TEP_FUNC_ARG_VOID, "__tpctl_symoff",
 				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_VOID);
 	tep_register_print_function(tep, helper_sym, TEP_FUNC_ARG_VOID, "__tpctl_sym",
@@ -341,7 +368,55 @@ static const char *skip_arg(const char *p, const char *end)
 	return p;
 }
 
-enum conv_fix { FIX_NONE, FIX_SYMOFF, FIX_SYM, FIX_SYMOFF_B, FIX_PTR };
+/*
+ * "%#x" of 0: C's printf prints "0", the kernel's vsprintf "0x0" (it always
+ * writes the prefix, and counts it in the field width).  Written as
+ * "0x%x" / "0x%0{N-2}x" the two agree for every value; a space-padded
+ * width ("%#8x") is left alone: the prefix would land before the spaces.
+ */
+static bool alt_hex(const char *conv, const char *x)
+{
+	const char *p = conv + 1;
+	bool alt = false, zero = false, left = false;
+	int width = 0;
+
+	for (; p < x && strchr("-+ #0", *p); p++) {
+		alt |= *p == '#';
+		zero |= *p == '0';
+		left |= *p == '-';
+	}
+	if (!alt || *p == '*')
+		return false;
+	while (p < x && isdigit((unsigned char)*p))
+		width = width * 10 + (*p++ - '0');
+	if (p < x && *p == '.')
+		return false;
+	return !width || ((zero || left) && width >= 2);
+}
+
+static void alt_hex_put(struct sbuf *out, const char *conv, const char *x)
+{
+	const char *p = conv + 1;
+	char flags[8], buf[64];
+	int width = 0, nf = 0;
+
+	for (; p < x && strchr("-+ #0", *p); p++)
+		if (*p != '#' && nf < (int)sizeof(flags) - 1)
+			flags[nf++] = *p;
+	flags[nf] = '\0';
+	while (p < x && isdigit((unsigned char)*p))
+		width = width * 10 + (*p++ - '0');
+	/* p..x: the length modifier and the conversion character */
+	if (width)
+		snprintf(buf, sizeof(buf), "%s%%%s%d%.*s", *x == 'X' ? "0X" : "0x", flags,
+			 width - 2, (int)(x - p + 1), p);
+	else
+		snprintf(buf, sizeof(buf), "%s%%%s%.*s", *x == 'X' ? "0X" : "0x", flags,
+			 (int)(x - p + 1), p);
+	sb_puts(out, buf);
+}
+
+enum conv_fix { FIX_NONE, FIX_SYMOFF, FIX_SYM, FIX_SYMOFF_B, FIX_PTR, FIX_ALT_HEX };
 
 #define MAX_CONV 64
 
@@ -352,7 +427,7 @@ enum conv_fix { FIX_NONE, FIX_SYMOFF, FIX_SYM, FIX_SYMOFF_B, FIX_PTR };
  */
 static char *rewrite_print_fmt(const char *buf, size_t len)
 {
-	const char *line, *end = buf + len, *fmt, *fend, *p, *args;
+	const char *line, *end = buf + len, *fmt, *fend, *p, *args, *conv_start = NULL;
 	enum conv_fix fix[MAX_CONV];
 	struct sbuf out = { 0 };
 	int nconv = 0, nfix = 0, i;
@@ -378,6 +453,7 @@ static char *rewrite_print_fmt(const char *buf, size_t len)
 		p++;
 		if (*p == '%')
 			continue;
+		conv_start = p - 1;
 		while (*p && strchr("-+ #0", *p))
 			p++;
 		if (*p == '*') {
@@ -420,6 +496,8 @@ static char *rewrite_print_fmt(const char *buf, size_t len)
 					fix[nconv] = FIX_PTR;
 			}
 		}
+		if ((*p == 'x' || *p == 'X') && alt_hex(conv_start, p))
+			fix[nconv] = FIX_ALT_HEX;
 		if (fix[nconv] != FIX_NONE)
 			nfix++;
 		nconv++;
@@ -476,6 +554,10 @@ static char *rewrite_print_fmt(const char *buf, size_t len)
 			sb_puts(&out, "%016lx");
 			p = c;
 			break;
+		case FIX_ALT_HEX:
+			alt_hex_put(&out, p, c);
+			p = c;
+			break;
 		default:
 			sb_add(&out, p, c - p + 1);
 			p = c;
@@ -511,7 +593,8 @@ static char *rewrite_print_fmt(const char *buf, size_t len)
 			break;
 		}
 		sb_add(&out, a, ae - a);
-		if (i < nconv && fix[i] != FIX_NONE && fix[i] != FIX_PTR)
+		if (i < nconv && (fix[i] == FIX_SYMOFF || fix[i] == FIX_SYM ||
+				  fix[i] == FIX_SYMOFF_B))
 			sb_puts(&out, ")");
 		args = ae;
 	}
@@ -570,17 +653,31 @@ static char *replace_sizeof(const char *buf, size_t len)
 	return out.s;
 }
 
+char *decode_format_resolve(const char *buf, size_t len, const struct decode_names *n)
+{
+	return printfmt_rewrite(buf, len, n, PF_ESCAPE | PF_CONSTANTS);
+}
+
 int decode_add_format(struct tep_handle *tep, const char *sys, const char *buf, size_t len)
 {
 	struct tep_event *event = NULL;
-	char *text = replace_sizeof(buf, len), *fixed;
+	char *text = replace_sizeof(buf, len), *named, *fixed;
+	unsigned flags = PF_ESCAPE | PF_OPERANDS | PF_FLAGS_ZERO;
 	enum tep_errno err;
 
 	if (!text)
 		return -1;
 	buf = text;
 	len = strlen(text);
-	fixed = rewrite_print_fmt(buf, len);
+	if (names_set)
+		flags |= PF_CONSTANTS | PF_VARIABLES;
+	named = printfmt_rewrite(buf, len, names_set ? &names : NULL, flags);
+	fixed = rewrite_print_fmt(named ? named : buf, named ? strlen(named) : len);
+	if (!fixed) {
+		fixed = named;
+		named = NULL;
+	}
+	free(named);
 	if (fixed) {
 		err = tep_parse_format(tep, &event, fixed, strlen(fixed), sys);
 		free(fixed);

@@ -35,12 +35,39 @@ void decode_tep_register_helpers(struct tep_handle *tep);
 /* events/header_page text; sets the long size (8 on 64-bit kernels). */
 int decode_header_page(struct tep_handle *tep, const char *buf, size_t len);
 /*
+ * What a print fmt names that neither its format nor the record holds: enum
+ * constants the kernel left unresolved (HRTIMER_MODE_ABS, I_DIRTY_SYNC; their
+ * values are in the kernel's BTF) and kernel variables read when the text is
+ * printed (jiffies).  The caller knows the kernel; the decode layer asks.
+ */
+struct decode_names {
+	/* The value of the enum constant name[0..len); false when unknown. */
+	bool (*constant)(const char *name, size_t len, unsigned long long *value, void *ctx);
+	/* The current value of the kernel variable name[0..len); false when unknown. */
+	bool (*variable)(const char *name, size_t len, unsigned long long *value, void *ctx);
+	void *ctx;
+};
+/*
+ * The names decode_add_format() resolves from now on (copied); NULL for none,
+ * as for a trace.dat, whose kernel may not be the running one.
+ */
+void decode_set_names(const struct decode_names *names);
+/*
+ * A format made readable for any libtraceevent user, as tpctl record writes
+ * it into a trace.dat: enum constants replaced by their values, raw tabs in
+ * string literals escaped.  NULL when nothing changes.  Caller frees.
+ */
+char *decode_format_resolve(const char *buf, size_t len, const struct decode_names *names);
+/*
  * Parse one format file (events/<sys>/<event>/format).  Before libtraceevent
  * sees it, the print fmt is adapted to the kernel's own printing: "%pS"/"%pB"
  * become sym+0xoff/0xsize, "%ps" the bare symbol (kallsyms), and a plain "%p"
  * the 16 zero-padded hex digits the kernel prints when options/hash-ptr is 0
  * (with hash-ptr 1, the kernel's default, it prints a keyed hash that no
- * reader can reproduce; we print the real address).  Returns 0 when the
+ * reader can reproduce; we print the real address), "%#x" prints "0x0" for 0
+ * as the kernel does, enum constants and kernel variables are resolved
+ * (decode_set_names), and expressions libtraceevent would misread are
+ * rewritten (printfmt.c).  Returns 0 when the
  * event is in tep afterwards (even when its print fmt failed to parse: its
  * fields still decode), -1 otherwise.
  */

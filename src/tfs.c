@@ -54,8 +54,13 @@ int tfs_init(void)
 			return TP_FAIL;
 		}
 	} else {
-		/* mounts tracefs at /sys/kernel/tracing when nothing has yet */
-		if (!tracefs_tracing_dir_is_mounted(true, &dir) || !dir) {
+		/*
+		 * Mounts tracefs at /sys/kernel/tracing when nothing has yet.
+		 * It returns 1 when tracefs was mounted already, 0 when it has
+		 * just mounted it (a success: the first run on a fresh machine)
+		 * and -1 when it could not.
+		 */
+		if (tracefs_tracing_dir_is_mounted(true, &dir) < 0 || !dir) {
 			int err = errno;
 
 			tp_error("tracefs is not mounted and cannot be mounted at "

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * live - what the commands that trace the running kernel share (stream,
+ * count, hist): a tep_handle for this kernel, formats loaded on demand, the
+ * events resolved and checked before anything is created, the private
+ * instance tpctl-<pid> set up with them, and the per-CPU loss counters.
+ */
+#ifndef TPCTL_LIVE_H
+#define TPCTL_LIVE_H
+
+#include <stdbool.h>
+
+struct tep_handle;
+struct tracefs_instance;
+struct tfs_event_list;
+
+/* A tep_handle with the kernel's header_page; prints the error and returns NULL on failure. */
+struct tep_handle *live_tep(bool plugins);
+
+/* Parse events/<sys>/<name>/format into tep unless it is there; -1 when it cannot be had. */
+int live_load_format(struct tep_handle *tep, const char *sys, const char *name);
+
+/*
+ * Resolve the EVENT patterns, load their formats and check filter (NULL:
+ * none) against each of them: the errors a user can make, found before
+ * anything is created.  Prints the error; TP_USAGE or TP_FAIL.
+ */
+int live_resolve_events(struct tep_handle *tep, char **pats, int npats, const char *filter,
+			struct tfs_event_list *evs);
+
+/*
+ * Create the private instance and set it up: buffer_kb (NULL: the kernel's
+ * default), then filter (NULL: none) and enable for every event.  prompt:
+ * wake a reader on every record instead of at half a buffer (buffer_percent 0).
+ */
+int live_setup_instance(struct tracefs_instance **inst, struct tep_handle *tep,
+			const struct tfs_event_list *evs, const char *filter,
+			const char *buffer_kb, bool prompt);
+
+/* Overrun and dropped events of one CPU of inst so far (per_cpu/cpuN/stats). */
+void live_cpu_stats(struct tracefs_instance *inst, int cpu, unsigned long long *overrun,
+		    unsigned long long *dropped);
+
+#endif

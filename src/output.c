@@ -23,6 +23,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "agg.h"
 #include "decode.h"
 #include "json.h"
 #include "output.h"
@@ -483,6 +484,297 @@ int output_lost(struct output *o, int cpu, long long count)
 int output_flush(struct output *o)
 {
 	if (fflush(o->f) || ferror(o->f)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- count and hist tables */
+
+#define BAR_WIDTH 52
+/* Linear buckets: empty ones between two others are shown up to this many lines. */
+#define GAP_LINES_MAX 200
+
+/* A key cell as text; control bytes of strings become '?' so a terminal stays sane. */
+static void agg_cell_text(char *buf, size_t size, enum agg_col_type type, const struct agg_cell *c)
+{
+	size_t i;
+
+	switch (type) {
+	case AGG_COL_STR:
+		for (i = 0; c->s[i] && i < size - 1; i++)
+			buf[i] = (unsigned char)c->s[i] < 0x20 || c->s[i] == 0x7f ? '?' : c->s[i];
+		buf[i] = '\0';
+		break;
+	case AGG_COL_INT:
+		snprintf(buf, size, "%lld", (long long)c->v);
+		break;
+	default:
+		snprintf(buf, size, "%llu", (unsigned long long)c->v);
+	}
+}
+
+static void agg_value_text(char *buf, size_t size, bool sign, uint64_t v)
+{
+	if (sign)
+		snprintf(buf, size, "%lld", (long long)v);
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)v);
+}
+
+static char *i128_text(char *end, __int128 v)
+{
+	unsigned __int128 u = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+
+	*--end = '\0';
+	do {
+		*--end = '0' + (int)(u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--end = '-';
+	return end;
+}
+
+/* A log2 bound as bpftrace writes it: 512, 1K, 4M, 16E. */
+static void pow2_text(char *buf, size_t size, __int128 v)
+{
+	static const char sfx[] = "KMGTPE";
+	char tmp[48];
+	int i = -1;
+
+	while (v >= 1024 && !(v % 1024) && i < 5) {
+		v /= 1024;
+		i++;
+	}
+	if (i >= 0)
+		snprintf(buf, size, "%s%c", i128_text(tmp + sizeof(tmp), v), sfx[i]);
+	else
+		snprintf(buf, size, "%s", i128_text(tmp + sizeof(tmp), v));
+}
+
+static void bucket_label(char *buf, size_t size, bool log2, const struct agg_bucket *b)
+{
+	char lo[48], hi[48];
+
+	if (log2 && b->hi == 0) {
+		snprintf(buf, size, "(..., 0)");
+	} else if (log2 && b->hi - b->lo == 1) {
+		pow2_text(lo, sizeof(lo), b->lo);
+		snprintf(buf, size, "[%s]", lo);
+	} else if (log2) {
+		pow2_text(lo, sizeof(lo), b->lo);
+		pow2_text(hi, sizeof(hi), b->hi);
+		snprintf(buf, size, "[%s, %s)", lo, hi);
+	} else {
+		snprintf(buf, size, "[%s, ", i128_text(lo + sizeof(lo), b->lo));
+		snprintf(buf + strlen(buf), size - strlen(buf), "%s)",
+			 i128_text(hi + sizeof(hi), b->hi));
+	}
+}
+
+/* The bucket after b, for the empty ones shown between two others. */
+static struct agg_bucket bucket_next(bool log2, const struct agg_bucket *b)
+{
+	struct agg_bucket n = { .lo = b->hi, .count = 0 };
+
+	if (!log2)
+		n.hi = b->hi + (b->hi - b->lo);
+	else
+		n.hi = n.lo ? n.lo * 2 : 1;
+	return n;
+}
+
+static void text_hist_group(FILE *f, const struct agg_table *t, const struct agg_group *g)
+{
+	bool log2 = t->spec->scale == AGG_SCALE_LOG2;
+	struct agg_bucket *all, cur;
+	size_t n = 0, i, lw = 0, cw = 8, maxc = 0;
+	char label[112], num[32], bar[BAR_WIDTH + 1];
+	bool fill = true;
+
+	if (!g->nbuckets)
+		return;
+	if (!log2) {
+		__int128 span = (g->buckets[g->nbuckets - 1].hi - g->buckets[0].lo) /
+				(g->buckets[0].hi - g->buckets[0].lo);
+
+		fill = span <= GAP_LINES_MAX;
+	}
+	all = calloc(fill ? (log2 ? 70 : GAP_LINES_MAX + 2) : g->nbuckets, sizeof(*all));
+	if (!all)
+		return;
+	for (i = 0; i < g->nbuckets; i++) {
+		if (fill && n) {
+			for (cur = bucket_next(log2, &all[n - 1]); cur.lo < g->buckets[i].lo;
+			     cur = bucket_next(log2, &cur))
+				all[n++] = cur;
+		}
+		all[n++] = g->buckets[i];
+	}
+	for (i = 0; i < n; i++) {
+		bucket_label(label, sizeof(label), log2, &all[i]);
+		if (strlen(label) > lw)
+			lw = strlen(label);
+		if (all[i].count > maxc)
+			maxc = all[i].count;
+		if ((size_t)snprintf(num, sizeof(num), "%llu", (unsigned long long)all[i].count) > cw)
+			cw = strlen(num);
+	}
+	for (i = 0; i < n; i++) {
+		size_t len = maxc ? (size_t)((unsigned __int128)all[i].count * BAR_WIDTH / maxc) : 0;
+
+		bucket_label(label, sizeof(label), log2, &all[i]);
+		memset(bar, '@', len);
+		memset(bar + len, ' ', BAR_WIDTH - len);
+		bar[BAR_WIDTH] = '\0';
+		fprintf(f, "%-*s %*llu |%s|\n", (int)lw, label, (int)cw,
+			(unsigned long long)all[i].count, bar);
+	}
+	free(all);
+}
+
+static void text_agg(FILE *f, const struct agg_table *t, const struct output_agg *o)
+{
+	const struct agg_spec *s = t->spec;
+	size_t w[AGG_MAX_KEYS + 1], i;
+	char buf[512];
+	int k;
+
+	if (o->clear)
+		fputs("\033[H\033[2J", f);
+	if (o->title)
+		fprintf(f, "%s\n", o->title);
+	if (o->hist) {
+		for (i = 0; i < t->n; i++) {
+			const struct agg_group *g = &t->g[i];
+			char sum[32], min[32], max[32];
+
+			for (k = 0; k < s->nkeys; k++) {
+				agg_cell_text(buf, sizeof(buf), t->type[k], &g->key[k]);
+				fprintf(f, "%s=%s%s", s->name[k], buf, k + 1 < s->nkeys ? " " : "  ");
+			}
+			agg_value_text(sum, sizeof(sum), t->vsign, g->sum);
+			agg_value_text(min, sizeof(min), t->vsign, g->min);
+			agg_value_text(max, sizeof(max), t->vsign, g->max);
+			fprintf(f, "count=%llu sum=%s min=%s max=%s\n", (unsigned long long)g->count,
+				sum, min, max);
+			text_hist_group(f, t, g);
+			if (i + 1 < t->n)
+				putc('\n', f);
+		}
+		if (!t->n)
+			fprintf(f, "count=0\n");
+	} else {
+		/* column widths: the header and every cell */
+		for (k = 0; k < s->nkeys; k++)
+			w[k] = strlen(s->name[k]);
+		w[k] = 5;
+		for (i = 0; i < t->n; i++) {
+			for (k = 0; k < s->nkeys; k++) {
+				agg_cell_text(buf, sizeof(buf), t->type[k], &t->g[i].key[k]);
+				if (strlen(buf) > w[k])
+					w[k] = strlen(buf);
+			}
+			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)t->g[i].count);
+			if (strlen(buf) > w[k])
+				w[k] = strlen(buf);
+		}
+		for (k = 0; k < s->nkeys; k++) {
+			size_t j;
+
+			for (j = 0; s->name[k][j] && j < sizeof(buf) - 1; j++)
+				buf[j] = s->name[k][j] >= 'a' && s->name[k][j] <= 'z' ?
+					 s->name[k][j] - 'a' + 'A' : s->name[k][j];
+			buf[j] = '\0';
+			fprintf(f, t->type[k] == AGG_COL_STR ? "%-*s  " : "%*s  ", (int)w[k], buf);
+		}
+		fprintf(f, "%*s\n", (int)w[k], "COUNT");
+		for (i = 0; i < t->n; i++) {
+			for (k = 0; k < s->nkeys; k++) {
+				agg_cell_text(buf, sizeof(buf), t->type[k], &t->g[i].key[k]);
+				fprintf(f, t->type[k] == AGG_COL_STR ? "%-*s  " : "%*s  ", (int)w[k],
+					buf);
+			}
+			fprintf(f, "%*llu\n", (int)w[k], (unsigned long long)t->g[i].count);
+		}
+	}
+	if (t->n < t->nall)
+		fprintf(f, "... %zu more\n", t->nall - t->n);
+}
+
+static void json_agg_value(struct json *j, const char *key, bool sign, uint64_t v)
+{
+	if (sign)
+		json_int(j, key, (int64_t)v);
+	else
+		json_uint(j, key, v);
+}
+
+static void json_agg(FILE *f, const struct agg_table *t, const struct output_agg *o)
+{
+	const struct agg_spec *s = t->spec;
+	struct json j;
+	size_t i, b;
+	int k;
+
+	json_init(&j, f, false);
+	json_obj_open(&j, NULL);
+	json_str(&j, "type", o->hist ? "hist" : "count");
+	json_uint(&j, "ts_ns", o->ts_ns);
+	json_uint(&j, "interval_ns", o->interval_ns);
+	if (o->hist)
+		json_str(&j, "field", o->field);
+	json_arr_open(&j, "by");
+	for (k = 0; k < s->nkeys; k++)
+		json_str(&j, NULL, s->name[k]);
+	json_arr_close(&j);
+	json_arr_open(&j, o->hist ? "groups" : "rows");
+	for (i = 0; i < t->n; i++) {
+		const struct agg_group *g = &t->g[i];
+
+		json_obj_open(&j, NULL);
+		json_obj_open(&j, "key");
+		for (k = 0; k < s->nkeys; k++) {
+			if (t->type[k] == AGG_COL_STR)
+				json_str(&j, s->name[k], g->key[k].s);
+			else
+				json_agg_value(&j, s->name[k], t->type[k] == AGG_COL_INT, g->key[k].v);
+		}
+		json_obj_close(&j);
+		json_uint(&j, "count", g->count);
+		if (o->hist) {
+			json_agg_value(&j, "sum", t->vsign, g->sum);
+			json_agg_value(&j, "min", t->vsign, g->min);
+			json_agg_value(&j, "max", t->vsign, g->max);
+			json_arr_open(&j, "buckets");
+			for (b = 0; b < g->nbuckets; b++) {
+				json_obj_open(&j, NULL);
+				json_i128(&j, "min", g->buckets[b].lo);
+				json_i128(&j, "max", g->buckets[b].hi);
+				json_uint(&j, "count", g->buckets[b].count);
+				json_obj_close(&j);
+			}
+			json_arr_close(&j);
+		}
+		json_obj_close(&j);
+	}
+	json_arr_close(&j);
+	json_uint(&j, "lost", t->lost);
+	json_obj_close(&j);
+	json_end_line(&j);
+}
+
+int output_agg(FILE *f, enum output_mode mode, const struct agg_table *t,
+	       const struct output_agg *o)
+{
+	if (mode == OUTPUT_JSON)
+		json_agg(f, t, o);
+	else
+		text_agg(f, t, o);
+	if (fflush(f) || ferror(f)) {
 		if (!errno)
 			errno = EIO;
 		return -1;

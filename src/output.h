@@ -63,4 +63,28 @@ void output_set_kernel_release(struct output *o, const char *release);
 /* false when the trace clock is a counter (x86-tsc, counter): raw stamps, no seconds. */
 void output_set_ns_clock(struct output *o, bool ns);
 
+/*
+ * count and hist tables (agg.h), the other kind of output: text tables
+ * sorted by count, hist buckets as bars ("[4K, 8K)   3000 |@@@@...|"), or
+ * one JSON document per table (DESIGN.md section 2):
+ *   {"type":"count","ts_ns":N,"interval_ns":N,"by":[...],"rows":[{"key":{...},
+ *    "count":N}],"lost":N}
+ *   {"type":"hist","ts_ns":N,"interval_ns":N,"field":"F","by":[...],"groups":[{"key":{...},
+ *    "count":N,"sum":N,"min":N,"max":N,"buckets":[{"min":N,"max":N,"count":N}]}],"lost":N}
+ */
+struct agg_table;
+
+struct output_agg {
+	bool hist;
+	const char *field;		/* hist: the field whose values are counted */
+	unsigned long long ts_ns;	/* JSON: when the table was taken (CLOCK_REALTIME) */
+	unsigned long long interval_ns;	/* JSON: the time it covers */
+	const char *title;		/* text: a line above the table, or NULL */
+	bool clear;			/* text: clear the terminal first (a screen redrawn in place) */
+};
+
+/* Write one table to f; -1 (errno set) when writing failed. */
+int output_agg(FILE *f, enum output_mode mode, const struct agg_table *t,
+	       const struct output_agg *o);
+
 #endif

@@ -779,3 +779,40 @@ int tfs_instance_write(struct tracefs_instance *inst, const char *file, const ch
 	tracefs_put_tracing_file(path);
 	return TP_OK;
 }
+
+bool tfs_event_has_hist(struct tracefs_instance *inst, const struct tfs_event *ev)
+{
+	return tracefs_event_file_exists(inst, ev->system, ev->name, "hist");
+}
+
+int tfs_hist_start(struct tracefs_instance *inst, const struct tfs_event *ev,
+		   struct tracefs_hist *hist, bool quiet)
+{
+	char *path = tracefs_event_get_file(inst, ev->system, ev->name, "trigger");
+	int err;
+
+	/* journal first: rollback opens the trigger file with O_TRUNC, which removes it */
+	if (!path || state_journal(path, "") < 0) {
+		tracefs_put_tracing_file(path);
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	tracefs_put_tracing_file(path);
+	if (tracefs_hist_start(inst, hist) == 0)
+		return TP_OK;
+	err = errno;
+	if (!quiet) {
+		tp_error("the kernel refused the hist trigger of '%s:%s'%s%s", ev->system,
+			 ev->name, err == EINVAL ? ":" : ": ", err == EINVAL ? "" : strerror(err));
+		if (err == EINVAL)
+			print_error_log(inst);
+	}
+	return TP_FAIL;
+}
+
+char *tfs_hist_read(struct tracefs_instance *inst, const struct tfs_event *ev)
+{
+	int size = 0;
+
+	return tracefs_event_file_read(inst, ev->system, ev->name, "hist", &size);
+}

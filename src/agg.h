@@ -173,5 +173,8 @@ struct agg_opts {
 
 /* Trace, aggregate and print as o says; returns the exit status. */
 int agg_run(const struct agg_opts *o);
+/* The --engine option of both commands (an OPT_CALLBACK storing an enum agg_engine). */
+struct tp_opt;
+int agg_opt_engine(const struct tp_opt *o, const char *arg);
 
 #endif

@@ -31,6 +31,7 @@
 
 #include "agg.h"
 #include "live.h"
+#include "opt.h"
 #include "output.h"
 #include "reader.h"
 #include "state.h"
@@ -71,6 +72,23 @@ static unsigned long long wall_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int agg_opt_engine(const struct tp_opt *o, const char *arg)
+{
+	enum agg_engine *e = o->value;
+
+	if (!strcmp(arg, "kernel"))
+		*e = AGG_ENGINE_KERNEL;
+	else if (!strcmp(arg, "user"))
+		*e = AGG_ENGINE_USER;
+	else if (!strcmp(arg, "auto"))
+		*e = AGG_ENGINE_AUTO;
+	else {
+		tp_error("invalid engine '%s': kernel, user or auto", arg);
+		return TP_USAGE;
+	}
+	return TP_OK;
 }
 
 static int reload_cmdlines(struct tep_handle *tep, void *ctx)
@@ -207,6 +225,8 @@ static int kernel_setup(struct run *st)
 	ret = tfs_private_instance(&st->inst);
 	if (!ret)
 		ret = tfs_instance_write(st->inst, "tracing_on", "0");
+	if (!ret)
+		ret = live_exclude_self(st->inst);
 	for (i = 0; !ret && i < st->evs.n; i++) {
 		ret = tfs_hist_start(st->inst, &st->evs.v[i], hists[i], !must);
 		if (!ret)
@@ -227,7 +247,7 @@ static int user_setup(struct run *st)
 {
 	int ret, cpu;
 
-	ret = live_setup_instance(&st->inst, st->tep, &st->evs, st->o->filter, NULL, false);
+	ret = live_setup_instance(&st->inst, st->tep, &st->evs, st->o->filter, NULL, LIVE_NOT_SELF);
 	if (ret)
 		return ret;
 	st->rd = reader_new(tep_get_sub_buffer_size(st->tep));

@@ -201,7 +201,7 @@ static int setup_events(struct stream *st, char **pats, int npats, const char *f
 	/* names and filters are checked before anything is created */
 	ret = live_resolve_events(st->tep, pats, npats, filter, &evs);
 	if (!ret)
-		ret = live_setup_instance(&st->inst, st->tep, &evs, filter, buffer_kb, true);
+		ret = live_setup_instance(&st->inst, st->tep, &evs, filter, buffer_kb, LIVE_PROMPT);
 	tfs_event_list_free(&evs);
 	return ret;
 }

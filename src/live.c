@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 #include <tracefs.h>
@@ -65,9 +66,20 @@ int live_resolve_events(struct tep_handle *tep, char **pats, int npats, const ch
 	return ret;
 }
 
+int live_exclude_self(struct tracefs_instance *inst)
+{
+	char pid[24];
+
+	/* older kernels (before 5.8) have no such file: nothing to be done there */
+	if (!tracefs_file_exists(inst, "set_event_notrace_pid"))
+		return TP_OK;
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	return tfs_instance_write(inst, "set_event_notrace_pid", pid);
+}
+
 int live_setup_instance(struct tracefs_instance **inst, struct tep_handle *tep,
 			const struct tfs_event_list *evs, const char *filter,
-			const char *buffer_kb, bool prompt)
+			const char *buffer_kb, unsigned flags)
 {
 	size_t i;
 	int ret;
@@ -80,8 +92,10 @@ int live_setup_instance(struct tracefs_instance **inst, struct tep_handle *tep,
 	 * (buffer_percent 50); a reader that shows each record as it comes
 	 * wants to wake on the first one instead.
 	 */
-	if (!ret && prompt)
+	if (!ret && (flags & LIVE_PROMPT))
 		ret = tfs_instance_write(*inst, "buffer_percent", "0");
+	if (!ret && (flags & LIVE_NOT_SELF))
+		ret = live_exclude_self(*inst);
 	for (i = 0; !ret && i < evs->n; i++) {
 		if (filter)
 			ret = tfs_event_filter_set(*inst, tep, &evs->v[i], filter);

@@ -28,14 +28,25 @@ int live_load_format(struct tep_handle *tep, const char *sys, const char *name);
 int live_resolve_events(struct tep_handle *tep, char **pats, int npats, const char *filter,
 			struct tfs_event_list *evs);
 
+enum {
+	LIVE_PROMPT = 1 << 0,	/* wake a reader on every record, not at half a buffer */
+	LIVE_NOT_SELF = 1 << 1,	/* leave tpctl's own events out (live_exclude_self) */
+};
+
 /*
  * Create the private instance and set it up: buffer_kb (NULL: the kernel's
- * default), then filter (NULL: none) and enable for every event.  prompt:
- * wake a reader on every record instead of at half a buffer (buffer_percent 0).
+ * default), flags, then filter (NULL: none) and enable for every event.
  */
 int live_setup_instance(struct tracefs_instance **inst, struct tep_handle *tep,
 			const struct tfs_event_list *evs, const char *filter,
-			const char *buffer_kb, bool prompt);
+			const char *buffer_kb, unsigned flags);
+
+/*
+ * Keep tpctl's own events out of inst (set_event_notrace_pid): its reads of
+ * the buffers are events too, and counting syscalls:sys_enter_read would
+ * otherwise count itself, one read per read, without end.
+ */
+int live_exclude_self(struct tracefs_instance *inst);
 
 /* Overrun and dropped events of one CPU of inst so far (per_cpu/cpuN/stats). */
 void live_cpu_stats(struct tracefs_instance *inst, int cpu, unsigned long long *overrun,

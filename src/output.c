@@ -682,15 +682,10 @@ static void text_agg(FILE *f, const struct agg_table *t, const struct output_agg
 			if (strlen(buf) > w[k])
 				w[k] = strlen(buf);
 		}
-		for (k = 0; k < s->nkeys; k++) {
-			size_t j;
-
-			for (j = 0; s->name[k][j] && j < sizeof(buf) - 1; j++)
-				buf[j] = s->name[k][j] >= 'a' && s->name[k][j] <= 'z' ?
-					 s->name[k][j] - 'a' + 'A' : s->name[k][j];
-			buf[j] = '\0';
-			fprintf(f, t->type[k] == AGG_COL_STR ? "%-*s  " : "%*s  ", (int)w[k], buf);
-		}
+		/* keys named as given (a field may be called count), then COUNT */
+		for (k = 0; k < s->nkeys; k++)
+			fprintf(f, t->type[k] == AGG_COL_STR ? "%-*s  " : "%*s  ", (int)w[k],
+				s->name[k]);
 		fprintf(f, "%*s\n", (int)w[k], "COUNT");
 		for (i = 0; i < t->n; i++) {
 			for (k = 0; k < s->nkeys; k++) {

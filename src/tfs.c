@@ -798,6 +798,15 @@ int tfs_hist_start(struct tracefs_instance *inst, const struct tfs_event *ev,
 		return TP_FAIL;
 	}
 	tracefs_put_tracing_file(path);
+	if (tp.verbose) {
+		struct trace_seq seq;
+
+		trace_seq_init(&seq);
+		tracefs_hist_echo_cmd(&seq, inst, hist, TRACEFS_HIST_CMD_START);
+		trace_seq_terminate(&seq);
+		tp_debug("%.*s", (int)strcspn(seq.buffer, "\n"), seq.buffer);
+		trace_seq_destroy(&seq);
+	}
 	if (tracefs_hist_start(inst, hist) == 0)
 		return TP_OK;
 	err = errno;

@@ -191,7 +191,9 @@ if tpctl count --help >/dev/null 2>&1; then
 		done
 		for p in $tp_kernel $tp_user; do
 			i=0
-			while [ ! -s $T/instances/tpctl-$p/set_event ] && [ $i -lt 200 ]; do
+			# (tracefs files say size 0: read them)
+			while [ -z "$(cat $T/instances/tpctl-$p/set_event 2>/dev/null)" ] &&
+			      [ $i -lt 200 ]; do
 				sleep 0.05
 				i=$((i + 1))
 			done

@@ -117,5 +117,22 @@ char *tfs_event_filter_get(struct tracefs_instance *inst, const struct tfs_event
 
 /* Journaled write of an instance file (tracing_on, buffer_size_kb, ...). */
 int tfs_instance_write(struct tracefs_instance *inst, const char *file, const char *val);
+/* The instance has this file (set_event_notrace_pid appeared in Linux 5.8). */
+bool tfs_has_file(struct tracefs_instance *inst, const char *file);
+/* Journaled write of options/NAME. */
+int tfs_option_set(struct tracefs_instance *inst, const char *name, bool on);
+
+/*
+ * The event pid lists of an instance: set_event_pid, or set_event_notrace_pid
+ * when notrace.  tfs_pids_set() replaces the list, journaled (rollback puts
+ * the old list back).  tfs_pids_add() adds to it; call it only after a
+ * tfs_pids_set() of the same list, whose journal entry also undoes the
+ * additions.  tfs_pids_get() reads the list as the kernel has it now: with
+ * options/event-fork on, it adds the children of listed tasks when they are
+ * forked and drops tasks when they are freed.
+ */
+int tfs_pids_set(struct tracefs_instance *inst, bool notrace, const int *pids, size_t n);
+int tfs_pids_add(struct tracefs_instance *inst, bool notrace, const int *pids, size_t n);
+int tfs_pids_get(struct tracefs_instance *inst, bool notrace, int **pids, size_t *n);
 
 #endif

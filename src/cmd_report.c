@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <getopt.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,17 +39,9 @@
 
 #include "decode.h"
 #include "output.h"
+#include "opt.h"
 #include "tfs.h"
 #include "tpctl.h"
-
-static const char report_usage[] =
-	"usage: tpctl report FILE [--json] [--cpu LIST] [EVENT...]\n"
-	"\n"
-	"  FILE             a trace.dat file (tpctl record or trace-cmd record)\n"
-	"  EVENT            only these events: system, system:event or a glob\n"
-	"  -j, --json       NDJSON, one object per record\n"
-	"  -C, --cpu LIST   only these CPUs, e.g. 0,2-3\n"
-	"  -h, --help       show this help\n";
 
 /* "0,2-3" into a bitmap of max CPUs; false on junk. */
 static bool parse_cpus(const char *s, bool *set, int max)
@@ -711,37 +702,28 @@ static int report_isolated(const char *path, struct datfile *df, char **pats, in
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument,       NULL, 'j' },
-		{ "cpu",  required_argument, NULL, 'C' },
-		{ "help", no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct datfile df = { 0 };
 	const char *cpu_list = NULL, *path;
 	bool json = false, *cpus = NULL;
-	int opt, ret, ncpus = 4096;
+	int ret, ncpus = 4096;
+	const struct tp_opt opts[] = {
+		OPT_ARG("FILE", "a trace.dat file (tpctl record or trace-cmd record)"),
+		OPT_ARG("EVENT", "only these events: system, system:event or a glob"),
+		OPT_BOOL('j', "json", &json, "NDJSON, one object per record"),
+		OPT_STRING('C', "cpu", &cpu_list, "LIST", "only these CPUs, e.g. 0,2-3"),
+		OPT_END(),
+	};
+	const struct tp_cmd_spec spec = { "tpctl report FILE [--json] [--cpu LIST] [EVENT...]", opts, 0, NULL };
+	struct tp_args args;
 
-	while ((opt = getopt_long(argc, argv, ":jC:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'C':
-			cpu_list = optarg;
-			break;
-		case 'h':
-			fputs(report_usage, stdout);
-			return TP_OK;
-		default:
-			return tp_option_error(argv, opt);
-		}
-	}
-	if (optind >= argc) {
+	ret = opt_parse(argc, argv, &spec, &args);
+	if (ret)
+		return opt_status(ret);
+	if (!args.argc) {
 		tp_error("no file given");
 		return TP_USAGE;
 	}
-	path = argv[optind++];
+	path = args.argv[0];
 	if (cpu_list) {
 		cpus = calloc(ncpus, sizeof(*cpus));
 		if (!cpus) {
@@ -757,7 +739,7 @@ int cmd_report(int argc, char **argv)
 	ret = datfile_open(path, &df);
 	if (!ret)
 		ret = (report_isolate ? report_isolated : report_decode)(
-			path, &df, argv + optind, argc - optind, json, cpus, ncpus);
+			path, &df, args.argv + 1, args.argc - 1, json, cpus, ncpus);
 	datfile_close(&df);
 	free(cpus);
 	return ret;

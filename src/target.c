@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "opt.h"
 #include "state.h"
 #include "target.h"
 #include "tfs.h"
@@ -131,6 +132,11 @@ int target_parse_pids(struct target *t, const char *list)
 bad:
 	tp_error("invalid pid list '%s': process ids as in 42 or 42,77", list);
 	return TP_USAGE;
+}
+
+int target_opt_pid(const struct tp_opt *o, const char *arg)
+{
+	return target_parse_pids(o->value, arg);
 }
 
 int target_set_command(struct target *t, char **argv)
@@ -339,7 +345,8 @@ static void child_run(struct target *t, int go, int err, pid_t parent, const sig
 	/* EOF: tpctl gave up before tracing began */
 	if (read(go, &c, 1) != 1)
 		_exit(127);
-	execv(t->path, t->argv);
+	/* execvp: a script without #! runs under /bin/sh, as from a shell */
+	execvp(t->path, t->argv);
 	child_fail(err, STEP_EXEC);
 }
 
@@ -586,7 +593,6 @@ int target_release(struct target *t)
 
 	if (!t->child || t->released)
 		return TP_OK;
-	t->released = true;
 	/* EPIPE: it failed before, the error pipe says why */
 	if (write(t->go_fd, "g", 1) < 0 && errno != EPIPE) {
 		tp_error("cannot start '%s': %s", t->argv[0], strerror(errno));
@@ -600,8 +606,10 @@ int target_release(struct target *t)
 	} while (r < 0 && errno == EINTR);
 	close(t->err_fd);
 	t->err_fd = -1;
-	if (r == 0)
+	if (r == 0) {
+		t->released = true;
 		return TP_OK;
+	}
 	if (r == sizeof(e) && e.step >= 0 && e.step <= STEP_EXEC) {
 		if (e.step == STEP_EXEC)
 			tp_error("cannot run '%s': %s", t->argv[0], strerror(e.err));
@@ -657,8 +665,11 @@ bool target_done(struct target *t)
 		return false;
 	t->next_check = now + CHECK_INTERVAL_S;
 	/* with event-fork, the kernel drops tasks as they are freed; an emptied list matches none */
-	if (tfs_pids_get(t->inst, false, &pids, &n))
+	/* a failed read was reported once; the stop then comes from a signal or --duration */
+	if (tfs_pids_get(t->inst, false, &pids, &n)) {
+		t->next_check = 1e300;
 		return false;
+	}
 	free(pids);
 	return n == 0;
 }
@@ -684,7 +695,7 @@ void target_finish(struct target *t)
 	if (!t->child || t->reaped)
 		return;
 	if (!t->released) {
-		/* it never exec'd: EOF on the release pipe ends it */
+		/* it never exec'd: EOF on the release pipe ends it, or it failed */
 		if (t->go_fd >= 0) {
 			close(t->go_fd);
 			t->go_fd = -1;

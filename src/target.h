@@ -103,6 +103,25 @@ void target_init(struct target *t);
 void target_free(struct target *t);
 
 /*
+ * The TARGET options, declared once for every command's option table
+ * (opt.h); t is the command's struct target *.  The table's spec needs
+ * OPT_COMMAND; pass tp_args.cmd, when not NULL, to target_set_command().
+ */
+struct tp_opt;
+int target_opt_pid(const struct tp_opt *o, const char *arg);
+#define TARGET_OPTS(t)								\
+	OPT_ARG("-- COMMAND [ARG...]", "run COMMAND; trace it and the processes it starts,\n" \
+		"from its first event to its exit"),				\
+	OPT_BOOL('a', "all", &(t)->all, "with -- COMMAND: trace every process while it runs"), \
+	OPT_CALLBACK('p', "pid", (t), "PID,...", target_opt_pid,		\
+		     "trace only these running processes (all their threads)"), \
+	OPT_BOOL('F', "follow", &(t)->follow,					\
+		 "with --pid: also the children they start from now on"),	\
+	OPT_STRING(0, "cgroup", &(t)->cgroup, "PATH",				\
+		   "trace the tasks of this cgroup v2 directory and their children"), \
+	OPT_STRING(0, "user", &(t)->user, "USER", "run COMMAND as USER (default: as tpctl)")
+
+/*
  * Option helpers.  target_parse_pids() adds "PID[,PID...]" (repeatable),
  * TP_USAGE on anything else.  target_set_command() takes the words after
  * "--" (argv[argc] must be NULL); no word is a usage error.

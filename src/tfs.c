@@ -851,13 +851,15 @@ int tfs_pids_add(struct tracefs_instance *inst, bool notrace, const int *pids, s
 int tfs_pids_get(struct tracefs_instance *inst, bool notrace, int **pids, size_t *n)
 {
 	const char *file = pid_file(notrace);
-	char *buf, *p, *end;
+	char *buf, *p, *end, *path;
 	size_t alloc = 0;
-	int size = 0;
 
 	*pids = NULL;
 	*n = 0;
-	buf = tracefs_instance_file_read(inst, file, &size);
+	/* not tracefs_instance_file_read(): it fails on an empty file, an empty list */
+	path = tracefs_instance_get_file(inst, file);
+	buf = path ? tp_read_file(path, NULL) : NULL;
+	tracefs_put_tracing_file(path);
 	if (!buf) {
 		tp_error("cannot read '%s' of %s: %s", file, tfs_instance_label(inst),
 			 strerror(errno));

@@ -11,7 +11,8 @@
  *   -o     print "pid N" on standard output (and, with -w, before waiting)
  *   -e     then exec ARGV in this process (an exec chain: same pid)
  *   ARGV   otherwise: then fork a child that execs ARGV, and wait for it
- *   -l     loop: call getpid(2) until killed (the unrelated process)
+ *   -l     loop until killed: 64 getpid(2) calls a millisecond (the unrelated
+ *          process; paced, so that it leaves the CPUs to the rest)
  *
  * The exit status is the child's, so a chain reports its deepest failure.
  */
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
@@ -36,9 +38,15 @@ int main(int argc, char **argv)
 		exec_it |= !!strchr(argv[i], 'e');
 		loop |= !!strchr(argv[i], 'l');
 	}
-	if (loop)
-		for (;;)
-			syscall(SYS_getpid);
+	if (loop) {
+		struct timespec ms = { 0, 1000 * 1000 };
+
+		for (;;) {
+			for (k = 0; k < 64; k++)
+				syscall(SYS_getpid);
+			nanosleep(&ms, NULL);
+		}
+	}
 	if (i >= argc) {
 		fprintf(stderr, "usage: tgen [-w] [-o] [-e] N [-- ARGV...]\n");
 		return 2;

@@ -409,26 +409,19 @@ int cmd_stream(int argc, char **argv)
 		buffer_kb = kbuf;
 	}
 	n = args.argc;
-	if (!n && target_given(&tgt)) {
-		target_free(&tgt);
+	ret = TP_USAGE;
+	if (!n && target_given(&tgt))
 		tp_error("'-- COMMAND', '--pid', '--cgroup' need EVENT arguments "
 			 "(without them nothing is changed)");
-		return TP_USAGE;
-	}
-	if (!n && filter) {
+	else if (!n && filter)
 		tp_error("'--filter' needs EVENT arguments (without them nothing is changed)");
-		return TP_USAGE;
-	}
-	if (!n && buffer_kb) {
+	else if (!n && buffer_kb)
 		tp_error("'--buffer-kb' needs EVENT arguments (without them nothing is changed)");
-		return TP_USAGE;
-	}
-	if (n && tp.instance) {
+	else if (n && tp.instance)
 		tp_error("EVENT arguments trace in a private instance; '-i %s' reads an existing one",
 			 tp.instance);
-		return TP_USAGE;
-	}
-	ret = target_check(&tgt);
+	else
+		ret = target_check(&tgt);
 	if (!ret)
 		ret = tfs_init();
 	if (ret) {

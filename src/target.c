@@ -130,7 +130,7 @@ int target_parse_pids(struct target *t, const char *list)
 	}
 	return TP_OK;
 bad:
-	tp_error("invalid pid list '%s': process ids as in 42 or 42,77", list);
+	tp_error("invalid value '%s' for --pid: process ids as in 42 or 42,77", list);
 	return TP_USAGE;
 }
 

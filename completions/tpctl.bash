@@ -30,7 +30,7 @@ _tpctl_commands()
 _tpctl_options()
 {
 	local want=$2
-	# tabs become \037: read would merge tabs (white space) and lose empty fields
+	# tabs to \x1f first: read merges adjacent tabs (IFS white space), losing an empty SHORT
 	_tpctl_run $1 --list-options | tr '\t' '\037' |
 		while IFS=$'\037' read -r s l a h; do
 			[[ $want == arg && -z $a ]] && continue
@@ -94,6 +94,17 @@ _tpctl_reply()
 		prefix=${_tpctl_cur%"${_tpctl_cur##*:}"}
 		COMPREPLY=("${COMPREPLY[@]#"$prefix"}")
 	fi
+}
+
+# Running processes, for the last entry of a comma-separated pid list.
+_tpctl_pids()
+{
+	local prefix= p
+	[[ $_tpctl_cur == *,* ]] && prefix=${_tpctl_cur%,*},
+	COMPREPLY=()
+	for p in $(ps -eo pid= 2>/dev/null); do
+		[[ $prefix$p == "$_tpctl_cur"* ]] && COMPREPLY+=("$prefix$p")
+	done
 }
 
 _tpctl_files()
@@ -179,6 +190,11 @@ _tpctl()
 		case $(_tpctl_option_arg "$cmd" "$prev") in
 		FILE | OUT) _tpctl_files -f ;;
 		DIR | PATH) _tpctl_files -d ;;
+		PID,...) _tpctl_pids ;;
+		USER)
+			local IFS=$'\n'
+			COMPREPLY=($(compgen -u -- "$_tpctl_cur"))
+			;;
 		ENGINE) _tpctl_reply $'kernel\nuser\nauto' ;;
 		# count and hist: the fields of the first event (after the keys of every event)
 		FIELD) [[ $first_pos == *:* ]] && _tpctl_reply "$(_tpctl_fields "$first_pos")" ;;

@@ -27,6 +27,7 @@
 struct tep_handle;
 struct tep_record;
 struct tracefs_hist;
+struct target;
 
 #define AGG_MAX_KEYS 8
 
@@ -169,6 +170,7 @@ struct agg_opts {
 	double duration;	/* seconds, 0: until interrupted */
 	bool json;
 	enum agg_engine engine;
+	struct target *target;	/* TARGET (target.h): the processes traced */
 };
 
 /* Trace, aggregate and print as o says; returns the exit status. */

@@ -35,6 +35,7 @@
 #include "output.h"
 #include "reader.h"
 #include "state.h"
+#include "target.h"
 #include "tfs.h"
 #include "tpctl.h"
 
@@ -53,6 +54,7 @@ struct run {
 	bool *cpu_on;			/* user engine: the CPUs read */
 	unsigned long long lost_seen;	/* user engine: overrun + dropped so far */
 	uint64_t *dropped;		/* kernel engine: per event, the kernel's Dropped */
+	struct tracefs_hist **hists;	/* kernel engine: per event, its trigger */
 	double start, last;		/* CLOCK_MONOTONIC seconds */
 	bool out_failed;
 	int out_errno;
@@ -179,21 +181,21 @@ static int hist_filter(struct tracefs_hist *hist, const char *expr)
 }
 
 /*
- * The kernel engine in inst: tracing off, one hist trigger per event.
- * Returns TP_OK, or when the kernel cannot do it, TP_USAGE/TP_FAIL with the
- * error printed if the kernel engine was asked for, else -1 (try the user
- * engine) after saying why under -v.
+ * The kernel engine in inst: tracing off, one hist trigger per event, made
+ * paused (nothing counts until the target's pid lists are in place:
+ * kernel_start).  Returns TP_OK, or when the kernel cannot do it, TP_USAGE or
+ * TP_FAIL with the error printed if the kernel engine was asked for, else -1
+ * (try the user engine) after saying why under -v.
  */
 static int kernel_setup(struct run *st)
 {
 	bool must = st->o->engine == AGG_ENGINE_KERNEL;
-	struct tracefs_hist **hists;
 	const char *why = NULL;
 	size_t i;
 	int ret = TP_OK;
 
-	hists = calloc(st->evs.n, sizeof(*hists));
-	if (!hists) {
+	st->hists = calloc(st->evs.n, sizeof(*st->hists));
+	if (!st->hists) {
 		tp_error("out of memory");
 		return TP_FAIL;
 	}
@@ -203,10 +205,10 @@ static int kernel_setup(struct run *st)
 			ret = TP_FAIL;
 			break;
 		}
-		hists[i] = agg_kernel_hist(st->agg, i, &why);
-		if (!hists[i] && !why)
+		st->hists[i] = agg_kernel_hist(st->agg, i, &why);
+		if (!st->hists[i] && !why)
 			why = "out of memory";
-		if (hists[i] && st->o->filter && hist_filter(hists[i], st->o->filter) < 0)
+		if (st->hists[i] && st->o->filter && hist_filter(st->hists[i], st->o->filter) < 0)
 			why = "the filter cannot be given to a hist trigger";
 		if (why) {
 			ret = TP_USAGE;
@@ -220,26 +222,31 @@ static int kernel_setup(struct run *st)
 		else
 			tp_debug("user engine: %s:%s: %s", st->evs.v[i].system,
 				 st->evs.v[i].name, why);
-		goto out;
+		return must ? ret : -1;
 	}
 	ret = tfs_private_instance(&st->inst);
 	if (!ret)
 		ret = tfs_instance_write(st->inst, "tracing_on", "0");
-	if (!ret)
-		ret = live_exclude_self(st->inst);
-	for (i = 0; !ret && i < st->evs.n; i++) {
-		ret = tfs_hist_start(st->inst, &st->evs.v[i], hists[i], !must);
-		if (!ret)
-			ret = tfs_event_enable(st->inst, &st->evs.v[i], true);
-	}
+	for (i = 0; !ret && i < st->evs.n; i++)
+		ret = tfs_hist_start(st->inst, &st->evs.v[i], st->hists[i], true, !must);
 	if (ret && !must)
 		tp_debug("user engine: the kernel refused a hist trigger");
-out:
-	for (i = 0; i < st->evs.n; i++)
-		tracefs_hist_free(hists[i]);
-	free(hists);
-	if (ret && !must)
-		return -1;
+	return ret && !must ? -1 : ret;
+}
+
+/* The kernel engine's triggers count from now on, for the target's processes. */
+static int kernel_start(struct run *st)
+{
+	size_t i;
+	int ret;
+
+	ret = target_start(st->o->target);
+	if (!ret)
+		ret = target_apply(st->o->target, st->inst);
+	for (i = 0; !ret && i < st->evs.n; i++)
+		ret = tfs_event_enable(st->inst, &st->evs.v[i], true);
+	for (i = 0; !ret && i < st->evs.n; i++)
+		ret = tfs_hist_continue(st->inst, &st->evs.v[i], st->hists[i]);
 	return ret;
 }
 
@@ -247,7 +254,8 @@ static int user_setup(struct run *st)
 {
 	int ret, cpu;
 
-	ret = live_setup_instance(&st->inst, st->tep, &st->evs, st->o->filter, NULL, LIVE_NOT_SELF);
+	ret = live_setup_instance(&st->inst, st->tep, &st->evs, st->o->filter, NULL, 0,
+				  st->o->target);
 	if (ret)
 		return ret;
 	st->rd = reader_new(tep_get_sub_buffer_size(st->tep));
@@ -393,6 +401,9 @@ static bool user_loop(struct run *st, double deadline, double interval, bool scr
 		t = now_s();
 		if (deadline && t >= deadline)
 			break;
+		/* the target is gone: what it left in the buffers is read by user_drain */
+		if (target_done(st->o->target))
+			break;
 		if (next && t >= next) {
 			tick(st, screen);
 			while (next <= t)
@@ -439,7 +450,7 @@ static void kernel_loop(struct run *st, double deadline, double interval, bool s
 {
 	double next = interval > 0 ? st->start + interval : 0, t, until;
 
-	while (!state_stop && !st->out_failed) {
+	while (!state_stop && !st->out_failed && !target_done(st->o->target)) {
 		t = now_s();
 		if (deadline && t >= deadline)
 			break;
@@ -451,7 +462,7 @@ static void kernel_loop(struct run *st, double deadline, double interval, bool s
 		until = next ? next : deadline;
 		if (deadline && deadline < until)
 			until = deadline;
-		/* a signal ends the wait (no SA_RESTART) */
+		/* a signal ends the wait (no SA_RESTART), COMMAND's exit too (SIGCHLD) */
 		poll(NULL, 0, until ? (int)((until - t) * 1000) + 1 : 1000);
 	}
 }
@@ -468,7 +479,9 @@ int agg_run(const struct agg_opts *o)
 			 tp.instance);
 		return TP_USAGE;
 	}
-	ret = tfs_init();
+	ret = target_check(o->target);
+	if (!ret)
+		ret = tfs_init();
 	if (ret)
 		return ret;
 	st.ncpu = sysconf(_SC_NPROCESSORS_CONF);
@@ -512,7 +525,9 @@ int agg_run(const struct agg_opts *o)
 		}
 	}
 	st.kernel = ret == TP_OK;
-	if (ret == -1)
+	if (st.kernel)
+		ret = kernel_start(&st);
+	else if (ret == -1)
 		ret = user_setup(&st);
 	if (ret)
 		goto out;
@@ -522,6 +537,10 @@ int agg_run(const struct agg_opts *o)
 
 	/* from here on, INT/TERM/HUP only set state_stop: the totals are printed */
 	state_set_graceful(true);
+	/* everything counts from here: COMMAND may run */
+	ret = target_release(o->target);
+	if (ret)
+		goto out;
 	st.start = st.last = now_s();
 	if (st.kernel) {
 		kernel_loop(&st, o->duration > 0 ? st.start + o->duration : 0, o->interval, screen);
@@ -562,12 +581,19 @@ int agg_run(const struct agg_opts *o)
 		clearerr(stdout);
 	}
 out:
+	state_set_graceful(false);
+	target_finish(o->target);
+	if (!ret)
+		target_report(o->target);
 	/* the readers hold the instance's files open: close them before it goes */
 	reader_free(st.rd);
 	state_rollback();
 	if (st.inst)
 		tracefs_instance_free(st.inst);
 	agg_free(st.agg);
+	for (i = 0; st.hists && i < st.evs.n; i++)
+		tracefs_hist_free(st.hists[i]);
+	free(st.hists);
 	tfs_event_list_free(&st.evs);
 	free(st.dropped);
 	free(st.cpu_on);

@@ -10,10 +10,12 @@
 
 #include "agg.h"
 #include "opt.h"
+#include "target.h"
 #include "tpctl.h"
 
 int cmd_count(int argc, char **argv)
 {
+	struct target tgt;
 	struct agg_opts o = { 0 };
 	const char *by = NULL;
 	unsigned long long top = 0;
@@ -35,37 +37,44 @@ int cmd_count(int argc, char **argv)
 			     "kernel (hist triggers), user (the ring buffers) or auto:\n"
 			     "the kernel's where it can (the default)"),
 		OPT_BOOL(0, "stack", &stack, "count per kernel stack too (as --by ...,stack)"),
+		TARGET_OPTS(&tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl count EVENT... [--by KEY,...] [--filter EXPR] [--top N] [--interval SEC]\n"
-		"                   [--duration SEC] [--json] [--engine ENGINE] [--stack]",
-		opts, 0, NULL,
+		"                   [--duration SEC] [--json] [--engine ENGINE] [--stack]\n"
+		"                   [-p PID,... [-F] | --cgroup PATH | [-a] [--user USER] -- COMMAND [ARG...]]",
+		opts, OPT_COMMAND, NULL,
 	};
 	struct tp_args args;
 	int ret;
 
+	target_init(&tgt);
+	/* COMMAND's output must not mix with the tables on stdout */
+	tgt.stdout_to_stderr = true;
+	o.target = &tgt;
 	ret = opt_parse(argc, argv, &spec, &args);
-	if (ret)
-		return opt_status(ret);
-	if (!args.argc) {
-		tp_error("no event given");
-		return TP_USAGE;
-	}
-	if (stack && asprintf(&keys, "%s,stack", by ? by : "event") < 0) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
-	ret = agg_spec_keys(&o.spec, keys ? keys : by);
-	free(keys);
+	if (!ret && args.cmd)
+		ret = target_set_command(&tgt, args.cmd);
 	if (ret) {
-		agg_spec_release(&o.spec);
-		return ret;
+		target_free(&tgt);
+		return opt_status(ret);
 	}
-	o.events = args.argv;
-	o.nevents = args.argc;
-	o.top = top;
-	ret = agg_run(&o);
+	ret = TP_USAGE;
+	if (!args.argc)
+		tp_error("no event given");
+	else if (stack && asprintf(&keys, "%s,stack", by ? by : "event") < 0)
+		tp_error("out of memory");
+	else
+		ret = agg_spec_keys(&o.spec, keys ? keys : by);
+	free(keys);
+	if (!ret) {
+		o.events = args.argv;
+		o.nevents = args.argc;
+		o.top = top;
+		ret = agg_run(&o);
+	}
 	agg_spec_release(&o.spec);
+	target_free(&tgt);
 	return ret;
 }

@@ -11,10 +11,12 @@
 
 #include "agg.h"
 #include "opt.h"
+#include "target.h"
 #include "tpctl.h"
 
 int cmd_hist(int argc, char **argv)
 {
+	struct target tgt;
 	struct agg_opts o = { .hist = true };
 	const char *by = NULL, *field = NULL;
 	unsigned long long top = 0, step = 0;
@@ -37,45 +39,50 @@ int cmd_hist(int argc, char **argv)
 		OPT_CALLBACK(0, "engine", &o.engine, "ENGINE", agg_opt_engine,
 			     "kernel (hist triggers), user (the ring buffers) or auto:\n"
 			     "the kernel's where it can (the default)"),
+		TARGET_OPTS(&tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl hist EVENT... --field FIELD [--by KEY,...] [--log2 | --linear STEP]\n"
 		"                  [--filter EXPR] [--top N] [--interval SEC] [--duration SEC]\n"
-		"                  [--json] [--engine ENGINE]",
-		opts, 0, NULL,
+		"                  [--json] [--engine ENGINE]\n"
+		"                  [-p PID,... [-F] | --cgroup PATH | [-a] [--user USER] -- COMMAND [ARG...]]",
+		opts, OPT_COMMAND, NULL,
 	};
 	struct tp_args args;
 	int ret;
 
+	target_init(&tgt);
+	/* COMMAND's output must not mix with the tables on stdout */
+	tgt.stdout_to_stderr = true;
+	o.target = &tgt;
 	ret = opt_parse(argc, argv, &spec, &args);
-	if (ret)
-		return opt_status(ret);
-	if (!args.argc) {
-		tp_error("no event given");
-		return TP_USAGE;
-	}
-	if (!field) {
-		tp_error("no field given; use --field FIELD");
-		return TP_USAGE;
-	}
-	if (log2 && step) {
-		tp_error("'--log2' and '--linear' cannot be used together");
-		return TP_USAGE;
-	}
-	/* without --by: one histogram of every event */
-	ret = by ? agg_spec_keys(&o.spec, by) : TP_OK;
+	if (!ret && args.cmd)
+		ret = target_set_command(&tgt, args.cmd);
 	if (ret) {
-		agg_spec_release(&o.spec);
-		return ret;
+		target_free(&tgt);
+		return opt_status(ret);
 	}
-	o.spec.value = field;
-	o.spec.scale = step ? AGG_SCALE_LINEAR : AGG_SCALE_LOG2;
-	o.spec.step = step;
-	o.events = args.argv;
-	o.nevents = args.argc;
-	o.top = top;
-	ret = agg_run(&o);
+	ret = TP_USAGE;
+	if (!args.argc)
+		tp_error("no event given");
+	else if (!field)
+		tp_error("no field given; use --field FIELD");
+	else if (log2 && step)
+		tp_error("'--log2' and '--linear' cannot be used together");
+	else
+		/* without --by: one histogram of every event */
+		ret = by ? agg_spec_keys(&o.spec, by) : TP_OK;
+	if (!ret) {
+		o.spec.value = field;
+		o.spec.scale = step ? AGG_SCALE_LINEAR : AGG_SCALE_LOG2;
+		o.spec.step = step;
+		o.events = args.argv;
+		o.nevents = args.argc;
+		o.top = top;
+		ret = agg_run(&o);
+	}
 	agg_spec_release(&o.spec);
+	target_free(&tgt);
 	return ret;
 }

@@ -29,6 +29,7 @@
 #include "output.h"
 #include "reader.h"
 #include "state.h"
+#include "target.h"
 #include "tfs.h"
 #include "tpctl.h"
 
@@ -193,7 +194,7 @@ static struct tep_handle *stream_tep(bool json)
 }
 
 static int setup_events(struct stream *st, char **pats, int npats, const char *filter,
-			const char *buffer_kb)
+			const char *buffer_kb, struct target *tgt)
 {
 	struct tfs_event_list evs = { 0 };
 	int ret;
@@ -201,7 +202,8 @@ static int setup_events(struct stream *st, char **pats, int npats, const char *f
 	/* names and filters are checked before anything is created */
 	ret = live_resolve_events(st->tep, pats, npats, filter, &evs);
 	if (!ret)
-		ret = live_setup_instance(&st->inst, st->tep, &evs, filter, buffer_kb, LIVE_PROMPT);
+		ret = live_setup_instance(&st->inst, st->tep, &evs, filter, buffer_kb, LIVE_PROMPT,
+					  tgt);
 	tfs_event_list_free(&evs);
 	return ret;
 }
@@ -237,6 +239,28 @@ static bool loss_summary(struct stream *st, bool fail_on_loss)
 	return true;
 }
 
+/* Stop tracing once the target is gone, so that the drain ends. */
+static bool target_stop(struct stream *st)
+{
+	return tfs_instance_write(st->inst, "tracing_on", "0") == TP_OK;
+}
+
+/* JSON: how COMMAND ended, as the last line (once it has, ending it if need be). */
+static void exit_line(struct stream *st, struct target *tgt)
+{
+	int status, sig;
+
+	if (!target_pid(tgt) || !st->out || ferror(stdout))
+		return;
+	target_finish(tgt);
+	if (target_exit(tgt, &status, &sig) && output_exit(st->out, target_pid(tgt), status, sig) == 0)
+		output_flush(st->out);
+	if (ferror(stdout)) {
+		__fpurge(stdout);
+		clearerr(stdout);
+	}
+}
+
 static void stream_free(struct stream *st)
 {
 	int i;
@@ -263,6 +287,7 @@ int cmd_stream(int argc, char **argv)
 	unsigned long long count = 0, seen = 0, kb = 0;
 	double duration = 0, deadline = 0;
 	bool json = false, drain = false, fail_on_loss = false, lost_seen = false;
+	struct target tgt;
 	const struct tp_opt opts[] = {
 		OPT_ARG("EVENT", "system:event, system or a glob; traced in a private instance\n"
 			"that is removed on exit (without EVENT: read what is enabled)"),
@@ -275,12 +300,14 @@ int cmd_stream(int argc, char **argv)
 		OPT_BOOL('L', "fail-on-loss", &fail_on_loss, "exit 1 if any event was lost"),
 		OPT_UINT('b', "buffer-kb", &kb, "N", 1, 1ULL << 30,
 			 "per-CPU buffer of the private instance, in KiB (needs EVENT)"),
+		TARGET_OPTS(&tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl stream [EVENT...] [--json] [--filter EXPR] [--count N] [--duration SEC]\n"
-		"                    [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]",
-		opts, 0, NULL,
+		"                    [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]\n"
+		"                    [-p PID,... [-F] | --cgroup PATH | [-a] [--user USER] -- COMMAND [ARG...]]",
+		opts, OPT_COMMAND, NULL,
 	};
 	struct tp_args args;
 	struct tep_record rec;
@@ -288,31 +315,40 @@ int cmd_stream(int argc, char **argv)
 	long long lost;
 	int ret, cpu, n;
 
+	target_init(&tgt);
+	/* COMMAND's output must not mix with the events on stdout */
+	tgt.stdout_to_stderr = true;
 	ret = opt_parse(argc, argv, &spec, &args);
-	if (ret)
+	if (!ret && args.cmd)
+		ret = target_set_command(&tgt, args.cmd);
+	if (ret) {
+		target_free(&tgt);
 		return opt_status(ret);
+	}
 	if (kb) {
 		snprintf(kbuf, sizeof(kbuf), "%llu", kb);
 		buffer_kb = kbuf;
 	}
 	n = args.argc;
-	if (!n && filter) {
+	ret = TP_USAGE;
+	if (!n && target_given(&tgt))
+		tp_error("'-- COMMAND', '--pid', '--cgroup' need EVENT arguments "
+			 "(without them nothing is changed)");
+	else if (!n && filter)
 		tp_error("'--filter' needs EVENT arguments (without them nothing is changed)");
-		return TP_USAGE;
-	}
-	if (!n && buffer_kb) {
+	else if (!n && buffer_kb)
 		tp_error("'--buffer-kb' needs EVENT arguments (without them nothing is changed)");
-		return TP_USAGE;
-	}
-	if (n && tp.instance) {
+	else if (n && tp.instance)
 		tp_error("EVENT arguments trace in a private instance; '-i %s' reads an existing one",
 			 tp.instance);
-		return TP_USAGE;
-	}
-
-	ret = tfs_init();
-	if (ret)
+	else
+		ret = target_check(&tgt);
+	if (!ret)
+		ret = tfs_init();
+	if (ret) {
+		target_free(&tgt);
 		return ret;
+	}
 	st.ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	if (st.ncpu < 1)
 		st.ncpu = 1;
@@ -339,7 +375,7 @@ int cmd_stream(int argc, char **argv)
 		goto out;
 	}
 	if (n) {
-		ret = setup_events(&st, args.argv, n, filter, buffer_kb);
+		ret = setup_events(&st, args.argv, n, filter, buffer_kb, &tgt);
 	} else {
 		ret = tfs_open_selected(&st.inst);
 		if (!ret)
@@ -386,6 +422,10 @@ int cmd_stream(int argc, char **argv)
 
 	/* from here on, INT/TERM/HUP only set state_stop: we drain and clean up */
 	state_set_graceful(true);
+	/* tracing is on since the instance was made: COMMAND may run */
+	ret = target_release(&tgt);
+	if (ret)
+		goto out;
 	if (duration > 0)
 		deadline = now_s() + duration;
 	while (!state_stop) {
@@ -408,8 +448,13 @@ int cmd_stream(int argc, char **argv)
 			/* the clock is cheap (vDSO) but not free: look every 1024 records */
 			if (deadline && !(seen & 1023) && now_s() >= deadline)
 				break;
+			if (!(seen & 1023) && !drain && target_done(&tgt) && target_stop(&st))
+				drain = true;
 			continue;
 		}
+		/* the target is gone: read what it left in the buffers, then stop */
+		if (!drain && target_done(&tgt) && target_stop(&st))
+			drain = true;
 		if (drain) {
 			if (reader_eof(st.rd))
 				break;
@@ -445,7 +490,12 @@ int cmd_stream(int argc, char **argv)
 		if (fail_on_loss && !ret)
 			ret = TP_FAIL;
 	}
+	exit_line(&st, &tgt);
 out:
+	target_finish(&tgt);
+	if (!ret)
+		target_report(&tgt);
+	target_free(&tgt);
 	/* the readers hold the instance's files open: close them before it goes */
 	reader_free(st.rd);
 	st.rd = NULL;

@@ -4,13 +4,13 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <event-parse.h>
 #include <tracefs.h>
 
 #include "decode.h"
 #include "live.h"
+#include "target.h"
 #include "tfs.h"
 #include "tpctl.h"
 
@@ -66,25 +66,19 @@ int live_resolve_events(struct tep_handle *tep, char **pats, int npats, const ch
 	return ret;
 }
 
-int live_exclude_self(struct tracefs_instance *inst)
-{
-	char pid[24];
-
-	/* older kernels (before 5.8) have no such file: nothing to be done there */
-	if (!tracefs_file_exists(inst, "set_event_notrace_pid"))
-		return TP_OK;
-	snprintf(pid, sizeof(pid), "%d", (int)getpid());
-	return tfs_instance_write(inst, "set_event_notrace_pid", pid);
-}
-
 int live_setup_instance(struct tracefs_instance **inst, struct tep_handle *tep,
 			const struct tfs_event_list *evs, const char *filter,
-			const char *buffer_kb, unsigned flags)
+			const char *buffer_kb, unsigned flags, struct target *tgt)
 {
 	size_t i;
 	int ret;
 
 	ret = tfs_private_instance(inst);
+	/* the pid lists before any event is on: nothing else gets into the buffer */
+	if (!ret)
+		ret = target_start(tgt);
+	if (!ret)
+		ret = target_apply(tgt, *inst);
 	if (!ret && buffer_kb)
 		ret = tfs_instance_write(*inst, "buffer_size_kb", buffer_kb);
 	/*
@@ -94,8 +88,6 @@ int live_setup_instance(struct tracefs_instance **inst, struct tep_handle *tep,
 	 */
 	if (!ret && (flags & LIVE_PROMPT))
 		ret = tfs_instance_write(*inst, "buffer_percent", "0");
-	if (!ret && (flags & LIVE_NOT_SELF))
-		ret = live_exclude_self(*inst);
 	for (i = 0; !ret && i < evs->n; i++) {
 		if (filter)
 			ret = tfs_event_filter_set(*inst, tep, &evs->v[i], filter);

@@ -13,6 +13,7 @@
 struct tep_handle;
 struct tracefs_instance;
 struct tfs_event_list;
+struct target;
 
 /* A tep_handle with the kernel's header_page; prints the error and returns NULL on failure. */
 struct tep_handle *live_tep(bool plugins);
@@ -30,23 +31,17 @@ int live_resolve_events(struct tep_handle *tep, char **pats, int npats, const ch
 
 enum {
 	LIVE_PROMPT = 1 << 0,	/* wake a reader on every record, not at half a buffer */
-	LIVE_NOT_SELF = 1 << 1,	/* leave tpctl's own events out (live_exclude_self) */
 };
 
 /*
- * Create the private instance and set it up: buffer_kb (NULL: the kernel's
- * default), flags, then filter (NULL: none) and enable for every event.
+ * Create the private instance and set it up: the target's processes (its
+ * COMMAND forked, the pid lists and tpctl's own pid left out: target.h),
+ * buffer_kb (NULL: the kernel's default), flags, then filter (NULL: none)
+ * and enable for every event.  The caller releases the target once it reads.
  */
 int live_setup_instance(struct tracefs_instance **inst, struct tep_handle *tep,
 			const struct tfs_event_list *evs, const char *filter,
-			const char *buffer_kb, unsigned flags);
-
-/*
- * Keep tpctl's own events out of inst (set_event_notrace_pid): its reads of
- * the buffers are events too, and counting syscalls:sys_enter_read would
- * otherwise count itself, one read per read, without end.
- */
-int live_exclude_self(struct tracefs_instance *inst);
+			const char *buffer_kb, unsigned flags, struct target *tgt);
 
 /* Overrun and dropped events of one CPU of inst so far (per_cpu/cpuN/stats). */
 void live_cpu_stats(struct tracefs_instance *inst, int cpu, unsigned long long *overrun,

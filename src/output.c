@@ -481,6 +481,28 @@ int output_lost(struct output *o, int cpu, long long count)
 	return ferror(f) ? -1 : 0;
 }
 
+int output_exit(struct output *o, int pid, int status, int sig)
+{
+	FILE *f = o->f;
+
+	if (o->mode != OUTPUT_JSON)
+		return 0;
+	fputs_unlocked("{\"type\":\"exit\",\"pid\":", f);
+	put_i64(f, pid);
+	fputs_unlocked(",\"status\":", f);
+	if (sig)
+		fputs_unlocked("null", f);
+	else
+		put_i64(f, status);
+	fputs_unlocked(",\"signal\":", f);
+	if (sig)
+		put_i64(f, sig);
+	else
+		fputs_unlocked("null", f);
+	fputs_unlocked("}\n", f);
+	return ferror(f) ? -1 : 0;
+}
+
 int output_flush(struct output *o)
 {
 	if (fflush(o->f) || ferror(o->f)) {

@@ -31,6 +31,13 @@ int output_record(struct output *o, struct tep_record *rec);
  * {"type":"lost",...} object (count null when unknown).
  */
 int output_lost(struct output *o, int cpu, long long count);
+/*
+ * How a command tpctl ran ended (target.h).  JSON only, the last line:
+ * {"type":"exit","pid":N,"status":N,"signal":null} for an exit status,
+ * "status":null and "signal":N for a signal.  Text writes nothing: its
+ * lines are the kernel's, the note on stderr says it.
+ */
+int output_exit(struct output *o, int pid, int status, int sig);
 /* Flush f; returns -1 (errno set) when a write failed (EPIPE, ENOSPC, ...). */
 int output_flush(struct output *o);
 

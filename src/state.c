@@ -133,6 +133,15 @@ static char *restore_value(const char *cur, enum state_kind kind)
 		if (len == 0 || strncmp(cur, "none", len) == 0)
 			return strdup("0");
 		return strndup(cur, len);
+	case STATE_LIST: {
+		/* a truncating write clears the list; writing it back refills it */
+		char *r = strdup(cur), *q;
+
+		for (q = r; q && *q; q++)
+			if (*q == '\n')
+				*q = ' ';
+		return r;
+	}
 	case STATE_PLAIN:
 	default:
 		return strndup(cur, len);

@@ -17,7 +17,7 @@ elif [ "$(uname -m)" = x86_64 ] && command -v perl > /dev/null; then
 else
 	skip_all "no event generator (bench/gen or perl on x86_64)"
 fi
-plan 32
+plan 34
 
 # gen_start N: a generator of N getpid() calls waiting on its own fifo; appends
 # its pid to GPIDS and its fifo to GFIFOS.  gen_go: all of them start.
@@ -122,25 +122,16 @@ test_cmp "the default key is the event; a --filter that matches nothing: an empt
 	"$TMP/want" "$TMP/event.txt"
 
 # ---- hist: dd's reads of 4096 bytes -------------------------------------------
-"$TPCTL" hist syscalls:sys_enter_read --field count --log2 --by comm,pid --json \
-	> "$TMP/hist.json" 2> "$TMP/hist.err" &
-hp=$!
-"$TPCTL" hist syscalls:sys_enter_read --field count --by comm,fd --filter 'count == 4096' \
-	> "$TMP/hist.txt" 2> "$TMP/hist.err2" &
-ht=$!
-until_ready $hp && until_ready $ht
-dd if=/dev/zero of=/dev/null bs=4096 count=3000 2> /dev/null &
-ddpid=$!
-wait $ddpid
-sleep 0.2
-stop $hp
+# as the issue asks it: dd is the target, tpctl starts it and stops when it exits
+"$TPCTL" hist syscalls:sys_enter_read --field count --log2 --json \
+	-- dd if=/dev/zero of=/dev/null bs=4096 count=3000 > "$TMP/hist.json" 2> "$TMP/hist.err"
+st=$?
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-g = [g for g in d["groups"] if g["key"] == {"comm": "dd", "pid": int(sys.argv[2])}]
-assert d["type"] == "hist" and d["field"] == "count" and d["by"] == ["comm", "pid"], d
-assert len(g) == 1, g
-g = g[0]
+assert d["type"] == "hist" and d["field"] == "count" and d["by"] == [] and d["lost"] == 0, d
+assert len(d["groups"]) == 1 and d["groups"][0]["key"] == {}, d
+g = d["groups"][0]
 # 3000 reads of 4096 bytes, and the start-up reads (ld.so, locale files): a few
 # of them read 4096 bytes as well
 b = [x for x in g["buckets"] if x["min"] <= 4096 < x["max"]]
@@ -149,14 +140,33 @@ assert 3000 <= b[0]["count"] <= 3010, b
 assert g["count"] == sum(x["count"] for x in g["buckets"]) > b[0]["count"], g
 assert g["max"] == 4096 and g["min"] < 4096, g
 assert all(x["max"] == 2 * x["min"] or (x["min"], x["max"]) == (0, 1) for x in g["buckets"])
-' "$TMP/hist.json" $ddpid 2> "$TMP/py.err"
-ok $? "hist --log2: dd's 3000 reads of 4096 bytes in [4096, 8192), start-up reads too"
-diag "$TMP/py.err"
-stop $ht
+' "$TMP/hist.json" 2> "$TMP/py.err"
+ok $([ $st = 0 ] && [ $? = 0 ]; echo $?) \
+	"hist --log2 -- dd ... count=3000: 3000 reads and start-up reads in [4096, 8192), exit 0 when dd ends"
+diag "$TMP/py.err" "$TMP/hist.err"
+grep -q 'records out' "$TMP/hist.err"
+ok $? "-- COMMAND: dd's own output goes to stderr, stdout has only the table"
+"$TPCTL" hist syscalls:sys_enter_read --field count --by comm,fd --filter 'count == 4096' \
+	-- dd if=/dev/zero of=/dev/null bs=4096 count=3000 > "$TMP/hist.txt" 2> "$TMP/hist.err2"
 grep -A1 '^comm=dd fd=0 ' "$TMP/hist.txt" | sed 's/  */ /g' > "$TMP/got"
 printf '%s\n' "comm=dd fd=0 count=3000 sum=12288000 min=4096 max=4096" \
 	"[4K, 8K) 3000 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|" > "$TMP/want"
 test_cmp "hist text: dd's reads of its input (fd 0), a bpftrace-style bar" "$TMP/want" "$TMP/got"
+
+# -p: the generators' pids given to the kernel (set_event_pid), not a filter
+gen_start 700
+gen_start 1300
+"$TPCTL" count syscalls:sys_enter_getpid --by pid -p "${GPIDS[3]},${GPIDS[4]}" --json \
+	> "$TMP/p.json" 2> "$TMP/p.err" &
+cp=$!
+until_ready $cp
+gen_go
+wait $cp
+st=$?
+jq -r '.rows[] | "\(.key.pid) \(.count)"' "$TMP/p.json" | sort > "$TMP/got"
+printf '%s\n' "${GPIDS[3]} 700" "${GPIDS[4]} 1300" | sort > "$TMP/want"
+test_cmp "-p PID,PID: exact counts, and count ends by itself when they exit (exit $st)" \
+	"$TMP/want" "$TMP/got"
 
 # ---- --interval -----------------------------------------------------------------
 "$TPCTL" count syscalls:sys_enter_getpid --interval 0.3 --duration 1.3 > "$TMP/int.txt" 2> "$TMP/int.err"

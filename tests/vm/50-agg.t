@@ -18,7 +18,8 @@ v.results_or_fail(t)
 PAIRS = ["count_sys", "count_field", "hist_log2", "hist_linear", "count_str", "hist_str"]
 if v.text("agg_available").strip() != "yes":
     for name in PAIRS + ["agg_default", "agg_kernel_stack", "agg_kernel_keys", "agg_auto_keys",
-                         "agg_interval", "agg_left"]:
+                         "agg_interval", "agg_target_kernel", "agg_target_user", "agg_left",
+                         "rmdir"]:
         t.skip(name, "count/hist not built yet")
     t.done()
 
@@ -93,6 +94,13 @@ t.ok(v.rc("agg_interval") == 0 and not bad and 4 <= len(objs) <= 6 and
      all(o.get("type") == "count" and o.get("interval_ns", 0) > 0 for o in objs),
      "--interval 0.4 --duration 1.8 --json: a document per interval (%d)" % len(objs),
      v.step_diag("agg_interval"))
+for e in ("kernel", "user"):
+    d = doc("agg_target_" + e)
+    # 500, and the getpid() of its start (it prints its pid)
+    t.ok(v.rc("agg_target_" + e) == 0 and d is not None and
+         d["rows"] == [{"key": {"comm": "aggload"}, "count": 501}] and d["lost"] == 0,
+         "-- aggload sys 500, --engine %s: its 501 getpid() calls, nothing else" % e,
+         v.step_diag("agg_target_" + e))
 left = [l for l in v.text("agg/instances_after").split() if l.startswith("tpctl-")]
 trig = [l for l in v.text("agg/toplevel_trigger_after").splitlines() if not l.startswith("#")]
 t.ok(not left and not trig, "no tpctl-* instance and no trigger left behind",

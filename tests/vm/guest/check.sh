@@ -228,6 +228,12 @@ if tpctl count --help >/dev/null 2>&1; then
 	# intervals from the kernel engine
 	step agg_interval tpctl count syscalls:sys_enter_getpid --engine kernel --interval 0.4 \
 		--duration 1.8 --json
+	# TARGET: tpctl starts the workload; both engines count only it
+	echo go >/tmp/goline
+	for e in kernel user; do
+		step agg_target_$e tpctl count syscalls:sys_enter_getpid --by comm --engine $e \
+			--json -- aggload sys 500 </tmp/goline
+	done
 	ls $T/instances >$A/instances_after
 	cat $T/events/syscalls/sys_enter_read/trigger >$A/toplevel_trigger_after
 else

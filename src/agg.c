@@ -10,8 +10,10 @@
  * copies; names (events, tasks, symbols) are looked up only when a table
  * is printed, once per row instead of once per event.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 #include <trace-seq.h>
@@ -102,7 +104,8 @@ static struct row *tab_get(struct tab *t, const void *key, uint32_t klen, uint64
 		t->rows = nr;
 		t->alloc = na;
 	}
-	if (t->klen + klen > t->kalloc) {
+	/* >=: the key store exists even when every key is empty (hist without --by) */
+	if (t->klen + klen >= t->kalloc) {
 		size_t na = (t->klen + klen) * 2 + 4096;
 		unsigned char *nk = realloc(t->keys, na);
 
@@ -186,8 +189,8 @@ struct agg {
 	bool vsign;
 	struct tab cur, total;
 	struct tab kprev;		/* kernel engine: the counts last read, exact keys */
-	struct pcomm *pc;		/* kernel engine: pid -> the name the kernel saw */
-	size_t npc;
+	struct pcomm *pc;		/* pid -> its name when first counted (pcomm_set) */
+	size_t npc, npcused;
 	uint64_t lost_cur, lost_total;
 	int (*comm_fn)(struct tep_handle *tep, void *ctx);
 	void *comm_ctx;
@@ -459,6 +462,91 @@ typed:
 
 /* ---------------------------------------------------------------- adding */
 
+/*
+ * pid -> the task's name when it was first counted: what the kernel's
+ * execname key saw (kernel engine), or /proc/PID/comm when the user engine
+ * first meets the pid (saved_cmdlines, read when a table is printed, holds
+ * only the last names it saw, and loses short-lived tasks on a busy system).
+ * An empty name: not known, saved_cmdlines is asked then.
+ */
+static struct pcomm *pcomm_slot(struct pcomm *pc, size_t n, int pid)
+{
+	size_t i;
+
+	for (i = (unsigned)pid & (n - 1); pc[i].used && pc[i].pid != pid; i = (i + 1) & (n - 1))
+		;
+	return &pc[i];
+}
+
+static void pcomm_set(struct agg *a, int pid, const char *comm, size_t len)
+{
+	struct pcomm *p;
+
+	if (a->npcused * 2 >= a->npc) {
+		/* grow; past 64K tasks start over: the names are a preference */
+		size_t n = a->npc && a->npc < 65536 ? a->npc * 2 : 1024, i;
+		struct pcomm *np = calloc(n, sizeof(*np));
+
+		if (!np)
+			return;
+		a->npcused = 0;
+		for (i = 0; n > a->npc && i < a->npc; i++) {
+			if (!a->pc[i].used)
+				continue;
+			*pcomm_slot(np, n, a->pc[i].pid) = a->pc[i];
+			a->npcused++;
+		}
+		free(a->pc);
+		a->pc = np;
+		a->npc = n;
+	}
+	p = pcomm_slot(a->pc, a->npc, pid);
+	if (!p->used)
+		a->npcused++;
+	if (len > TASK_COMM)
+		len = TASK_COMM;
+	p->used = true;
+	p->pid = pid;
+	memcpy(p->comm, comm, len);
+	p->comm[len] = '\0';
+}
+
+static const struct pcomm *pcomm_find(const struct agg *a, int pid)
+{
+	const struct pcomm *p;
+
+	if (!a->npc)
+		return NULL;
+	p = pcomm_slot(a->pc, a->npc, pid);
+	return p->used ? p : NULL;
+}
+
+static const char *pcomm_get(const struct agg *a, int pid)
+{
+	const struct pcomm *p = pcomm_find(a, pid);
+
+	return p && p->comm[0] ? p->comm : NULL;
+}
+
+/* User engine: the name of a pid met for the first time, while it (likely) still runs. */
+static void pcomm_learn(struct agg *a, int pid)
+{
+	char path[40], buf[TASK_COMM + 2];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fd = pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n > 0 && buf[n - 1] == '\n')
+		n--;
+	pcomm_set(a, pid, buf, n > 0 ? n : 0);
+}
+
+
 /* The bucket a value falls in, as 8 key bytes (signed or not as the bounds are). */
 static uint64_t bucket_of(const struct agg *a, uint64_t v)
 {
@@ -549,6 +637,13 @@ void agg_record(struct agg *a, const struct tep_record *rec)
 
 		switch (c->kind) {
 		case AGG_KEY_COMM:
+			pid = decode_pid(data);
+			/* live (a loader of cmdlines is set): learn the name while the task runs */
+			if (a->comm_fn && !pcomm_find(a, pid))
+				pcomm_learn(a, pid);
+			memcpy(key + k, &pid, 4);
+			k += 4;
+			break;
 		case AGG_KEY_PID:
 			pid = decode_pid(data);
 			memcpy(key + k, &pid, 4);
@@ -711,43 +806,6 @@ struct tracefs_hist *agg_kernel_hist(struct agg *a, int i, const char **why)
 	axes[k].key = NULL;
 	axes[k].type = 0;
 	return tracefs_hist_alloc_nd(a->tep, e->sys, e->name, axes);
-}
-
-static void pcomm_set(struct agg *a, int pid, const char *comm, size_t len)
-{
-	size_t i;
-
-	if (a->npc == 0 || a->npc > 4096) {
-		/* grow, or start over when it is large: the names are only a preference */
-		free(a->pc);
-		a->npc = a->npc ? 0 : 1024;
-		a->pc = a->npc ? calloc(a->npc, sizeof(*a->pc)) : NULL;
-		if (!a->pc) {
-			a->npc = 0;
-			return;
-		}
-	}
-	for (i = (unsigned)pid % a->npc; a->pc[i].used && a->pc[i].pid != pid;
-	     i = (i + 1) % a->npc)
-		;
-	if (len > TASK_COMM)
-		len = TASK_COMM;
-	a->pc[i].used = true;
-	a->pc[i].pid = pid;
-	memcpy(a->pc[i].comm, comm, len);
-	a->pc[i].comm[len] = '\0';
-}
-
-static const char *pcomm_get(const struct agg *a, int pid)
-{
-	size_t i;
-
-	if (!a->npc)
-		return NULL;
-	for (i = (unsigned)pid % a->npc; a->pc[i].used; i = (i + 1) % a->npc)
-		if (a->pc[i].pid == pid)
-			return a->pc[i].comm;
-	return NULL;
 }
 
 static const char *skip_spaces(const char *p)

@@ -81,7 +81,11 @@ int agg_add_event(struct agg *a, const char *sys, const char *name, const char *
 		  size_t fmtlen);
 int agg_nevents(const struct agg *a);
 
-/* Called when a pid has no name in tep's cmdlines yet (at most once per snapshot). */
+/*
+ * A live trace: the user engine learns a task's name from /proc/PID/comm
+ * when it first counts it, and fn is called when a pid has no name in tep's
+ * cmdlines yet (at most once per snapshot).  Without it names come from tep.
+ */
 void agg_set_comm_loader(struct agg *a, int (*fn)(struct tep_handle *tep, void *ctx),
 			 void *ctx);
 

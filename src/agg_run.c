@@ -513,6 +513,12 @@ int agg_run(const struct agg_opts *o)
 		goto out;
 	agg_set_comm_loader(st.agg, reload_cmdlines, NULL);
 
+	/*
+	 * From here on, INT/TERM/HUP only set state_stop: once anything is
+	 * traced a signal prints the totals, even one that comes while the
+	 * rest is set up (tests/cli/count.t waits only for the events to be on).
+	 */
+	state_set_graceful(true);
 	ret = -1;
 	if (o->engine != AGG_ENGINE_USER) {
 		ret = kernel_setup(&st);
@@ -535,10 +541,8 @@ int agg_run(const struct agg_opts *o)
 		 tfs_instance_label(st.inst));
 	tfs_tep_load_cmdlines(st.tep);
 
-	/* from here on, INT/TERM/HUP only set state_stop: the totals are printed */
-	state_set_graceful(true);
-	/* everything counts from here: COMMAND may run */
-	ret = target_release(o->target);
+	/* everything counts from here: COMMAND may run, unless we are stopped already */
+	ret = state_stop ? TP_OK : target_release(o->target);
 	if (ret)
 		goto out;
 	st.start = st.last = now_s();

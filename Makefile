@@ -21,13 +21,15 @@ PKGS       := libtracefs libtraceevent libtracecmd
 # Deferred (=) so that "make deps" works before pkg-config and the -dev packages exist.
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS))
+# elfutils, for naming user stack frames (src/usym.c); tpctl only, not the plugins
+DW_LIBS     = $(shell pkg-config --libs libdw)
 
 CFLAGS     ?= -O2 -g
 WARN       := -Wall -Wextra -Werror
 ALL_CFLAGS  = $(WARN) -std=gnu11 -D_GNU_SOURCE $(PKG_CFLAGS) \
 	      -DTPCTL_VERSION='"$(VERSION)"' -DTPCTL_PLUGIN_DIR='"$(PLUGINDIR)"' \
 	      -MMD -MP $(CFLAGS)
-LDLIBS     += $(PKG_LIBS) -lm
+LDLIBS     += $(PKG_LIBS) $(DW_LIBS) -lm
 
 SRCS       := $(wildcard src/*.c)
 OBJS       := $(SRCS:.c=.o)

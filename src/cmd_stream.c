@@ -32,6 +32,7 @@
 #include "target.h"
 #include "tfs.h"
 #include "tpctl.h"
+#include "usym.h"
 
 /* Poll timeout: the longest a record waits on a CPU whose buffer does not wake us. */
 #define WAIT_MS 50
@@ -48,6 +49,7 @@ struct stream {
 	char **idmap;
 	int nid;
 	bool idmap_built;
+	struct usym *usym;	/* JSON with user stacks: their frames named */
 };
 
 static double now_s(void)
@@ -144,6 +146,12 @@ static int load_by_id(struct tep_handle *tep, int id, void *ctx)
 	return i;
 }
 
+static const char *user_symbol(void *ctx, int tgid, uint64_t addr, bool ret,
+			       unsigned long long *off, const char **obj)
+{
+	return usym_lookup(ctx, tgid, addr, ret, off, obj);
+}
+
 static int reload_cmdlines(struct tep_handle *tep, void *ctx)
 {
 	(void)ctx;
@@ -194,7 +202,7 @@ static struct tep_handle *stream_tep(bool json)
 }
 
 static int setup_events(struct stream *st, char **pats, int npats, const char *filter,
-			const char *buffer_kb, struct target *tgt)
+			const char *buffer_kb, bool kstack, bool ustack, struct target *tgt)
 {
 	struct tfs_event_list evs = { 0 };
 	int ret;
@@ -202,8 +210,9 @@ static int setup_events(struct stream *st, char **pats, int npats, const char *f
 	/* names and filters are checked before anything is created */
 	ret = live_resolve_events(st->tep, pats, npats, filter, &evs);
 	if (!ret)
-		ret = live_setup_instance(&st->inst, st->tep, &evs, filter, buffer_kb, LIVE_PROMPT,
-					  tgt);
+		ret = live_setup_instance(&st->inst, st->tep, &evs, filter, buffer_kb,
+					  LIVE_PROMPT | (kstack ? LIVE_KSTACK : 0) |
+					  (ustack ? LIVE_USTACK : 0), tgt);
 	tfs_event_list_free(&evs);
 	return ret;
 }
@@ -268,6 +277,7 @@ static void stream_free(struct stream *st)
 	reader_free(st->rd);
 	st->rd = NULL;
 	output_free(st->out);
+	usym_free(st->usym);
 	if (st->tep)
 		tep_free(st->tep);
 	for (i = 0; i < st->nid; i++)
@@ -288,6 +298,9 @@ int cmd_stream(int argc, char **argv)
 	double duration = 0, deadline = 0;
 	bool json = false, drain = false, fail_on_loss = false, lost_seen = false;
 	struct target tgt;
+	bool kstack = false, ustack = false, stacks;
+	int last_cpu = -1;		/* --count reached: the CPU of the last event */
+	bool end_waited = false, *skipped = NULL;
 	const struct tp_opt opts[] = {
 		OPT_ARG("EVENT", "system:event, system or a glob; traced in a private instance\n"
 			"that is removed on exit (without EVENT: read what is enabled)"),
@@ -300,12 +313,15 @@ int cmd_stream(int argc, char **argv)
 		OPT_BOOL('L', "fail-on-loss", &fail_on_loss, "exit 1 if any event was lost"),
 		OPT_UINT('b', "buffer-kb", &kb, "N", 1, 1ULL << 30,
 			 "per-CPU buffer of the private instance, in KiB (needs EVENT)"),
+		OPT_BOOL(0, "stack", &kstack, "the kernel stack of every EVENT (needs EVENT)"),
+		OPT_BOOL(0, "user-stack", &ustack, "the user stack of every EVENT (needs EVENT)"),
 		TARGET_OPTS(&tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl stream [EVENT...] [--json] [--filter EXPR] [--count N] [--duration SEC]\n"
 		"                    [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]\n"
+		"                    [--stack] [--user-stack]\n"
 		"                    [-p PID,... [-F] | --cgroup PATH | [-a] [--user USER] -- COMMAND [ARG...]]",
 		opts, OPT_COMMAND, NULL,
 	};
@@ -338,6 +354,9 @@ int cmd_stream(int argc, char **argv)
 		tp_error("'--filter' needs EVENT arguments (without them nothing is changed)");
 	else if (!n && buffer_kb)
 		tp_error("'--buffer-kb' needs EVENT arguments (without them nothing is changed)");
+	else if (!n && (kstack || ustack))
+		tp_error("'%s' needs EVENT arguments (without them nothing is changed)",
+			 kstack ? "--stack" : "--user-stack");
 	else if (n && tp.instance)
 		tp_error("EVENT arguments trace in a private instance; '-i %s' reads an existing one",
 			 tp.instance);
@@ -375,7 +394,7 @@ int cmd_stream(int argc, char **argv)
 		goto out;
 	}
 	if (n) {
-		ret = setup_events(&st, args.argv, n, filter, buffer_kb, &tgt);
+		ret = setup_events(&st, args.argv, n, filter, buffer_kb, kstack, ustack, &tgt);
 	} else {
 		ret = tfs_open_selected(&st.inst);
 		if (!ret)
@@ -383,9 +402,16 @@ int cmd_stream(int argc, char **argv)
 	}
 	if (ret)
 		goto out;
-	/* what trace_marker writes arrives whatever is enabled */
+	/*
+	 * What trace_marker writes arrives whatever is enabled, and so do the
+	 * stacks of options/stacktrace, options/userstacktrace and stacktrace
+	 * triggers (ftrace's events have no id file for the lazy loader).
+	 */
 	live_load_format(st.tep, "ftrace", "print");
+	live_load_format(st.tep, "ftrace", "kernel_stack");
+	live_load_format(st.tep, "ftrace", "user_stack");
 	tfs_tep_load_cmdlines(st.tep);
+	stacks = kstack || ustack || (!n && tfs_instance_stacks(st.inst));
 
 	st.out = output_new(st.tep, stdout, json ? OUTPUT_JSON : OUTPUT_TEXT);
 	st.rd = reader_new(tep_get_sub_buffer_size(st.tep));
@@ -397,6 +423,17 @@ int cmd_stream(int argc, char **argv)
 	output_set_loader(st.out, load_by_id, &st);
 	output_set_comm_loader(st.out, reload_cmdlines, NULL);
 	output_set_ns_clock(st.out, clock_in_ns(st.inst));
+	if (output_set_stacks(st.out, stacks) < 0) {
+		tp_error("out of memory");
+		ret = TP_FAIL;
+		goto out;
+	}
+	/* user frames named from the live processes (best effort, see usym.h) */
+	if (json && stacks) {
+		st.usym = usym_new();
+		if (st.usym)
+			output_set_user_symbols(st.out, user_symbol, st.usym);
+	}
 	for (cpu = 0; cpu < st.ncpu; cpu++) {
 		if (!st.cpus[cpu])
 			continue;
@@ -437,14 +474,37 @@ int cmd_stream(int argc, char **argv)
 			break;
 		}
 		if (r > 0) {
+			/*
+			 * After the last event of --count: only stacks still, of
+			 * CPUs whose events after it were not written.
+			 */
+			if (last_cpu >= 0) {
+				bool other = rec.cpu >= 0 && rec.cpu < st.ncpu && rec.cpu != last_cpu;
+
+				if (!output_is_stack(st.out, &rec)) {
+					if (!other)
+						break;
+					skipped[rec.cpu] = true;
+					continue;
+				}
+				if (other && skipped[rec.cpu])
+					continue;
+			}
 			if (lost) {
 				lost_seen = true;
 				output_lost(st.out, rec.cpu, lost);
 			}
-			if (output_record(st.out, &rec) < 0)
+			r = output_record(st.out, &rec);
+			if (r < 0)
 				break;
-			if (count && ++seen >= count)
-				break;
+			if (!r && count && ++seen >= count) {
+				if (!stacks)
+					break;
+				last_cpu = rec.cpu;
+				skipped = calloc(st.ncpu, sizeof(*skipped));
+				if (!skipped)
+					break;
+			}
 			/* the clock is cheap (vDSO) but not free: look every 1024 records */
 			if (deadline && !(seen & 1023) && now_s() >= deadline)
 				break;
@@ -455,13 +515,21 @@ int cmd_stream(int argc, char **argv)
 		/* the target is gone: read what it left in the buffers, then stop */
 		if (!drain && target_done(&tgt) && target_stop(&st))
 			drain = true;
+		/* a stack being written as the last event was read: one short wait */
+		if (last_cpu >= 0) {
+			if (end_waited)
+				break;
+			end_waited = true;
+			reader_wait(st.rd, 10);
+			continue;
+		}
 		if (drain) {
 			if (reader_eof(st.rd))
 				break;
 			reader_finish(st.rd);
 			continue;
 		}
-		if (output_flush(st.out) < 0)
+		if (output_idle(st.out) < 0)
 			break;
 		if (deadline) {
 			double left = deadline - now_s();
@@ -496,6 +564,7 @@ out:
 	if (!ret)
 		target_report(&tgt);
 	target_free(&tgt);
+	free(skipped);
 	/* the readers hold the instance's files open: close them before it goes */
 	reader_free(st.rd);
 	st.rd = NULL;

@@ -177,6 +177,33 @@ static void print_sym(struct trace_seq *s, unsigned long long addr, unsigned lon
 		trace_seq_puts(s, k->name);
 }
 
+/* Symbols that a tep_handle holds instead of the table (decode_kallsyms_use_tep). */
+static struct tep_handle *ksym_tep;
+
+void decode_kallsyms_use_tep(struct tep_handle *tep)
+{
+	ksym_tep = tep;
+}
+
+const char *decode_ksym(unsigned long long addr, unsigned long long *off)
+{
+	const struct ksym *k;
+	unsigned long long size;
+	const char *name;
+
+	if (ksym_tep) {
+		name = tep_find_function(ksym_tep, addr);
+		if (name)
+			*off = addr - tep_find_function_address(ksym_tep, addr);
+		return name;
+	}
+	k = ksym_find(addr, &size);
+	if (!k)
+		return NULL;
+	*off = addr - k->addr;
+	return k->name;
+}
+
 static unsigned long long helper_symoff(struct trace_seq *s, unsigned long long *args)
 {
 	print_sym(s, args[0], args[0], true);
@@ -755,6 +782,25 @@ bool decode_span(const struct dec_field *f, const void *data, int size,
 	return true;
 }
 
+int decode_frames(const struct dec_event *de, const void *data, int size)
+{
+	const struct dec_field *f = &de->frames;
+	uint64_t end = f->elem == 8 ? UINT64_MAX : (1ULL << (f->elem * 8)) - 1, v;
+	int n, i;
+
+	if (f->offset < 0 || f->elem <= 0 || size <= f->offset)
+		return 0;
+	n = (size - f->offset) / f->elem;
+	if (de->nframes && decode_int(de->nframes, data, size, &v) && v < (uint64_t)n)
+		n = v;
+	for (i = 0; i < n; i++) {
+		v = decode_frame(de, data, i);
+		if (v == end || (!v && de->special == DS_USTACK))
+			break;
+	}
+	return i;
+}
+
 /* ---------------------------------------------------------------- event cache */
 
 struct decoder {
@@ -920,6 +966,40 @@ static bool handler_is_ours(void *fn)
 	return ours;
 }
 
+/*
+ * A stack record's "caller" array moves from fields into frames: JSON writes
+ * it as "stack"/"user_stack" with every frame, and the record may be shorter
+ * than the declared 8 entries.  -1 when the format is not the kernel's.
+ */
+static int stack_fields(struct dec_event *de)
+{
+	int i, c = -1;
+
+	for (i = 0; i < de->nfields; i++) {
+		if (!strcmp(de->fields[i].name, "caller"))
+			c = i;
+		else if (!strcmp(de->fields[i].name, "size") && de->special == DS_KSTACK)
+			de->nframes = &de->fields[i];
+		else if (!strcmp(de->fields[i].name, "tgid") && de->special == DS_USTACK)
+			de->tgid = &de->fields[i];
+	}
+	if (c < 0 || de->fields[c].kind != DK_ARRAY ||
+	    (de->fields[c].elem != 4 && de->fields[c].elem != 8)) {
+		de->nframes = de->tgid = NULL;
+		return -1;
+	}
+	de->frames = de->fields[c];
+	de->frames.jkey = NULL;
+	free(de->fields[c].jkey);
+	memmove(&de->fields[c], &de->fields[c + 1], (de->nfields - c - 1) * sizeof(*de->fields));
+	de->nfields--;
+	if (de->nframes > &de->fields[c])
+		de->nframes--;
+	if (de->tgid > &de->fields[c])
+		de->tgid--;
+	return 0;
+}
+
 static struct dec_event *dec_event_build(struct tep_event *event)
 {
 	struct dec_event *de = calloc(1, sizeof(*de));
@@ -1003,6 +1083,12 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 			de->special = DS_NONE;
 	} else if (event->system && !strcmp(event->system, "ftrace")) {
 		de->special = DS_FTRACE;
+		if (!strcmp(event->name, "kernel_stack"))
+			de->special = DS_KSTACK;
+		else if (!strcmp(event->name, "user_stack"))
+			de->special = DS_USTACK;
+		if (de->special != DS_FTRACE && stack_fields(de) < 0)
+			de->special = DS_FTRACE;
 	}
 
 	mf = open_memstream(&buf, &len);

@@ -51,6 +51,11 @@ int decode_add_format(struct tep_handle *tep, const char *sys, const char *buf, 
  */
 void decode_kallsyms_set_path(const char *path);
 int decode_kallsyms_parse(const char *buf, size_t len);
+/*
+ * Stack frames (decode_ksym) from the functions registered in tep instead
+ * (a tep that libtracecmd set up from a file's own kallsyms); NULL: the table.
+ */
+void decode_kallsyms_use_tep(struct tep_handle *tep);
 
 /*
  * Kernel symbols in print fmts: which conversion (%ps, %pS, %pB) a format's
@@ -92,6 +97,8 @@ enum dec_special {
 	DS_SYS_ENTER,		/* kernel prints "sys_name(arg: 0x..., ...)" */
 	DS_SYS_EXIT,		/* kernel prints "sys_name -> 0x..." */
 	DS_FTRACE,		/* ftrace's own events: no "name: " prefix */
+	DS_KSTACK,		/* ftrace:kernel_stack: "<stack trace>" and one line per frame */
+	DS_USTACK,		/* ftrace:user_stack: "<user stack trace>" and its frames */
 };
 
 struct dec_event {
@@ -104,6 +111,14 @@ struct dec_event {
 	struct dec_field *fields;	/* the event's own fields (common_* left out) */
 	struct dec_field *ret;		/* sys_exit_*: the "ret" field */
 	int first_arg;			/* sys_enter_*: index of the first argument */
+	/*
+	 * DS_KSTACK/DS_USTACK: the "caller" array, taken out of fields (its
+	 * declared 8 entries are only a minimum: a kernel stack record holds
+	 * as many frames as its "size" field says and its length allows).
+	 */
+	struct dec_field frames;
+	struct dec_field *nframes;	/* DS_KSTACK: the "size" field */
+	struct dec_field *tgid;		/* DS_USTACK: the process the frames are in */
 };
 
 typedef int (*decode_loader_fn)(struct tep_handle *tep, int id, void *ctx);
@@ -159,6 +174,28 @@ uint64_t decode_elem(const void *p, int elem, bool sign);
 /* Where a string/array/bitmask lives in the record; for strings, len stops at NUL. */
 bool decode_span(const struct dec_field *f, const void *data, int size,
 		 const char **p, size_t *len);
+
+/*
+ * A kernel stack frame as the kernel's `trace` prints it (default options,
+ * no sym-offset): the name of the symbol holding addr, module symbols by
+ * their bare name, and *off its distance from the symbol's start; NULL when
+ * no symbol holds addr (the kernel prints "0x%08lx" then).
+ */
+const char *decode_ksym(unsigned long long addr, unsigned long long *off);
+/*
+ * The frames of a DS_KSTACK/DS_USTACK record, as the kernel's printer walks
+ * them: at most the "size" field's count (kernel stacks) and what the record
+ * holds, ending at the first ULONG_MAX (and, in user stacks, at the first 0).
+ * Returns the number of frames; frame i is decode_frame(de, data, i).
+ */
+int decode_frames(const struct dec_event *de, const void *data, int size);
+static inline uint64_t decode_frame(const struct dec_event *de, const void *data, int i)
+{
+	return decode_elem((const char *)data + de->frames.offset + i * de->frames.elem,
+			   de->frames.elem, false);
+}
+/* The kernel's marker frame for an ftrace trampoline (FTRACE_TRAMPOLINE_MARKER). */
+#define DECODE_FRAME_TRAMPOLINE 0x7fffffffULL
 
 /* tpctl's own plugin dir: $TPCTL_PLUGIN_DIR, else plugins/ beside the binary, else the installed one. */
 const char *decode_plugin_dir(void);

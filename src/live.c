@@ -66,6 +66,27 @@ int live_resolve_events(struct tep_handle *tep, char **pats, int npats, const ch
 	return ret;
 }
 
+/*
+ * Stacks before the events are enabled, so that every event has them:
+ * kernel stacks per event (the stacktrace trigger, else options/stacktrace),
+ * user stacks for the instance (the kernel has no trigger for them).
+ */
+static int setup_stacks(struct tracefs_instance *inst, const struct tfs_event_list *evs,
+			const char *filter, unsigned flags)
+{
+	const char *how = NULL;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && (flags & LIVE_KSTACK) && i < evs->n; i++)
+		ret = tfs_event_stacktrace(inst, &evs->v[i], filter, &how);
+	if (!ret && how)
+		tp_debug("kernel stacks by %s", how);
+	if (!ret && (flags & LIVE_USTACK))
+		ret = tfs_user_stacktrace(inst);
+	return ret;
+}
+
 int live_setup_instance(struct tracefs_instance **inst, struct tep_handle *tep,
 			const struct tfs_event_list *evs, const char *filter,
 			const char *buffer_kb, unsigned flags, struct target *tgt)
@@ -88,12 +109,23 @@ int live_setup_instance(struct tracefs_instance **inst, struct tep_handle *tep,
 	 */
 	if (!ret && (flags & LIVE_PROMPT))
 		ret = tfs_instance_write(*inst, "buffer_percent", "0");
+	/*
+	 * A trigger on a disabled event soft-enables it: the kernel then
+	 * discards the event but still records the trigger's stack.  Nothing
+	 * is recorded until every event is on, so no stack comes without it.
+	 */
+	if (!ret && (flags & LIVE_KSTACK))
+		ret = tfs_instance_write(*inst, "tracing_on", "0");
+	if (!ret)
+		ret = setup_stacks(*inst, evs, filter, flags);
 	for (i = 0; !ret && i < evs->n; i++) {
 		if (filter)
 			ret = tfs_event_filter_set(*inst, tep, &evs->v[i], filter);
 		if (!ret)
 			ret = tfs_event_enable(*inst, &evs->v[i], true);
 	}
+	if (!ret && (flags & LIVE_KSTACK))
+		ret = tfs_instance_write(*inst, "tracing_on", "1");
 	if (!ret)
 		tp_debug("tracing %zu event(s) in %s", evs->n, tfs_instance_label(*inst));
 	return ret;

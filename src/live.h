@@ -31,6 +31,8 @@ int live_resolve_events(struct tep_handle *tep, char **pats, int npats, const ch
 
 enum {
 	LIVE_PROMPT = 1 << 0,	/* wake a reader on every record, not at half a buffer */
+	LIVE_KSTACK = 1 << 1,	/* the kernel stack of every event (tfs_event_stacktrace) */
+	LIVE_USTACK = 1 << 2,	/* the user stack of every event (tfs_user_stacktrace) */
 };
 
 /*

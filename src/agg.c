@@ -25,7 +25,9 @@
 
 /* Longest string key kept; longer ones are cut (and so merged) there. */
 #define KEY_STR_MAX 256
-#define KEY_MAX (4 + AGG_MAX_KEYS * (2 + KEY_STR_MAX) + 8)
+/* Frames of a stack key kept; deeper ones are cut (the kernel records up to 64 or so). */
+#define STACK_MAX 128
+#define KEY_MAX (4 + AGG_MAX_KEYS * (2 + KEY_STR_MAX) + 2 + STACK_MAX * 8 + 8)
 /* The kernel's hist triggers take at most three keys (TRACING_MAP_KEYS_MAX). */
 #define KERNEL_KEYS_MAX 3
 #define TASK_COMM 16
@@ -194,6 +196,21 @@ struct agg {
 	uint64_t lost_cur, lost_total;
 	int (*comm_fn)(struct tep_handle *tep, void *ctx);
 	void *comm_ctx;
+	/* a stack key: the events waiting for their stack record, per CPU */
+	int stack_col;			/* the key that is the stack, -1: none */
+	int kstack_id;			/* ftrace:kernel_stack */
+	const struct dec_event *kstack;
+	struct pend *pend;
+	int npend;
+};
+
+/* An event waiting for its stack: its key before and after the stack's place. */
+struct pend {
+	bool on;
+	int pid;
+	uint64_t v;
+	uint32_t pre, post;		/* bytes of key before and after the stack */
+	unsigned char key[KEY_MAX];
 };
 
 static const struct {
@@ -280,6 +297,8 @@ struct agg *agg_new(const struct agg_spec *spec, struct tep_handle *tep)
 		return NULL;
 	a->spec = spec;
 	a->tep = tep;
+	a->stack_col = -1;
+	a->kstack_id = -1;
 	a->dec = decoder_new(tep);
 	if (!a->dec) {
 		free(a);
@@ -302,6 +321,7 @@ void agg_free(struct agg *a)
 	free(a->ev);
 	free(a->by_id);
 	free(a->pc);
+	free(a->pend);
 	tab_free(&a->cur);
 	tab_free(&a->total);
 	tab_free(&a->kprev);
@@ -355,6 +375,8 @@ static int field_unknown(const struct dec_event *de, const char *what, const cha
 static enum agg_col_type col_type(const struct col *c)
 {
 	switch (c->kind) {
+	case AGG_KEY_STACK:
+		return AGG_COL_STACK;
 	case AGG_KEY_PID:
 		return AGG_COL_INT;
 	case AGG_KEY_CPU:
@@ -405,9 +427,16 @@ int agg_add_event(struct agg *a, const char *sys, const char *name, const char *
 		struct col *c = &e->col[k];
 
 		c->kind = spec->kind[k];
-		if (c->kind == AGG_KEY_STACK) {
-			tp_error("key 'stack' needs kernel stack decoding, which this build lacks");
-			return TP_USAGE;
+		if (c->kind == AGG_KEY_STACK && !a->kstack) {
+			struct tep_event *ks = tep_find_event_by_name(a->tep, "ftrace", "kernel_stack");
+
+			a->kstack = ks ? decoder_event(a->dec, ks->id) : NULL;
+			if (!a->kstack || a->kstack->special != DS_KSTACK) {
+				tp_error("cannot read the format of 'ftrace:kernel_stack'");
+				return TP_FAIL;
+			}
+			a->kstack_id = ks->id;
+			a->stack_col = k;
 		}
 		if (c->kind != AGG_KEY_FIELD)
 			goto typed;
@@ -611,6 +640,80 @@ static size_t put_str(unsigned char *key, const char *s, size_t len)
 	return 2 + l;
 }
 
+/* Count a waiting event with the frames given (n 0: its stack never came). */
+static void pend_count(struct agg *a, struct pend *p, const struct dec_event *de,
+		       const void *data, int n)
+{
+	unsigned char key[KEY_MAX];
+	uint16_t n16 = n;
+	size_t k = p->pre;
+	int i;
+
+	memcpy(key, p->key, p->pre);
+	memcpy(key + k, &n16, 2);
+	k += 2;
+	for (i = 0; i < n; i++, k += 8) {
+		uint64_t addr = decode_frame(de, data, i);
+
+		memcpy(key + k, &addr, 8);
+	}
+	memcpy(key + k, p->key + p->pre, p->post);
+	k += p->post;
+	p->on = false;
+	rows_add(a, &a->cur, key, k, p->v, 1);
+}
+
+/* An event with a stack key: its stack record comes next on its CPU. */
+static void stack_wait(struct agg *a, const struct tep_record *rec, const unsigned char *key,
+		       size_t at, size_t k, uint64_t v)
+{
+	struct pend *p;
+
+	if (rec->cpu < 0)
+		return;
+	if (rec->cpu >= a->npend) {
+		int n = rec->cpu + 8;
+		struct pend *np = realloc(a->pend, n * sizeof(*np));
+
+		if (!np)
+			return;
+		memset(np + a->npend, 0, (n - a->npend) * sizeof(*np));
+		a->pend = np;
+		a->npend = n;
+	}
+	p = &a->pend[rec->cpu];
+	/* the one before got no stack (lost with the buffer, or none was made) */
+	if (p->on)
+		pend_count(a, p, NULL, NULL, 0);
+	p->on = true;
+	p->pid = decode_pid(rec->data);
+	p->v = v;
+	p->pre = at;
+	p->post = k - at;
+	memcpy(p->key, key, k);
+}
+
+static void stack_record(struct agg *a, const struct tep_record *rec)
+{
+	struct pend *p = rec->cpu >= 0 && rec->cpu < a->npend ? &a->pend[rec->cpu] : NULL;
+	int n;
+
+	/* a stack of an event that was not ours, or whose event was lost */
+	if (!p || !p->on || p->pid != decode_pid(rec->data))
+		return;
+	n = decode_frames(a->kstack, rec->data, rec->size);
+	pend_count(a, p, a->kstack, rec->data, n < STACK_MAX ? n : STACK_MAX);
+}
+
+void agg_flush(struct agg *a)
+{
+	int i;
+
+	for (i = 0; i < a->npend; i++)
+		if (a->pend[i].on)
+			pend_count(a, &a->pend[i], NULL, NULL, 0);
+}
+
 void agg_record(struct agg *a, const struct tep_record *rec)
 {
 	unsigned char key[KEY_MAX];
@@ -620,11 +723,15 @@ void agg_record(struct agg *a, const struct tep_record *rec)
 	uint32_t idx;
 	int32_t pid;
 	size_t k;
-	int id, i;
+	int id, i, stack_at = -1;
 
 	if (rec->size < 8)
 		return;
 	id = decode_type(data);
+	if (id == a->kstack_id) {
+		stack_record(a, rec);
+		return;
+	}
 	if (id >= a->nid || !(idx = a->by_id[id]))
 		return;
 	e = &a->ev[idx - 1];
@@ -670,11 +777,17 @@ void agg_record(struct agg *a, const struct tep_record *rec)
 				k += 8;
 			}
 			break;
+		case AGG_KEY_STACK:
+			stack_at = k;
+			break;
 		default:
 			break;
 		}
 	}
-	rows_add(a, &a->cur, key, k, v, 1);
+	if (stack_at >= 0)
+		stack_wait(a, rec, key, stack_at, k, v);
+	else
+		rows_add(a, &a->cur, key, k, v, 1);
 }
 
 void agg_add_lost(struct agg *a, uint64_t n)
@@ -1039,9 +1152,16 @@ static const struct agg_table *sort_table;
 
 static int cell_cmp(const struct agg_cell *x, const struct agg_cell *y, enum agg_col_type t)
 {
+	size_t i;
+
 	switch (t) {
 	case AGG_COL_STR:
 		return strcmp(x->s, y->s);
+	case AGG_COL_STACK:
+		for (i = 0; i < x->v && i < y->v; i++)
+			if (x->frames[i] != y->frames[i])
+				return x->frames[i] < y->frames[i] ? -1 : 1;
+		return x->v < y->v ? -1 : x->v > y->v;
 	case AGG_COL_INT:
 		return (int64_t)x->v < (int64_t)y->v ? -1 : (int64_t)x->v > (int64_t)y->v;
 	default:
@@ -1078,6 +1198,25 @@ static const char *table_str(struct agg_table *t, const char *s, size_t len)
 	c = strndup(s, len);
 	if (!c)
 		return "";
+	t->strs[t->nstrs++] = c;
+	return c;
+}
+
+static const void *table_dup(struct agg_table *t, const void *p, size_t len)
+{
+	char **n, *c;
+
+	if (t->nstrs == t->astrs) {
+		n = realloc(t->strs, (t->astrs * 2 + 16) * sizeof(*n));
+		if (!n)
+			return NULL;
+		t->strs = n;
+		t->astrs = t->astrs * 2 + 16;
+	}
+	c = malloc(len ? len : 1);
+	if (!c)
+		return NULL;
+	memcpy(c, p, len);
 	t->strs[t->nstrs++] = c;
 	return c;
 }
@@ -1138,6 +1277,16 @@ static size_t key_cells(struct agg *a, const unsigned char *raw, struct agg_cell
 			r += 4;
 			v = c->kind == AGG_KEY_PID ? (uint64_t)(int64_t)i32 : (uint32_t)i32;
 			break;
+		case AGG_KEY_STACK:
+			/* the frames as they are in the raw key, also in the output key */
+			memcpy(&l16, raw + r, 2);
+			cells[k].s = NULL;
+			cells[k].v = l16;
+			cells[k].frames = (const uint64_t *)(raw + r + 2);
+			memcpy(okey + o, raw + r, 2 + l16 * 8);
+			o += 2 + l16 * 8;
+			r += 2 + l16 * 8;
+			continue;
 		case AGG_KEY_FIELD:
 			if (c->str) {
 				memcpy(&l16, raw + r, 2);
@@ -1169,12 +1318,14 @@ static size_t key_cells(struct agg *a, const unsigned char *raw, struct agg_cell
 			/* made permanent by the caller for new groups; v: its length until then */
 			cells[k].s = str;
 			cells[k].v = len;
+			cells[k].frames = NULL;
 			memcpy(okey + o, str, len);
 			okey[o + len] = '\0';
 			o += len + 1;
 		} else {
 			cells[k].s = NULL;
 			cells[k].v = v;
+			cells[k].frames = NULL;
 			memcpy(okey + o, &v, 8);
 			o += 8;
 		}
@@ -1228,6 +1379,12 @@ struct agg_table *agg_snapshot(struct agg *a, bool totals, size_t top)
 				if (cells[k].s) {
 					g->key[k].s = table_str(t, cells[k].s, cells[k].v);
 					g->key[k].v = 0;
+				} else if (cells[k].frames) {
+					/* the raw key is not aligned for uint64_t: a copy */
+					g->key[k].frames = (const uint64_t *)table_dup(t,
+						cells[k].frames, cells[k].v * 8);
+					if (!g->key[k].frames)
+						g->key[k].v = 0;
 				}
 			}
 			g->min = s->min;

@@ -89,8 +89,15 @@ int agg_nevents(const struct agg *a);
 void agg_set_comm_loader(struct agg *a, int (*fn)(struct tep_handle *tep, void *ctx),
 			 void *ctx);
 
-/* User engine: one record (rec->data, rec->size and rec->cpu set); others' records are ignored. */
+/*
+ * User engine: one record (rec->data, rec->size and rec->cpu set); others'
+ * records are ignored.  With a stack key, an event waits for the
+ * ftrace:kernel_stack record the kernel writes after it on its CPU (its
+ * format must be in tep before agg_add_event); agg_flush() counts the events
+ * still waiting, with no stack, at the end.
+ */
 void agg_record(struct agg *a, const struct tep_record *rec);
+void agg_flush(struct agg *a);
 
 /*
  * Kernel engine.  agg_kernel_hist(): the hist trigger for event i (the
@@ -115,11 +122,13 @@ enum agg_col_type {
 	AGG_COL_STR,
 	AGG_COL_INT,
 	AGG_COL_UINT,
+	AGG_COL_STACK,		/* kernel frames, innermost first */
 };
 
 struct agg_cell {
 	const char *s;		/* AGG_COL_STR */
-	uint64_t v;		/* AGG_COL_INT (two's complement) and AGG_COL_UINT */
+	uint64_t v;		/* AGG_COL_INT (two's complement), AGG_COL_UINT; STACK: frames */
+	const uint64_t *frames;	/* AGG_COL_STACK: v return addresses */
 };
 
 struct agg_bucket {

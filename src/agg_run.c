@@ -50,6 +50,7 @@ struct run {
 	struct tracefs_instance *inst;
 	struct reader *rd;
 	bool kernel;
+	bool stacks;			/* a key is the kernel stack */
 	int ncpu;
 	bool *cpu_on;			/* user engine: the CPUs read */
 	unsigned long long lost_seen;	/* user engine: overrun + dropped so far */
@@ -254,8 +255,8 @@ static int user_setup(struct run *st)
 {
 	int ret, cpu;
 
-	ret = live_setup_instance(&st->inst, st->tep, &st->evs, st->o->filter, NULL, 0,
-				  st->o->target);
+	ret = live_setup_instance(&st->inst, st->tep, &st->evs, st->o->filter, NULL,
+				  st->stacks ? LIVE_KSTACK : 0, st->o->target);
 	if (ret)
 		return ret;
 	st->rd = reader_new(tep_get_sub_buffer_size(st->tep));
@@ -501,6 +502,12 @@ int agg_run(const struct agg_opts *o)
 		ret = TP_FAIL;
 		goto out;
 	}
+	for (i = 0; i < (size_t)o->spec.nkeys; i++)
+		if (o->spec.kind[i] == AGG_KEY_STACK)
+			st.stacks = true;
+	/* the kernel writes an event's stack as a record of its own, after it */
+	if (st.stacks)
+		live_load_format(st.tep, "ftrace", "kernel_stack");
 	for (i = 0; !ret && i < st.evs.n; i++) {
 		int size = 0;
 		char *fmt = tfs_event_format_text(st.evs.v[i].system, st.evs.v[i].name, &size);
@@ -553,8 +560,11 @@ int agg_run(const struct agg_opts *o)
 			      screen) || !user_drain(&st)) {
 		ret = TP_FAIL;
 	}
-	if (!st.kernel)
+	if (!st.kernel) {
+		/* events whose stack never came count without one */
+		agg_flush(st.agg);
 		agg_add_lost(st.agg, user_lost(&st));
+	}
 	/* the last interval (not on a screen: the totals replace it), then the totals */
 	if (o->interval > 0 && !screen && !st.out_failed) {
 		emit(&st, false, false);

@@ -1068,6 +1068,53 @@ static void agg_cell_text(char *buf, size_t size, enum agg_col_type type, const 
 	}
 }
 
+/* A frame of a stack key: "name+0xoff" (the kernel's sym-offset form), a marker, or the address. */
+static void agg_frame_text(FILE *f, uint64_t addr)
+{
+	unsigned long long off = 0;
+	const char *name;
+	bool sym;
+
+	name = frame_name(addr, &off, &sym);
+	if (sym)
+		fprintf(f, "    %s+0x%llx\n", name, off);
+	else if (name)
+		fprintf(f, "    %s\n", name);
+	else
+		fprintf(f, "    0x%016llx\n", (unsigned long long)addr);
+}
+
+/* The keys of a group or row that is printed as a block: "k=v k=v" and the frames after. */
+static int agg_block_keys(FILE *f, const struct agg_table *t, const struct agg_group *g)
+{
+	const struct agg_spec *s = t->spec;
+	char buf[512];
+	int k, n = 0;
+
+	for (k = 0; k < s->nkeys; k++) {
+		if (t->type[k] == AGG_COL_STACK)
+			continue;
+		agg_cell_text(buf, sizeof(buf), t->type[k], &g->key[k]);
+		fprintf(f, "%s%s=%s", n++ ? " " : "", s->name[k], buf);
+	}
+	return n;
+}
+
+static void agg_block_frames(FILE *f, const struct agg_table *t, const struct agg_group *g)
+{
+	size_t i;
+	int k;
+
+	for (k = 0; k < t->spec->nkeys; k++) {
+		if (t->type[k] != AGG_COL_STACK)
+			continue;
+		if (!g->key[k].v)
+			fputs("    (no stack)\n", f);
+		for (i = 0; i < g->key[k].v; i++)
+			agg_frame_text(f, g->key[k].frames[i]);
+	}
+}
+
 static void agg_value_text(char *buf, size_t size, bool sign, uint64_t v)
 {
 	if (sign)
@@ -1192,8 +1239,12 @@ static void text_agg(FILE *f, const struct agg_table *t, const struct output_agg
 {
 	const struct agg_spec *s = t->spec;
 	size_t w[AGG_MAX_KEYS + 1], i;
+	bool stack = false;
 	char buf[512];
 	int k;
+
+	for (k = 0; k < s->nkeys; k++)
+		stack |= t->type[k] == AGG_COL_STACK;
 
 	if (o->clear)
 		fputs("\033[H\033[2J", f);
@@ -1204,21 +1255,30 @@ static void text_agg(FILE *f, const struct agg_table *t, const struct output_agg
 			const struct agg_group *g = &t->g[i];
 			char sum[32], min[32], max[32];
 
-			for (k = 0; k < s->nkeys; k++) {
-				agg_cell_text(buf, sizeof(buf), t->type[k], &g->key[k]);
-				fprintf(f, "%s=%s%s", s->name[k], buf, k + 1 < s->nkeys ? " " : "  ");
-			}
+			if (agg_block_keys(f, t, g))
+				fputs("  ", f);
 			agg_value_text(sum, sizeof(sum), t->vsign, g->sum);
 			agg_value_text(min, sizeof(min), t->vsign, g->min);
 			agg_value_text(max, sizeof(max), t->vsign, g->max);
 			fprintf(f, "count=%llu sum=%s min=%s max=%s\n", (unsigned long long)g->count,
 				sum, min, max);
+			agg_block_frames(f, t, g);
 			text_hist_group(f, t, g);
 			if (i + 1 < t->n)
 				putc('\n', f);
 		}
 		if (!t->n)
 			fprintf(f, "count=0\n");
+	} else if (stack) {
+		/* a stack does not fit a column: a block per row, as hist has it */
+		for (i = 0; i < t->n; i++) {
+			if (agg_block_keys(f, t, &t->g[i]))
+				fputs("  ", f);
+			fprintf(f, "count=%llu\n", (unsigned long long)t->g[i].count);
+			agg_block_frames(f, t, &t->g[i]);
+			if (i + 1 < t->n)
+				putc('\n', f);
+		}
 	} else {
 		/* column widths: the header and every cell */
 		for (k = 0; k < s->nkeys; k++)
@@ -1260,6 +1320,30 @@ static void json_agg_value(struct json *j, const char *key, bool sign, uint64_t 
 		json_uint(j, key, v);
 }
 
+/* A stack key as the stacks of events are (DESIGN.md): [{"addr":N,"sym":"name","off":N},...] */
+static void json_agg_frames(struct json *j, const char *key, const struct agg_cell *c)
+{
+	unsigned long long off;
+	const char *name;
+	size_t i;
+	bool sym;
+
+	json_arr_open(j, key);
+	for (i = 0; i < c->v; i++) {
+		off = 0;
+		name = frame_name(c->frames[i], &off, &sym);
+		json_obj_open(j, NULL);
+		json_uint(j, "addr", c->frames[i]);
+		json_str(j, "sym", name);
+		if (sym)
+			json_uint(j, "off", off);
+		else
+			json_null(j, "off");
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+}
+
 static void json_agg(FILE *f, const struct agg_table *t, const struct output_agg *o)
 {
 	const struct agg_spec *s = t->spec;
@@ -1287,6 +1371,8 @@ static void json_agg(FILE *f, const struct agg_table *t, const struct output_agg
 		for (k = 0; k < s->nkeys; k++) {
 			if (t->type[k] == AGG_COL_STR)
 				json_str(&j, s->name[k], g->key[k].s);
+			else if (t->type[k] == AGG_COL_STACK)
+				json_agg_frames(&j, s->name[k], &g->key[k]);
 			else
 				json_agg_value(&j, s->name[k], t->type[k] == AGG_COL_INT, g->key[k].v);
 		}

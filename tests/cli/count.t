@@ -17,7 +17,7 @@ elif [ "$(uname -m)" = x86_64 ] && command -v perl > /dev/null; then
 else
 	skip_all "no event generator (bench/gen or perl on x86_64)"
 fi
-plan 34
+plan 35
 
 # gen_start N: a generator of N getpid() calls waiting on its own fifo; appends
 # its pid to GPIDS and its fifo to GFIFOS.  gen_go: all of them start.
@@ -163,6 +163,31 @@ jq -r '.rows[] | "\(.key.pid) \(.count)"' "$TMP/p.json" | sort > "$TMP/got"
 printf '%s\n' "${GPIDS[3]} 700" "${GPIDS[4]} 1300" | sort > "$TMP/want"
 test_cmp "-p PID,PID: exact counts, and count ends by itself when they exit (exit $st)" \
 	"$TMP/want" "$TMP/got"
+
+# ---- the kernel stack as a key ----------------------------------------------------
+# each event's stack as stream --stack shows it (the stacktrace trigger's records)
+"$TPCTL" count syscalls:sys_enter_getpid --stack --json -- "${GEN[@]}" 300 <<< go \
+	> "$TMP/stack.json" 2> "$TMP/stack.err"
+st=$?
+"$TPCTL" stream syscalls:sys_enter_getpid --stack --json -- "${GEN[@]}" 3 <<< go \
+	> "$TMP/stack-stream.json" 2> /dev/null
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = [json.loads(l) for l in open(sys.argv[2])]
+ev = [e for e in ev if e.get("type") == "event"]
+assert d["by"] == ["event", "stack"] and d["lost"] == 0, d
+# the generator starts by printing its pid (bench/gen calls getpid for it)
+assert 300 <= sum(r["count"] for r in d["rows"]) <= 301, d
+top = d["rows"][0]
+assert top["count"] >= 300 and top["key"]["event"] == "syscalls:sys_enter_getpid", top
+frames = [(f["sym"], f["off"]) for f in top["key"]["stack"]]
+want = [(f["sym"], f["off"]) for f in ev[-1]["stack"]]
+assert frames and frames == want, (frames, want)
+' "$TMP/stack.json" "$TMP/stack-stream.json" 2> "$TMP/py.err"
+ok $([ $st = 0 ] && [ $? = 0 ]; echo $?) \
+	"--stack: every getpid() under the stack stream --stack shows for it"
+diag "$TMP/py.err" "$TMP/stack.err"
 
 # ---- --interval -----------------------------------------------------------------
 "$TPCTL" count syscalls:sys_enter_getpid --interval 0.3 --duration 1.3 > "$TMP/int.txt" 2> "$TMP/int.err"

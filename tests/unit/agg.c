@@ -11,6 +11,8 @@
  *                                   "comm PID NAME" (saved_cmdlines)
  *   agg [OPTIONS] kernel EVENT...   --hist FILE for each EVENT, in order
  *
+ * A kernel stack record: "ftrace:kernel_stack CPU PID frames=ADDR,ADDR,...".
+ *
  * OPTIONS: --formats DIR (format files named sys:event), --by KEYS,
  * --field F, --linear STEP, --top N, --text, --kallsyms FILE.
  */
@@ -87,6 +89,28 @@ static int make_record(struct tep_handle *tep, char *line, struct tep_record *re
 		if (!eq)
 			return -1;
 		*eq = '\0';
+		if (!strcmp(tok, "frames")) {
+			/* ftrace:kernel_stack: "size" frames in "caller", as many as given */
+			struct tep_format_field *n = tep_find_any_field(ev, "size");
+			struct tep_format_field *c = tep_find_any_field(ev, "caller");
+			char *p = eq + 1, *end;
+			int32_t count = 0;
+
+			if (!n || !c)
+				return -1;
+			while (*p && c->offset + (count + 1) * 8 <= 4096) {
+				unsigned long long a = strtoull(p, &end, 0);
+
+				if (end == p)
+					break;
+				memcpy(data + c->offset + count * 8, &a, 8);
+				count++;
+				p = *end == ',' ? end + 1 : end;
+			}
+			memcpy(data + n->offset, &count, 4);
+			size = c->offset + count * 8;
+			continue;
+		}
 		f = tep_find_any_field(ev, tok);
 		if (!f)
 			return -1;
@@ -164,6 +188,21 @@ int main(int argc, char **argv)
 
 	tep = decode_tep_new(false);
 	a = agg_new(&spec, tep);
+	{
+		/* stacks come as ftrace:kernel_stack records: its format, where the fixtures have it */
+		char path[4096], *buf;
+		size_t len;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/ftrace:kernel_stack", formats);
+		f = fopen(path, "r");
+		if (f) {
+			fclose(f);
+			buf = slurp(path, &len);
+			decode_add_format(tep, "ftrace", buf, len);
+			free(buf);
+		}
+	}
 	for (int k = i; k < argc; k++) {
 		char path[4096], *buf, *colon;
 		size_t len;
@@ -218,6 +257,7 @@ int main(int argc, char **argv)
 			}
 			agg_record(a, &rec);
 		}
+		agg_flush(a);
 	}
 	agg_interval_end(a);
 	t = agg_snapshot(a, true, top);

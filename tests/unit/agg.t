@@ -228,6 +228,58 @@ check_json("count: --by call_site prints symbols as the format does (%pS)",
            ["--kallsyms", os.path.join(HOST, "kallsyms"), "--by", "call_site", "user",
             "kmem:kmalloc"], stdin, aggregate(evs, ["call_site"]), "count")
 
+# kernel stacks: each event's stack is the ftrace:kernel_stack record after it on
+# its CPU; an event whose stack does not come counts with an empty one
+def ksym_frame(addr):
+    best = None
+    for a, name in KSYMS:
+        if a <= addr:
+            best = (a, name)
+    a, name = best
+    first = [n for x, n in KSYMS if x == a][0]
+    return {"addr": addr, "sym": first, "off": addr - a}
+
+
+K = [a for a, _ in KSYMS]
+STACKS = [(K[3] + 0x10, K[10] + 5, K[20] + 0x30), (K[3] + 0x10, K[11]), (K[40] + 1,),
+          tuple(K[5] + i for i in range(130))]
+lines, evs = ["comm 100 bash", "comm 200 dd"], []
+waiting = {}
+for i in range(2000):
+    cpu = rnd.randrange(3)
+    pid = rnd.choice([100, 200])
+    if cpu in waiting and rnd.random() < 0.7:
+        # the stack of the event waiting on this CPU (of its task)
+        e = waiting.pop(cpu)
+        st = rnd.choice(STACKS)
+        lines.append("ftrace:kernel_stack %d %d frames=%s" % (cpu, e["pid"],
+                                                             ",".join(str(a) for a in st)))
+        e["stack"] = tuple(st[:128])
+        continue
+    if cpu in waiting and rnd.random() < 0.3:
+        # a stack of another task: not the waiting event's
+        lines.append("ftrace:kernel_stack %d %d frames=%d" % (cpu, 999, K[7]))
+    lines.append("syscalls:sys_enter_getpid %d %d" % (cpu, pid))
+    e = {"comm": COMMS[pid], "pid": pid, "stack": ()}
+    waiting[cpu] = e
+    evs.append(e)
+stdin = "\n".join(lines) + "\n"
+want = aggregate(evs, ["comm", "stack"])
+for r in want:
+    r["key"]["stack"] = [ksym_frame(a) for a in r["key"]["stack"]]
+check_json("count --by comm,stack: frames of each event's stack record, none when it did not come",
+           ["--kallsyms", os.path.join(HOST, "kallsyms"), "--by", "comm,stack", "user",
+            "syscalls:sys_enter_getpid"], stdin, want, "count")
+rc, out, err = run(["--text", "--kallsyms", os.path.join(HOST, "kallsyms"), "--by",
+                    "comm,stack", "--top", "1", "user", "syscalls:sys_enter_getpid"], stdin)
+top = want[0]
+expect = "comm=%s  count=%d\n" % (top["key"]["comm"], top["count"]) + "".join(
+    "    %s+0x%x\n" % (f["sym"], f["off"]) for f in top["key"]["stack"]) + \
+    ("    (no stack)\n" if not top["key"]["stack"] else "") + \
+    "... %d more\n" % (len(want) - 1)
+ok(rc == 0 and out == expect, "text: a row with a stack is a block, frames as sym+0xoff",
+   "got:\n%s\nwant:\n%s" % (out, expect))
+
 # ---- text -------------------------------------------------------------------
 
 stdin = open(os.path.join(FIX, "text.in")).read()

@@ -18,7 +18,8 @@ v.results_or_fail(t)
 PAIRS = ["count_sys", "count_field", "hist_log2", "hist_linear", "count_str", "hist_str"]
 if v.text("agg_available").strip() != "yes":
     for name in PAIRS + ["agg_default", "agg_kernel_stack", "agg_kernel_keys", "agg_auto_keys",
-                         "agg_interval", "agg_target_kernel", "agg_target_user", "agg_left",
+                         "agg_interval", "agg_target_kernel", "agg_target_user", "agg_stack",
+                         "agg_left",
                          "rmdir"]:
         t.skip(name, "count/hist not built yet")
     t.done()
@@ -101,6 +102,14 @@ for e in ("kernel", "user"):
          d["rows"] == [{"key": {"comm": "aggload"}, "count": 501}] and d["lost"] == 0,
          "-- aggload sys 500, --engine %s: its 501 getpid() calls, nothing else" % e,
          v.step_diag("agg_target_" + e))
+d = doc("agg_stack")
+rows = (d or {}).get("rows") or []
+t.ok(v.rc("agg_stack") == 0 and "user engine" in v.text("agg_stack.err") and
+     sum(r["count"] for r in rows) == 101 and
+     all(r["key"]["stack"] and all("addr" in f and "sym" in f for f in r["key"]["stack"])
+         for r in rows),
+     "--stack: the user engine counts aggload's 101 getpid() per kernel stack",
+     v.step_diag("agg_stack"))
 left = [l for l in v.text("agg/instances_after").split() if l.startswith("tpctl-")]
 trig = [l for l in v.text("agg/toplevel_trigger_after").splitlines() if not l.startswith("#")]
 t.ok(not left and not trig, "no tpctl-* instance and no trigger left behind",

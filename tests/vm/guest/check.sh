@@ -234,6 +234,9 @@ if tpctl count --help >/dev/null 2>&1; then
 		step agg_target_$e tpctl count syscalls:sys_enter_getpid --by comm --engine $e \
 			--json -- aggload sys 500 </tmp/goline
 	done
+	# a stack key: the user engine counts it, whatever the default
+	step agg_stack tpctl -v count syscalls:sys_enter_getpid --stack --json \
+		-- aggload sys 100 </tmp/goline
 	ls $T/instances >$A/instances_after
 	cat $T/events/syscalls/sys_enter_read/trigger >$A/toplevel_trigger_after
 else

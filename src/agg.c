@@ -5,7 +5,8 @@
  * Rows live in a hash table keyed by raw bytes: the index of the event,
  * then one slot per --by key in the order given (pid as 4 bytes for comm
  * and pid, the CPU as 4 bytes, integer fields as 8, strings as a 2-byte
- * length and their bytes), then for hist the bucket of the value (8 bytes).
+ * length and their bytes, a stack as a 2-byte count and its return
+ * addresses), then for hist the bucket of the value (8 bytes).
  * The user engine builds that key from a record with a few loads and
  * copies; names (events, tasks, symbols) are looked up only when a table
  * is printed, once per row instead of once per event.

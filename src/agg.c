@@ -551,13 +551,6 @@ static const struct pcomm *pcomm_find(const struct agg *a, int pid)
 	return p->used ? p : NULL;
 }
 
-static const char *pcomm_get(const struct agg *a, int pid)
-{
-	const struct pcomm *p = pcomm_find(a, pid);
-
-	return p && p->comm[0] ? p->comm : NULL;
-}
-
 /* User engine: the name of a pid met for the first time, while it (likely) still runs. */
 static void pcomm_learn(struct agg *a, int pid)
 {
@@ -1224,12 +1217,18 @@ static const void *table_dup(struct agg_table *t, const void *p, size_t len)
 
 static const char *comm_of(struct agg *a, int pid, bool *reloaded)
 {
-	const char *c = pcomm_get(a, pid);
+	const struct pcomm *p = pcomm_find(a, pid);
+	const char *c = p && p->comm[0] ? p->comm : NULL;
 
 	if (c)
 		return c;
+	/*
+	 * Gone before it was met (p with an empty name), or unknown: the
+	 * kernel's cmdlines as they are now (once a table), not as they were
+	 * when tpctl started.
+	 */
 	c = tep_data_comm_from_pid(a->tep, pid);
-	if (!strcmp(c, "<...>") && !*reloaded && a->comm_fn) {
+	if ((p || !strcmp(c, "<...>")) && !*reloaded && a->comm_fn) {
 		*reloaded = true;
 		a->comm_fn(a->tep, a->comm_ctx);
 		c = tep_data_comm_from_pid(a->tep, pid);

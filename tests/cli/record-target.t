@@ -87,7 +87,7 @@ mkfifo "$TMP/fifo.a"
 exec 3<> "$TMP/fifo.a"
 "$G" -w -o 77 < "$TMP/fifo.a" > "$TMP/a.pid" &
 apid=$!
-"$TPCTL" record -o "$TMP/all.dat" -a $EV -- \
+"$TPCTL" record -o "$TMP/all.dat" --buffer-kb 8192 -a $EV -- \
 	sh -c "echo go > '$TMP/fifo.a'; while kill -0 $apid 2> /dev/null; do sleep 0.02; done" \
 	> /dev/null 2> "$TMP/all.err" &
 tp=$!

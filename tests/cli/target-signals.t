@@ -125,7 +125,14 @@ ok $? "... nothing left"
 
 printf '#!/nonexistent/interpreter\n' > "$TMP/badscript"
 chmod +x "$TMP/badscript"
-"$TPCTL" stream $EV -- "$TMP/badscript" > "$TMP/out" 2> "$TMP/err" &
+case $TPCTL_WRAPPER in
+*valgrind*)
+	# valgrind ends a process whose execve(2) fails ("EXEC FAILED"), so
+	# the child cannot report it; it runs without the wrapper
+	BAD_TPCTL=$TOP/tpctl ;;
+*) BAD_TPCTL=$TPCTL ;;
+esac
+"$BAD_TPCTL" stream $EV -- "$TMP/badscript" > "$TMP/out" 2> "$TMP/err" &
 tp=$!
 runs="$runs $tp"
 wait $tp

@@ -114,7 +114,7 @@ exec 3<> "$TMP/fifo.a"	# held open: tgen's open for reading does not wait for a 
 apid=$!
 wait_for "[ -s '$TMP/a.pid' ]"
 # the command lets the unrelated tgen go and waits until it is done
-"$TPCTL" stream --json -a $EV -- sh -c "echo go > '$TMP/fifo.a'; while kill -0 $apid 2> /dev/null; do sleep 0.02; done" \
+"$TPCTL" stream --json --buffer-kb 8192 -a $EV -- sh -c "echo go > '$TMP/fifo.a'; while kill -0 $apid 2> /dev/null; do sleep 0.02; done" \
 	> "$TMP/all.json" 2> "$TMP/all.err" &
 tp=$!
 runs="$runs $tp"

@@ -23,6 +23,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "agg.h"
 #include "decode.h"
 #include "json.h"
 #include "output.h"
@@ -760,6 +761,28 @@ static void lost_write(struct output *o, int cpu, long long count)
 	}
 }
 
+int output_exit(struct output *o, int pid, int status, int sig)
+{
+	FILE *f = o->f;
+
+	if (o->mode != OUTPUT_JSON)
+		return 0;
+	fputs_unlocked("{\"type\":\"exit\",\"pid\":", f);
+	put_i64(f, pid);
+	fputs_unlocked(",\"status\":", f);
+	if (sig)
+		fputs_unlocked("null", f);
+	else
+		put_i64(f, status);
+	fputs_unlocked(",\"signal\":", f);
+	if (sig)
+		put_i64(f, sig);
+	else
+		fputs_unlocked("null", f);
+	fputs_unlocked("}\n", f);
+	return ferror(f) ? -1 : 0;
+}
+
 /* ------------------------------------------------- JSON with stacks: the queue */
 
 static struct pend *pend_at(struct pendq *q, size_t i)
@@ -1018,4 +1041,376 @@ int output_idle(struct output *o)
 		pend_drain(o, 0);
 	}
 	return flush_file(o);
+}
+
+/* ---------------------------------------------------------------- count and hist tables */
+
+#define BAR_WIDTH 52
+/* Linear buckets: empty ones between two others are shown up to this many lines. */
+#define GAP_LINES_MAX 200
+
+/* A key cell as text; control bytes of strings become '?' so a terminal stays sane. */
+static void agg_cell_text(char *buf, size_t size, enum agg_col_type type, const struct agg_cell *c)
+{
+	size_t i;
+
+	switch (type) {
+	case AGG_COL_STR:
+		for (i = 0; c->s[i] && i < size - 1; i++)
+			buf[i] = (unsigned char)c->s[i] < 0x20 || c->s[i] == 0x7f ? '?' : c->s[i];
+		buf[i] = '\0';
+		break;
+	case AGG_COL_INT:
+		snprintf(buf, size, "%lld", (long long)c->v);
+		break;
+	default:
+		snprintf(buf, size, "%llu", (unsigned long long)c->v);
+	}
+}
+
+/* A frame of a stack key: "name+0xoff" (the kernel's sym-offset form), a marker, or the address. */
+static void agg_frame_text(FILE *f, uint64_t addr)
+{
+	unsigned long long off = 0;
+	const char *name;
+	bool sym;
+
+	name = frame_name(addr, &off, &sym);
+	if (sym)
+		fprintf(f, "    %s+0x%llx\n", name, off);
+	else if (name)
+		fprintf(f, "    %s\n", name);
+	else
+		fprintf(f, "    0x%016llx\n", (unsigned long long)addr);
+}
+
+/* The keys of a group or row that is printed as a block: "k=v k=v" and the frames after. */
+static int agg_block_keys(FILE *f, const struct agg_table *t, const struct agg_group *g)
+{
+	const struct agg_spec *s = t->spec;
+	char buf[512];
+	int k, n = 0;
+
+	for (k = 0; k < s->nkeys; k++) {
+		if (t->type[k] == AGG_COL_STACK)
+			continue;
+		agg_cell_text(buf, sizeof(buf), t->type[k], &g->key[k]);
+		fprintf(f, "%s%s=%s", n++ ? " " : "", s->name[k], buf);
+	}
+	return n;
+}
+
+static void agg_block_frames(FILE *f, const struct agg_table *t, const struct agg_group *g)
+{
+	size_t i;
+	int k;
+
+	for (k = 0; k < t->spec->nkeys; k++) {
+		if (t->type[k] != AGG_COL_STACK)
+			continue;
+		if (!g->key[k].v)
+			fputs("    (no stack)\n", f);
+		for (i = 0; i < g->key[k].v; i++)
+			agg_frame_text(f, g->key[k].frames[i]);
+	}
+}
+
+static void agg_value_text(char *buf, size_t size, bool sign, uint64_t v)
+{
+	if (sign)
+		snprintf(buf, size, "%lld", (long long)v);
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)v);
+}
+
+static char *i128_text(char *end, __int128 v)
+{
+	unsigned __int128 u = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+
+	*--end = '\0';
+	do {
+		*--end = '0' + (int)(u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--end = '-';
+	return end;
+}
+
+/* A log2 bound as bpftrace writes it: 512, 1K, 4M, 16E. */
+static void pow2_text(char *buf, size_t size, __int128 v)
+{
+	static const char sfx[] = "KMGTPE";
+	char tmp[48];
+	int i = -1;
+
+	while (v >= 1024 && !(v % 1024) && i < 5) {
+		v /= 1024;
+		i++;
+	}
+	if (i >= 0)
+		snprintf(buf, size, "%s%c", i128_text(tmp + sizeof(tmp), v), sfx[i]);
+	else
+		snprintf(buf, size, "%s", i128_text(tmp + sizeof(tmp), v));
+}
+
+static void bucket_label(char *buf, size_t size, bool log2, const struct agg_bucket *b)
+{
+	char lo[48], hi[48];
+
+	if (log2 && b->hi == 0) {
+		snprintf(buf, size, "(..., 0)");
+	} else if (log2 && b->hi - b->lo == 1) {
+		pow2_text(lo, sizeof(lo), b->lo);
+		snprintf(buf, size, "[%s]", lo);
+	} else if (log2) {
+		pow2_text(lo, sizeof(lo), b->lo);
+		pow2_text(hi, sizeof(hi), b->hi);
+		snprintf(buf, size, "[%s, %s)", lo, hi);
+	} else {
+		snprintf(buf, size, "[%s, ", i128_text(lo + sizeof(lo), b->lo));
+		snprintf(buf + strlen(buf), size - strlen(buf), "%s)",
+			 i128_text(hi + sizeof(hi), b->hi));
+	}
+}
+
+/* The bucket after b, for the empty ones shown between two others. */
+static struct agg_bucket bucket_next(bool log2, const struct agg_bucket *b)
+{
+	struct agg_bucket n = { .lo = b->hi, .count = 0 };
+
+	if (!log2)
+		n.hi = b->hi + (b->hi - b->lo);
+	else
+		n.hi = n.lo ? n.lo * 2 : 1;
+	return n;
+}
+
+static void text_hist_group(FILE *f, const struct agg_table *t, const struct agg_group *g)
+{
+	bool log2 = t->spec->scale == AGG_SCALE_LOG2;
+	struct agg_bucket *all, cur;
+	size_t n = 0, i, lw = 0, cw = 8, maxc = 0;
+	char label[112], num[32], bar[BAR_WIDTH + 1];
+	bool fill = true;
+
+	if (!g->nbuckets)
+		return;
+	if (!log2) {
+		__int128 span = (g->buckets[g->nbuckets - 1].hi - g->buckets[0].lo) /
+				(g->buckets[0].hi - g->buckets[0].lo);
+
+		fill = span <= GAP_LINES_MAX;
+	}
+	all = calloc(fill ? (log2 ? 70 : GAP_LINES_MAX + 2) : g->nbuckets, sizeof(*all));
+	if (!all)
+		return;
+	for (i = 0; i < g->nbuckets; i++) {
+		if (fill && n) {
+			for (cur = bucket_next(log2, &all[n - 1]); cur.lo < g->buckets[i].lo;
+			     cur = bucket_next(log2, &cur))
+				all[n++] = cur;
+		}
+		all[n++] = g->buckets[i];
+	}
+	for (i = 0; i < n; i++) {
+		bucket_label(label, sizeof(label), log2, &all[i]);
+		if (strlen(label) > lw)
+			lw = strlen(label);
+		if (all[i].count > maxc)
+			maxc = all[i].count;
+		if ((size_t)snprintf(num, sizeof(num), "%llu", (unsigned long long)all[i].count) > cw)
+			cw = strlen(num);
+	}
+	for (i = 0; i < n; i++) {
+		size_t len = maxc ? (size_t)((unsigned __int128)all[i].count * BAR_WIDTH / maxc) : 0;
+
+		bucket_label(label, sizeof(label), log2, &all[i]);
+		memset(bar, '@', len);
+		memset(bar + len, ' ', BAR_WIDTH - len);
+		bar[BAR_WIDTH] = '\0';
+		fprintf(f, "%-*s %*llu |%s|\n", (int)lw, label, (int)cw,
+			(unsigned long long)all[i].count, bar);
+	}
+	free(all);
+}
+
+static void text_agg(FILE *f, const struct agg_table *t, const struct output_agg *o)
+{
+	const struct agg_spec *s = t->spec;
+	size_t w[AGG_MAX_KEYS + 1], i;
+	bool stack = false;
+	char buf[512];
+	int k;
+
+	for (k = 0; k < s->nkeys; k++)
+		stack |= t->type[k] == AGG_COL_STACK;
+
+	if (o->clear)
+		fputs("\033[H\033[2J", f);
+	if (o->title)
+		fprintf(f, "%s\n", o->title);
+	if (o->hist) {
+		for (i = 0; i < t->n; i++) {
+			const struct agg_group *g = &t->g[i];
+			char sum[32], min[32], max[32];
+
+			if (agg_block_keys(f, t, g))
+				fputs("  ", f);
+			agg_value_text(sum, sizeof(sum), t->vsign, g->sum);
+			agg_value_text(min, sizeof(min), t->vsign, g->min);
+			agg_value_text(max, sizeof(max), t->vsign, g->max);
+			fprintf(f, "count=%llu sum=%s min=%s max=%s\n", (unsigned long long)g->count,
+				sum, min, max);
+			agg_block_frames(f, t, g);
+			text_hist_group(f, t, g);
+			if (i + 1 < t->n)
+				putc('\n', f);
+		}
+		if (!t->n)
+			fprintf(f, "count=0\n");
+	} else if (stack) {
+		/* a stack does not fit a column: a block per row, as hist has it */
+		for (i = 0; i < t->n; i++) {
+			if (agg_block_keys(f, t, &t->g[i]))
+				fputs("  ", f);
+			fprintf(f, "count=%llu\n", (unsigned long long)t->g[i].count);
+			agg_block_frames(f, t, &t->g[i]);
+			if (i + 1 < t->n)
+				putc('\n', f);
+		}
+	} else {
+		/* column widths: the header and every cell */
+		for (k = 0; k < s->nkeys; k++)
+			w[k] = strlen(s->name[k]);
+		w[k] = 5;
+		for (i = 0; i < t->n; i++) {
+			for (k = 0; k < s->nkeys; k++) {
+				agg_cell_text(buf, sizeof(buf), t->type[k], &t->g[i].key[k]);
+				if (strlen(buf) > w[k])
+					w[k] = strlen(buf);
+			}
+			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)t->g[i].count);
+			if (strlen(buf) > w[k])
+				w[k] = strlen(buf);
+		}
+		/* keys named as given (a field may be called count), then COUNT */
+		for (k = 0; k < s->nkeys; k++)
+			fprintf(f, t->type[k] == AGG_COL_STR ? "%-*s  " : "%*s  ", (int)w[k],
+				s->name[k]);
+		fprintf(f, "%*s\n", (int)w[k], "COUNT");
+		for (i = 0; i < t->n; i++) {
+			for (k = 0; k < s->nkeys; k++) {
+				agg_cell_text(buf, sizeof(buf), t->type[k], &t->g[i].key[k]);
+				fprintf(f, t->type[k] == AGG_COL_STR ? "%-*s  " : "%*s  ", (int)w[k],
+					buf);
+			}
+			fprintf(f, "%*llu\n", (int)w[k], (unsigned long long)t->g[i].count);
+		}
+	}
+	if (t->n < t->nall)
+		fprintf(f, "... %zu more\n", t->nall - t->n);
+}
+
+static void json_agg_value(struct json *j, const char *key, bool sign, uint64_t v)
+{
+	if (sign)
+		json_int(j, key, (int64_t)v);
+	else
+		json_uint(j, key, v);
+}
+
+/* A stack key as the stacks of events are (DESIGN.md): [{"addr":N,"sym":"name","off":N},...] */
+static void json_agg_frames(struct json *j, const char *key, const struct agg_cell *c)
+{
+	unsigned long long off;
+	const char *name;
+	size_t i;
+	bool sym;
+
+	json_arr_open(j, key);
+	for (i = 0; i < c->v; i++) {
+		off = 0;
+		name = frame_name(c->frames[i], &off, &sym);
+		json_obj_open(j, NULL);
+		json_uint(j, "addr", c->frames[i]);
+		json_str(j, "sym", name);
+		if (sym)
+			json_uint(j, "off", off);
+		else
+			json_null(j, "off");
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+}
+
+static void json_agg(FILE *f, const struct agg_table *t, const struct output_agg *o)
+{
+	const struct agg_spec *s = t->spec;
+	struct json j;
+	size_t i, b;
+	int k;
+
+	json_init(&j, f, false);
+	json_obj_open(&j, NULL);
+	json_str(&j, "type", o->hist ? "hist" : "count");
+	json_uint(&j, "ts_ns", o->ts_ns);
+	json_uint(&j, "interval_ns", o->interval_ns);
+	if (o->hist)
+		json_str(&j, "field", o->field);
+	json_arr_open(&j, "by");
+	for (k = 0; k < s->nkeys; k++)
+		json_str(&j, NULL, s->name[k]);
+	json_arr_close(&j);
+	json_arr_open(&j, o->hist ? "groups" : "rows");
+	for (i = 0; i < t->n; i++) {
+		const struct agg_group *g = &t->g[i];
+
+		json_obj_open(&j, NULL);
+		json_obj_open(&j, "key");
+		for (k = 0; k < s->nkeys; k++) {
+			if (t->type[k] == AGG_COL_STR)
+				json_str(&j, s->name[k], g->key[k].s);
+			else if (t->type[k] == AGG_COL_STACK)
+				json_agg_frames(&j, s->name[k], &g->key[k]);
+			else
+				json_agg_value(&j, s->name[k], t->type[k] == AGG_COL_INT, g->key[k].v);
+		}
+		json_obj_close(&j);
+		json_uint(&j, "count", g->count);
+		if (o->hist) {
+			json_agg_value(&j, "sum", t->vsign, g->sum);
+			json_agg_value(&j, "min", t->vsign, g->min);
+			json_agg_value(&j, "max", t->vsign, g->max);
+			json_arr_open(&j, "buckets");
+			for (b = 0; b < g->nbuckets; b++) {
+				json_obj_open(&j, NULL);
+				json_i128(&j, "min", g->buckets[b].lo);
+				json_i128(&j, "max", g->buckets[b].hi);
+				json_uint(&j, "count", g->buckets[b].count);
+				json_obj_close(&j);
+			}
+			json_arr_close(&j);
+		}
+		json_obj_close(&j);
+	}
+	json_arr_close(&j);
+	json_uint(&j, "lost", t->lost);
+	json_obj_close(&j);
+	json_end_line(&j);
+}
+
+int output_agg(FILE *f, enum output_mode mode, const struct agg_table *t,
+	       const struct output_agg *o)
+{
+	if (mode == OUTPUT_JSON)
+		json_agg(f, t, o);
+	else
+		text_agg(f, t, o);
+	if (fflush(f) || ferror(f)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
 }

@@ -40,6 +40,13 @@ bool output_is_stack(struct output *o, const struct tep_record *rec);
  */
 int output_lost(struct output *o, int cpu, long long count);
 /*
+ * How a command tpctl ran ended (target.h).  JSON only, the last line:
+ * {"type":"exit","pid":N,"status":N,"signal":null} for an exit status,
+ * "status":null and "signal":N for a signal.  Text writes nothing: its
+ * lines are the kernel's, the note on stderr says it.
+ */
+int output_exit(struct output *o, int pid, int status, int sig);
+/*
  * Write what is held (output_set_stacks) and flush f; returns -1 (errno set)
  * when a write failed (EPIPE, ENOSPC, ...).  At the end, and whenever
  * everything read so far must be out.
@@ -97,5 +104,29 @@ int output_set_stacks(struct output *o, bool hold);
 typedef const char *(*output_usym_fn)(void *ctx, int tgid, uint64_t addr, bool ret,
 				      unsigned long long *off, const char **obj);
 void output_set_user_symbols(struct output *o, output_usym_fn fn, void *ctx);
+
+/*
+ * count and hist tables (agg.h), the other kind of output: text tables
+ * sorted by count, hist buckets as bars ("[4K, 8K)   3000 |@@@@...|"), or
+ * one JSON document per table (DESIGN.md section 2):
+ *   {"type":"count","ts_ns":N,"interval_ns":N,"by":[...],"rows":[{"key":{...},
+ *    "count":N}],"lost":N}
+ *   {"type":"hist","ts_ns":N,"interval_ns":N,"field":"F","by":[...],"groups":[{"key":{...},
+ *    "count":N,"sum":N,"min":N,"max":N,"buckets":[{"min":N,"max":N,"count":N}]}],"lost":N}
+ */
+struct agg_table;
+
+struct output_agg {
+	bool hist;
+	const char *field;		/* hist: the field whose values are counted */
+	unsigned long long ts_ns;	/* JSON: when the table was taken (CLOCK_REALTIME) */
+	unsigned long long interval_ns;	/* JSON: the time it covers */
+	const char *title;		/* text: a line above the table, or NULL */
+	bool clear;			/* text: clear the terminal first (a screen redrawn in place) */
+};
+
+/* Write one table to f; -1 (errno set) when writing failed. */
+int output_agg(FILE *f, enum output_mode mode, const struct agg_table *t,
+	       const struct output_agg *o);
 
 #endif

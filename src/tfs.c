@@ -785,6 +785,190 @@ int tfs_instance_write(struct tracefs_instance *inst, const char *file, const ch
 	return TP_OK;
 }
 
+/*
+ * Event pid lists and options.  libtracefs 1.6 has no helper for set_event_pid
+ * (tracefs_filter_pid_events came later), and its option writes would bypass
+ * the journal, so these write the files themselves, through state_write().
+ */
+static const char *pid_file(bool notrace)
+{
+	return notrace ? "set_event_notrace_pid" : "set_event_pid";
+}
+
+/* "1 2 3": the form the kernel parses (any white space separates). */
+static char *pids_text(const int *pids, size_t n)
+{
+	char *buf = malloc(n * 12 + 1), *p = buf;
+	size_t i;
+
+	if (!buf)
+		return NULL;
+	*p = '\0';
+	for (i = 0; i < n; i++)
+		p += sprintf(p, "%s%d", i ? " " : "", pids[i]);
+	return buf;
+}
+
+int tfs_pids_set(struct tracefs_instance *inst, bool notrace, const int *pids, size_t n)
+{
+	const char *file = pid_file(notrace);
+	char *path = tracefs_instance_get_file(inst, file), *val = pids_text(pids, n);
+	int ret = TP_OK;
+
+	if (!path || !val) {
+		tp_error("out of memory");
+		ret = TP_FAIL;
+	} else if (state_write(path, val, STATE_LIST) < 0) {
+		int err = errno;
+
+		tp_error("cannot write '%s' of %s: %s%s", file, tfs_instance_label(inst),
+			 strerror(err), perm_hint(err));
+		ret = TP_FAIL;
+	}
+	free(val);
+	tracefs_put_tracing_file(path);
+	return ret;
+}
+
+int tfs_pids_add(struct tracefs_instance *inst, bool notrace, const int *pids, size_t n)
+{
+	const char *file = pid_file(notrace);
+	char *val;
+	int ret = TP_OK;
+
+	if (!n)
+		return TP_OK;
+	val = pids_text(pids, n);
+	if (!val) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	/* opened without O_TRUNC, the kernel adds to the list */
+	if (tracefs_instance_file_append(inst, file, val) < 0) {
+		tp_error("cannot add to '%s' of %s: %s", file, tfs_instance_label(inst),
+			 strerror(errno));
+		ret = TP_FAIL;
+	}
+	free(val);
+	return ret;
+}
+
+int tfs_pids_get(struct tracefs_instance *inst, bool notrace, int **pids, size_t *n)
+{
+	const char *file = pid_file(notrace);
+	char *buf, *p, *end, *path;
+	size_t alloc = 0;
+
+	*pids = NULL;
+	*n = 0;
+	/* not tracefs_instance_file_read(): it fails on an empty file, an empty list */
+	path = tracefs_instance_get_file(inst, file);
+	buf = path ? tp_read_file(path, NULL) : NULL;
+	tracefs_put_tracing_file(path);
+	if (!buf) {
+		tp_error("cannot read '%s' of %s: %s", file, tfs_instance_label(inst),
+			 strerror(errno));
+		return TP_FAIL;
+	}
+	for (p = buf; *p; p = end) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p) {
+			end = p + 1;
+			continue;
+		}
+		if (*n == alloc) {
+			int *np = realloc(*pids, (alloc = alloc ? alloc * 2 : 16) * sizeof(*np));
+
+			if (!np) {
+				free(buf);
+				free(*pids);
+				*pids = NULL;
+				*n = 0;
+				tp_error("out of memory");
+				return TP_FAIL;
+			}
+			*pids = np;
+		}
+		(*pids)[(*n)++] = (int)v;
+	}
+	free(buf);
+	return TP_OK;
+}
+
+bool tfs_has_file(struct tracefs_instance *inst, const char *file)
+{
+	return tracefs_file_exists(inst, file);
+}
+
+int tfs_option_set(struct tracefs_instance *inst, const char *name, bool on)
+{
+	char file[128];
+
+	if (!tfs_name_valid(name))
+		return TP_USAGE;
+	snprintf(file, sizeof(file), "options/%s", name);
+	return tfs_instance_write(inst, file, on ? "1" : "0");
+}
+
+bool tfs_event_has_hist(struct tracefs_instance *inst, const struct tfs_event *ev)
+{
+	return tracefs_event_file_exists(inst, ev->system, ev->name, "hist");
+}
+
+int tfs_hist_start(struct tracefs_instance *inst, const struct tfs_event *ev,
+		   struct tracefs_hist *hist, bool paused, bool quiet)
+{
+	enum tracefs_hist_command cmd = paused ? TRACEFS_HIST_CMD_PAUSE : TRACEFS_HIST_CMD_START;
+	char *path = tracefs_event_get_file(inst, ev->system, ev->name, "trigger");
+	int err;
+
+	/* journal first: rollback opens the trigger file with O_TRUNC, which removes it */
+	if (!path || state_journal(path, "") < 0) {
+		tracefs_put_tracing_file(path);
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	tracefs_put_tracing_file(path);
+	if (tp.verbose) {
+		struct trace_seq seq;
+
+		trace_seq_init(&seq);
+		tracefs_hist_echo_cmd(&seq, inst, hist, cmd);
+		trace_seq_terminate(&seq);
+		tp_debug("%.*s", (int)strcspn(seq.buffer, "\n"), seq.buffer);
+		trace_seq_destroy(&seq);
+	}
+	/* a trigger written with :pause is made paused (the kernel's hist_register_trigger) */
+	if (tracefs_hist_command(inst, hist, cmd) == 0)
+		return TP_OK;
+	err = errno;
+	if (!quiet) {
+		tp_error("the kernel refused the hist trigger of '%s:%s'%s%s", ev->system,
+			 ev->name, err == EINVAL ? ":" : ": ", err == EINVAL ? "" : strerror(err));
+		if (err == EINVAL)
+			print_error_log(inst);
+	}
+	return TP_FAIL;
+}
+
+int tfs_hist_continue(struct tracefs_instance *inst, const struct tfs_event *ev,
+		      struct tracefs_hist *hist)
+{
+	if (tracefs_hist_continue(inst, hist) == 0)
+		return TP_OK;
+	tp_error("cannot start the hist trigger of '%s:%s': %s", ev->system, ev->name,
+		 strerror(errno));
+	return TP_FAIL;
+}
+
+char *tfs_hist_read(struct tracefs_instance *inst, const struct tfs_event *ev)
+{
+	int size = 0;
+
+	return tracefs_event_file_read(inst, ev->system, ev->name, "hist", &size);
+}
+
 /* Is word listed under "# Available triggers:" of the event's trigger file? */
 static bool trigger_available(struct tracefs_instance *inst, const struct tfs_event *ev,
 			      const char *word)

@@ -33,8 +33,8 @@
 
 /* Poll timeout: the longest a record waits on a CPU whose buffer does not wake us. */
 #define WAIT_MS 50
-/* stdout's buffer: a pipe's capacity */
-#define STDOUT_BUF 65536
+/* stdout's buffer: a pipe's capacity (glibc ignores the size unless given the buffer) */
+static char stdout_buf[65536];
 
 struct stream {
 	struct tracefs_instance *inst;
@@ -466,7 +466,7 @@ int cmd_stream(int argc, char **argv)
 	 * reader, per 20 JSON lines.  We flush whenever nothing is ready, so a
 	 * bigger buffer only matters while the stream is busy.
 	 */
-	setvbuf(stdout, NULL, _IOFBF, STDOUT_BUF);
+	setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
 	/* from here on, INT/TERM/HUP only set state_stop: we drain and clean up */
 	state_set_graceful(true);
 	if (duration > 0)

@@ -60,6 +60,8 @@
 #define HOLD_MS 10
 /* The nap between looks at a buffer that has data but no whole sub-buffer yet. */
 #define NAP_US 1000
+/* A poll that slept this long woke on fresh data after a pause: it is taken at once. */
+#define QUIET_MS 2
 
 enum src_state {
 	S_READY,	/* a record is loaded */
@@ -116,6 +118,7 @@ struct reader *reader_new(int subbuf_size)
 		return NULL;
 	r->subbuf = subbuf_size > 0 ? subbuf_size : getpagesize();
 	r->batch = 1;
+	r->pass = 1;	/* a CPU's partial_pass starts at 0: not taken in this pass */
 	r->pipe[0] = r->pipe[1] = -1;
 	/* the first pass takes what is there, so that the first lines come at once */
 	r->partial = true;
@@ -503,6 +506,7 @@ static long long ms_since(const struct timespec *t)
 
 int reader_wait(struct reader *r, int timeout_ms)
 {
+	struct timespec since;
 	int i, n = 0, ret;
 
 	/* whatever happens, the CPUs with nothing to give are looked at again */
@@ -536,6 +540,7 @@ int reader_wait(struct reader *r, int timeout_ms)
 		r->pfd[n].events = POLLIN;
 		n++;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &since);
 	ret = poll(r->pfd, n, timeout_ms);
 	if (ret < 0)
 		return errno == EINTR ? 0 : -1;
@@ -544,7 +549,12 @@ int reader_wait(struct reader *r, int timeout_ms)
 		r->partial = true;
 		return 0;
 	}
-	/* data, perhaps less than a sub-buffer: it may wait HOLD_MS for more */
+	if (ms_since(&since) >= QUIET_MS) {
+		/* the first data after a quiet spell, perhaps a lone event: show it now */
+		r->partial = true;
+		return ret;
+	}
+	/* data already there, perhaps less than a sub-buffer: it may wait HOLD_MS for more */
 	clock_gettime(CLOCK_MONOTONIC, &r->pending);
 	return ret;
 }

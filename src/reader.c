@@ -33,11 +33,24 @@
  * kernel's own `trace` file iterator has the same window.)
  *
  * Waiting.  With the instance's buffer_percent at 0 (stream's private
- * instance), poll() reports any data at all; data that is there but not
- * yet a whole sub-buffer is then given short naps (NAP_US) rather than
- * polls, which would return at once.  With a larger buffer_percent (an
- * existing instance, 50 by default), poll() wakes only at that fill level
- * and its timeout takes whatever is there.
+ * instance), poll() reports any data at all.  A poll that had to sleep
+ * (QUIET_MS) woke on the first data after a pause, a lone event perhaps,
+ * which is taken at once.  One that returned at once found data that is
+ * not yet a whole sub-buffer: it gets short naps (NAP_US), not polls,
+ * which would return at once again, until a sub-buffer is full or HOLD_MS
+ * have passed.  With a larger buffer_percent (an existing instance, 50 by
+ * default), poll() wakes only at that fill level and its timeout takes
+ * whatever is there.  (Raising buffer_percent while busy, so that the
+ * kernel wakes us per few sub-buffers, cost the same CPU in bench/run.py
+ * and left lone events to the poll timeout.)
+ *
+ * Not used: the ring-buffer mapping of kernels 6.10+ (mmap of
+ * trace_pipe_raw and TRACE_MMAP_IOCTL_GET_READER; libtracefs 1.8 wraps it,
+ * Debian 12 has 1.6.4).  It saves the copy of each sub-buffer, but on a
+ * 6.18 kernel the ioctl advances the kernel's reader record by record:
+ * moving 16-byte records that way took about three times the CPU of
+ * splice (bench/RESULTS.md), and a mapped buffer cannot be resized and
+ * keeps its instance busy until unmapped.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -37,6 +37,8 @@
 
 /* Poll timeout: the longest a record waits on a CPU whose buffer does not wake us. */
 #define WAIT_MS 50
+/* stdout's buffer: a pipe's capacity (glibc ignores the size unless given the buffer) */
+static char stdout_buf[65536];
 
 struct stream {
 	struct tracefs_instance *inst;
@@ -514,6 +516,12 @@ int cmd_stream(int argc, char **argv)
 		}
 	}
 
+	/*
+	 * stdio would pick 4 KiB for a pipe: one write(2), and a wake-up of the
+	 * reader, per 20 JSON lines.  We flush whenever nothing is ready, so a
+	 * bigger buffer only matters while the stream is busy.
+	 */
+	setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
 	/* from here on, INT/TERM/HUP only set state_stop: we drain and clean up */
 	state_set_graceful(true);
 	/* tracing is on since the instance was made: COMMAND may run */

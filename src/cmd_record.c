@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]
- *              [-- COMMAND ARGS...]
+ *              [--stack] [--user-stack] [-- COMMAND ARGS...]
  *
  * Traces the events in a private instance and moves the raw ring-buffer
  * pages into a trace.dat file (src/dat.c) without decoding them: splice from
@@ -22,7 +22,9 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "btf.h"
 #include "dat.h"
+#include "decode.h"
 #include "opt.h"
 #include "state.h"
 #include "target.h"
@@ -64,11 +66,13 @@ static void meta_free(struct meta *m)
 	free(m->events);
 }
 
-/* Symbols are needed only when a print fmt prints kernel addresses as names. */
-static bool wants_kallsyms(const struct meta *m)
+/* Symbols are needed for kernel stacks and when a print fmt prints kernel addresses as names. */
+static bool wants_kallsyms(const struct meta *m, bool kstack)
 {
 	static const char *const conv[] = { "%pS", "%ps", "%pB", "%pF", "%pf" };
 
+	if (kstack)
+		return true;
 	for (size_t i = 0; i < m->nevents; i++)
 		for (size_t k = 0; k < sizeof(conv) / sizeof(*conv); k++)
 			if (memmem(m->events[i].text, m->events[i].len, conv[k], 3))
@@ -76,7 +80,26 @@ static bool wants_kallsyms(const struct meta *m)
 	return false;
 }
 
-static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, struct meta *m)
+/*
+ * The format as the file carries it: enum constants the kernel left as names
+ * get their values from the running kernel's BTF (the reader of the file
+ * cannot know them; trace-cmd report then prints "mode=ABS" too) and raw
+ * tabs in strings are escaped so that libtraceevent parses the print fmt.
+ */
+static void format_resolve(struct dat_format *f)
+{
+	static const struct decode_names names = { .constant = btf_enum_value };
+	char *text = decode_format_resolve(f->text, f->len, &names);
+
+	if (!text)
+		return;
+	free((char *)f->text);
+	f->text = text;
+	f->len = strlen(text);
+}
+
+static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, struct meta *m,
+			bool kstack)
 {
 	char **names;
 	int size;
@@ -115,6 +138,7 @@ static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, st
 			continue;
 		}
 		f->len = size;
+		format_resolve(f);
 		m->nftrace++;
 	}
 	tracefs_list_free(names);
@@ -135,9 +159,10 @@ static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, st
 			return TP_FAIL;
 		}
 		f->len = size;
+		format_resolve(f);
 		m->nevents++;
 	}
-	if (wants_kallsyms(m)) {
+	if (wants_kallsyms(m, kstack)) {
 		m->kallsyms = tp_read_file("/proc/kallsyms", &m->kallsyms_len);
 		if (!m->kallsyms)
 			tp_warn("cannot read '/proc/kallsyms': %s; addresses stay numeric",
@@ -370,9 +395,10 @@ static int record_loop(struct recorder *r, double duration, struct target *tgt)
 }
 
 static int setup_events(struct recorder *r, char **patterns, int npatterns, const char *filter,
-			const char *buffer_kb, struct tfs_event_list *evs)
+			const char *buffer_kb, bool kstack, bool ustack, struct tfs_event_list *evs)
 {
 	struct tep_handle *tep = NULL;
+	const char *how = NULL;
 	int ret;
 
 	ret = tfs_events_resolve(r->inst, patterns, npatterns, evs);
@@ -390,6 +416,13 @@ static int setup_events(struct recorder *r, char **patterns, int npatterns, cons
 			ret = tfs_event_filter_set(r->inst, tep, &evs->v[i], filter);
 		tfs_tep_free(tep);
 	}
+	/* stacks as in stream: the stacktrace trigger per event, user stacks for the instance */
+	for (size_t i = 0; i < evs->n && !ret && kstack; i++)
+		ret = tfs_event_stacktrace(r->inst, &evs->v[i], filter, &how);
+	if (!ret && how)
+		tp_debug("kernel stacks by %s", how);
+	if (!ret && ustack)
+		ret = tfs_user_stacktrace(r->inst);
 	for (size_t i = 0; i < evs->n && !ret; i++)
 		ret = tfs_event_enable(r->inst, &evs->v[i], true);
 	return ret;
@@ -444,7 +477,7 @@ int cmd_record(int argc, char **argv)
 	unsigned long long kb = 0;
 	char kbuf[32];
 	int ret;
-	bool moved;
+	bool moved, kstack = false, ustack = false;
 	const struct tp_opt opts[] = {
 		OPT_STRING('o', "output", &output, "FILE", "the trace.dat file to write"),
 		OPT_ARG("EVENT", "system, system:event or a glob (sched:sched_*)"),
@@ -452,11 +485,14 @@ int cmd_record(int argc, char **argv)
 		OPT_SECONDS('d', "duration", &duration, "SEC", "stop after SEC seconds"),
 		OPT_UINT('b', "buffer-kb", &kb, "N", 1, 1ULL << 30,
 			 "per-CPU ring buffer size of the private instance, in KiB"),
+		OPT_BOOL(0, "stack", &kstack, "record the kernel stack of every EVENT"),
+		OPT_BOOL(0, "user-stack", &ustack, "record the user stack of every EVENT"),
 		TARGET_OPTS(&tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]\n"
+		"                    [--stack] [--user-stack]\n"
 		"                    [-p PID,... [-F] | --cgroup PATH | [-a] [--user USER] -- COMMAND [ARG...]]",
 		opts, OPT_COMMAND, NULL,
 	};
@@ -499,11 +535,11 @@ int cmd_record(int argc, char **argv)
 	if (!ret)
 		ret = target_apply(&tgt, r.inst);
 	if (!ret)
-		ret = setup_events(&r, args.argv, args.argc, filter, buffer_kb, &evs);
+		ret = setup_events(&r, args.argv, args.argc, filter, buffer_kb, kstack, ustack, &evs);
 	if (!ret)
 		ret = readers_open(&r, &subbuf);
 	if (!ret)
-		ret = meta_collect(&r, &evs, &m);
+		ret = meta_collect(&r, &evs, &m, kstack);
 	if (!ret) {
 		r.dat = open_output(&r, output, &m, subbuf);
 		if (!r.dat)

@@ -139,6 +139,9 @@ struct report_ctx {
 	uint32_t page;
 	const char *path;
 	bool failed;
+	/* with EVENT: was the last record of each CPU shown (its stacks are then) */
+	bool *shown;
+	int nshown;
 };
 
 static int show_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
@@ -168,8 +171,29 @@ static int show_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 	if (rec->missed_events)
 		output_lost(c->o, rec->cpu, rec->missed_events > 0 ? rec->missed_events : -1);
 	if (c->sel) {
+		bool show;
+
 		id = tep_data_type(c->tep, rec);
-		if (id < 0 || id >= c->nsel || !c->sel[id])
+		show = id >= 0 && id < c->nsel && c->sel[id];
+		if (rec->cpu >= c->nshown) {
+			int n = rec->cpu + 16;
+			bool *ns = realloc(c->shown, n * sizeof(*ns));
+
+			if (!ns) {
+				tp_error("out of memory");
+				c->failed = true;
+				return -1;
+			}
+			memset(ns + c->nshown, 0, (n - c->nshown) * sizeof(*ns));
+			c->shown = ns;
+			c->nshown = n;
+		}
+		/* a stack record goes with the event before it on its CPU */
+		if (!show && rec->cpu >= 0 && output_is_stack(c->o, rec))
+			show = c->shown[rec->cpu];
+		else if (rec->cpu >= 0)
+			c->shown[rec->cpu] = show;
+		if (!show)
 			return 0;
 	}
 	if (output_record(c->o, rec) < 0) {
@@ -570,6 +594,9 @@ static int report_decode(const char *path, struct datfile *df, char **pats, int 
 		goto out;
 	own = datfile_tep(df);
 	tep = own ? own : tracecmd_get_tep(h);
+	/* the recording host's symbols for stack frames, never this host's */
+	if (!own)
+		decode_kallsyms_use_tep(tep);
 	o = output_new(tep, stdout, json ? OUTPUT_JSON : OUTPUT_TEXT);
 	if (!o) {
 		tp_error("out of memory");
@@ -578,6 +605,12 @@ static int report_decode(const char *path, struct datfile *df, char **pats, int 
 	}
 	if (own)
 		output_set_loader(o, load_format, df);
+	/* any record may be followed by its stacks: no way to know beforehand */
+	if (json && output_set_stacks(o, true) < 0) {
+		tp_error("out of memory");
+		ret = TP_FAIL;
+		goto out;
+	}
 	ctx.o = o;
 	/* event ids: libtracecmd's tep knows the common fields before any lazy load */
 	ctx.tep = tracecmd_get_tep(h);
@@ -633,6 +666,7 @@ out:
 	if (own)
 		tep_free(own);
 	free(sel);
+	free(ctx.shown);
 	return ret;
 }
 

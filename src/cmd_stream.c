@@ -23,6 +23,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "btf.h"
 #include "decode.h"
 #include "opt.h"
 #include "output.h"
@@ -31,6 +32,7 @@
 #include "target.h"
 #include "tfs.h"
 #include "tpctl.h"
+#include "usym.h"
 
 /* Poll timeout: the longest a record waits on a CPU whose buffer does not wake us. */
 #define WAIT_MS 50
@@ -47,6 +49,7 @@ struct stream {
 	char **idmap;
 	int nid;
 	bool idmap_built;
+	struct usym *usym;	/* JSON with user stacks: their frames named */
 };
 
 static double now_s(void)
@@ -160,6 +163,12 @@ static int load_by_id(struct tep_handle *tep, int id, void *ctx)
 	return i;
 }
 
+static const char *user_symbol(void *ctx, int tgid, uint64_t addr, bool ret,
+			       unsigned long long *off, const char **obj)
+{
+	return usym_lookup(ctx, tgid, addr, ret, off, obj);
+}
+
 static int reload_cmdlines(struct tep_handle *tep, void *ctx)
 {
 	(void)ctx;
@@ -221,6 +230,41 @@ static void preload_enabled(struct stream *st)
 	free(buf);
 }
 
+/*
+ * Kernel variables that print fmts read when the kernel prints `trace`
+ * (writeback's "age=" is jiffies minus a field): read when we print, too.
+ * jiffies comes from /proc/timer_list (root only), at most every 10 ms.
+ */
+static bool stream_variable(const char *name, size_t len, unsigned long long *value, void *ctx)
+{
+	static unsigned long long jiffies;
+	static struct timespec last;
+	static int have;	/* 0: not read yet, 1: read, -1: cannot be read */
+	struct timespec now;
+	char *buf, *p;
+
+	(void)ctx;
+	if (len != 7 || memcmp(name, "jiffies", 7) || have < 0)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	if (!have || (now.tv_sec - last.tv_sec) * 1000000000LL +
+		     (now.tv_nsec - last.tv_nsec) >= 10000000LL) {
+		buf = tp_read_file("/proc/timer_list", NULL);
+		p = buf ? strstr(buf, "\njiffies: ") : NULL;
+		if (!p) {
+			free(buf);
+			have = have ? have : -1;
+			return have > 0 ? (*value = jiffies, true) : false;
+		}
+		jiffies = strtoull(p + 10, NULL, 10);
+		last = now;
+		have = 1;
+		free(buf);
+	}
+	*value = jiffies;
+	return true;
+}
+
 static struct tep_handle *stream_tep(bool json)
 {
 	/*
@@ -243,11 +287,49 @@ static struct tep_handle *stream_tep(bool json)
 		return NULL;
 	}
 	free(buf);
+	if (!json) {
+		/*
+		 * Text prints what the kernel prints: names of enum constants
+		 * (BTF, read on first need), strings that %s fields point to
+		 * (printk_formats) and jiffies.  JSON carries the raw values.
+		 */
+		static const struct decode_names names = {
+			.constant = btf_enum_value,
+			.variable = stream_variable,
+		};
+
+		decode_set_names(&names);
+		buf = tracefs_instance_file_read(NULL, "printk_formats", &size);
+		if (buf)
+			tep_parse_printk_formats(tep, buf);
+		free(buf);
+	}
 	return tep;
 }
 
+/*
+ * Stacks before the events are enabled, so that every event has them:
+ * kernel stacks per event (the stacktrace trigger, else options/stacktrace),
+ * user stacks for the instance (the kernel has no trigger for them).
+ */
+static int setup_stacks(struct stream *st, struct tfs_event_list *evs, const char *filter,
+			bool kstack, bool ustack)
+{
+	const char *how = NULL;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; !ret && kstack && i < evs->n; i++)
+		ret = tfs_event_stacktrace(st->inst, &evs->v[i], filter, &how);
+	if (!ret && how)
+		tp_debug("kernel stacks by %s", how);
+	if (!ret && ustack)
+		ret = tfs_user_stacktrace(st->inst);
+	return ret;
+}
+
 static int setup_events(struct stream *st, char **pats, int npats, const char *filter,
-			const char *buffer_kb, struct target *tgt)
+			const char *buffer_kb, bool kstack, bool ustack, struct target *tgt)
 {
 	struct tfs_event_list evs = { 0 };
 	size_t i;
@@ -275,12 +357,23 @@ static int setup_events(struct stream *st, char **pats, int npats, const char *f
 	 */
 	if (!ret)
 		ret = tfs_instance_write(st->inst, "buffer_percent", "0");
+	/*
+	 * A trigger on a disabled event soft-enables it: the kernel then
+	 * discards the event but still records the trigger's stack.  Nothing
+	 * is recorded until every event is on, so no stack comes without it.
+	 */
+	if (!ret && kstack)
+		ret = tfs_instance_write(st->inst, "tracing_on", "0");
+	if (!ret)
+		ret = setup_stacks(st, &evs, filter, kstack, ustack);
 	for (i = 0; !ret && i < evs.n; i++) {
 		if (filter)
 			ret = tfs_event_filter_set(st->inst, st->tep, &evs.v[i], filter);
 		if (!ret)
 			ret = tfs_event_enable(st->inst, &evs.v[i], true);
 	}
+	if (!ret && kstack)
+		ret = tfs_instance_write(st->inst, "tracing_on", "1");
 	if (!ret)
 		tp_debug("streaming %zu event(s) in %s", evs.n, tfs_instance_label(st->inst));
 	tfs_event_list_free(&evs);
@@ -347,6 +440,7 @@ static void stream_free(struct stream *st)
 	reader_free(st->rd);
 	st->rd = NULL;
 	output_free(st->out);
+	usym_free(st->usym);
 	if (st->tep)
 		tep_free(st->tep);
 	for (i = 0; i < st->nid; i++)
@@ -363,9 +457,12 @@ int cmd_stream(int argc, char **argv)
 {
 	struct stream st = { 0 };
 	const char *filter = NULL, *cpulist = NULL, *buffer_kb = NULL;
-	unsigned long long count = 0, seen = 0, kb = 0;
+	unsigned long long count = 0, seen = 0, kb = 0, nrec = 0;
 	double duration = 0, deadline = 0;
 	bool json = false, drain = false, fail_on_loss = false, lost_seen = false;
+	bool kstack = false, ustack = false, stacks;
+	int last_cpu = -1;		/* --count reached: the CPU of the last event */
+	bool end_waited = false, *skipped = NULL;
 	struct target tgt;
 	const struct tp_opt opts[] = {
 		OPT_ARG("EVENT", "system:event, system or a glob; traced in a private instance\n"
@@ -379,12 +476,15 @@ int cmd_stream(int argc, char **argv)
 		OPT_BOOL('L', "fail-on-loss", &fail_on_loss, "exit 1 if any event was lost"),
 		OPT_UINT('b', "buffer-kb", &kb, "N", 1, 1ULL << 30,
 			 "per-CPU buffer of the private instance, in KiB (needs EVENT)"),
+		OPT_BOOL(0, "stack", &kstack, "the kernel stack of every EVENT (needs EVENT)"),
+		OPT_BOOL(0, "user-stack", &ustack, "the user stack of every EVENT (needs EVENT)"),
 		TARGET_OPTS(&tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl stream [EVENT...] [--json] [--filter EXPR] [--count N] [--duration SEC]\n"
 		"                    [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]\n"
+		"                    [--stack] [--user-stack]\n"
 		"                    [-p PID,... [-F] | --cgroup PATH | [-a] [--user USER] -- COMMAND [ARG...]]",
 		opts, OPT_COMMAND, NULL,
 	};
@@ -417,6 +517,9 @@ int cmd_stream(int argc, char **argv)
 		tp_error("'--filter' needs EVENT arguments (without them nothing is changed)");
 	else if (!n && buffer_kb)
 		tp_error("'--buffer-kb' needs EVENT arguments (without them nothing is changed)");
+	else if (!n && (kstack || ustack))
+		tp_error("'%s' needs EVENT arguments (without them nothing is changed)",
+			 kstack ? "--stack" : "--user-stack");
 	else if (n && tp.instance)
 		tp_error("EVENT arguments trace in a private instance; '-i %s' reads an existing one",
 			 tp.instance);
@@ -454,7 +557,7 @@ int cmd_stream(int argc, char **argv)
 		goto out;
 	}
 	if (n) {
-		ret = setup_events(&st, args.argv, n, filter, buffer_kb, &tgt);
+		ret = setup_events(&st, args.argv, n, filter, buffer_kb, kstack, ustack, &tgt);
 	} else {
 		ret = tfs_open_selected(&st.inst);
 		if (!ret)
@@ -462,9 +565,16 @@ int cmd_stream(int argc, char **argv)
 	}
 	if (ret)
 		goto out;
-	/* what trace_marker writes arrives whatever is enabled */
+	/*
+	 * What trace_marker writes arrives whatever is enabled, and so do the
+	 * stacks of options/stacktrace, options/userstacktrace and stacktrace
+	 * triggers (ftrace's events have no id file for the lazy loader).
+	 */
 	load_format(st.tep, "ftrace", "print");
+	load_format(st.tep, "ftrace", "kernel_stack");
+	load_format(st.tep, "ftrace", "user_stack");
 	tfs_tep_load_cmdlines(st.tep);
+	stacks = kstack || ustack || (!n && tfs_instance_stacks(st.inst));
 
 	st.out = output_new(st.tep, stdout, json ? OUTPUT_JSON : OUTPUT_TEXT);
 	st.rd = reader_new(tep_get_sub_buffer_size(st.tep));
@@ -476,6 +586,17 @@ int cmd_stream(int argc, char **argv)
 	output_set_loader(st.out, load_by_id, &st);
 	output_set_comm_loader(st.out, reload_cmdlines, NULL);
 	output_set_ns_clock(st.out, clock_in_ns(st.inst));
+	if (output_set_stacks(st.out, stacks) < 0) {
+		tp_error("out of memory");
+		ret = TP_FAIL;
+		goto out;
+	}
+	/* user frames named from the live processes (best effort, see usym.h) */
+	if (json && stacks) {
+		st.usym = usym_new();
+		if (st.usym)
+			output_set_user_symbols(st.out, user_symbol, st.usym);
+	}
 	for (cpu = 0; cpu < st.ncpu; cpu++) {
 		if (!st.cpus[cpu])
 			continue;
@@ -516,19 +637,51 @@ int cmd_stream(int argc, char **argv)
 			break;
 		}
 		if (r > 0) {
+			/*
+			 * After the last event of --count: only stacks still, of
+			 * CPUs whose events after it were not written.
+			 */
+			if (last_cpu >= 0) {
+				bool other = rec.cpu >= 0 && rec.cpu < st.ncpu && rec.cpu != last_cpu;
+
+				if (!output_is_stack(st.out, &rec)) {
+					if (!other)
+						break;
+					skipped[rec.cpu] = true;
+					continue;
+				}
+				if (other && skipped[rec.cpu])
+					continue;
+			}
 			if (lost) {
 				lost_seen = true;
 				output_lost(st.out, rec.cpu, lost);
 			}
-			if (output_record(st.out, &rec) < 0)
+			r = output_record(st.out, &rec);
+			if (r < 0)
 				break;
-			if (count && ++seen >= count)
-				break;
+			if (!r && count && ++seen >= count) {
+				if (!stacks)
+					break;
+				last_cpu = rec.cpu;
+				skipped = calloc(st.ncpu, sizeof(*skipped));
+				if (!skipped)
+					break;
+			}
 			/* the clock is cheap (vDSO) but not free: look every 1024 records */
 			if (deadline && !(seen & 1023) && now_s() >= deadline)
 				break;
-			if (!(seen & 1023) && !drain && target_done(&tgt) && target_stop(&st))
+			/* a busy stream (-a) may never idle: look at the target now and then */
+			if (!(++nrec & 1023) && !drain && target_done(&tgt) && target_stop(&st))
 				drain = true;
+			continue;
+		}
+		/* a stack being written as the last event was read: one short wait */
+		if (last_cpu >= 0) {
+			if (end_waited)
+				break;
+			end_waited = true;
+			reader_wait(st.rd, 10);
 			continue;
 		}
 		/* the target is gone: read what it left in the buffers, then stop */
@@ -540,7 +693,7 @@ int cmd_stream(int argc, char **argv)
 			reader_finish(st.rd);
 			continue;
 		}
-		if (output_flush(st.out) < 0)
+		if (output_idle(st.out) < 0)
 			break;
 		if (deadline) {
 			double left = deadline - now_s();
@@ -571,6 +724,7 @@ int cmd_stream(int argc, char **argv)
 	}
 	exit_line(&st, &tgt);
 out:
+	free(skipped);
 	target_finish(&tgt);
 	if (!ret)
 		target_report(&tgt);

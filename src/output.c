@@ -43,6 +43,17 @@ struct pidinfo {
 	char json[112];
 };
 
+/*
+ * A kernel frame as it is written, " => name\n" or {"addr":..,"sym":..,"off":..}
+ * (see json_frames), rendered once per address: stacks repeat the same
+ * return addresses over and over, and the symbol search is the dearest part.
+ */
+struct kframe {
+	uint64_t addr;
+	char *s;
+	size_t len;
+};
+
 struct output {
 	struct tep_handle *tep;
 	struct decoder *dec;
@@ -57,6 +68,51 @@ struct output {
 	struct timespec comm_last;
 	unsigned comm_gen;	/* bumped when saved_cmdlines was read again */
 	struct pidinfo pids[PIDCACHE];
+	struct pendq *pq;	/* JSON with stacks (output_set_stacks), else NULL */
+	struct kframe *kframes;	/* KFRAMES kernel frames as written, on first use */
+	output_usym_fn usym_fn;
+	void *usym_ctx;
+};
+
+#define KFRAMES 4096		/* a power of two */
+
+/*
+ * JSON with stacks.  The kernel writes a stack as records of their own, on
+ * the same CPU right after the event (ftrace:kernel_stack for
+ * options/stacktrace and the stacktrace trigger, ftrace:user_stack for
+ * options/userstacktrace, in either order), and they go into the event's
+ * object.  So every record waits in a queue, in the order it came (the
+ * merged timestamp order), and the queue is written from its head.  An
+ * event stays open for stacks until the next record of its CPU arrives
+ * (nothing more can follow it then), or a record stamped HOLD_NS after it
+ * arrives on any CPU (the reader hands records out in timestamp order, so a
+ * stack already committed would have come first), or, when nothing is ready,
+ * at an idle point HOLD_NS after the first idle point it waited through, or
+ * at output_flush().  A stack that finds no open event of its task on its
+ * CPU is written as the ftrace event it is, with its frames.
+ */
+#define HOLD_NS 10000000ULL
+#define PEND_MAX 65536		/* longest queue: the head is written when it is reached */
+
+struct pend {
+	bool lost;		/* a lost-events marker, not a record */
+	long long count;	/* lost: how many (-1 unknown) */
+	bool open;		/* the event may still get stacks */
+	int cpu, size;		/* buf: the record, then its stack records as they came */
+	int koff, klen, uoff, ulen;	/* where its kernel and user stack records are in buf */
+	unsigned long long ts;
+	unsigned long long idle;	/* CLOCK_MONOTONIC ns of the first idle point, or 0 */
+	struct dec_event *de, *kde, *ude;
+	unsigned char *buf;
+	size_t alloc;
+};
+
+struct pendq {
+	struct pend *v;
+	size_t cap;		/* a power of two */
+	size_t head, tail;	/* absolute indices: slot i & (cap - 1) */
+	long long *open;	/* per CPU: index of its open event, -1 none */
+	int ncpu;
 };
 
 void output_set_kernel_release(struct output *o, const char *release)
@@ -90,10 +146,46 @@ struct output *output_new(struct tep_handle *tep, FILE *f, enum output_mode mode
 	return o;
 }
 
+static void pendq_free(struct pendq *q)
+{
+	size_t i;
+
+	if (!q)
+		return;
+	for (i = 0; i < q->cap; i++)
+		free(q->v[i].buf);
+	free(q->v);
+	free(q->open);
+	free(q);
+}
+
+int output_set_stacks(struct output *o, bool hold)
+{
+	if (!hold || o->mode != OUTPUT_JSON) {
+		if (o->pq)
+			output_flush(o);
+		pendq_free(o->pq);
+		o->pq = NULL;
+		return 0;
+	}
+	if (o->pq)
+		return 0;
+	o->pq = calloc(1, sizeof(*o->pq));
+	if (!o->pq)
+		return -1;
+	return 0;
+}
+
 void output_free(struct output *o)
 {
+	int i;
+
 	if (!o)
 		return;
+	pendq_free(o->pq);
+	for (i = 0; o->kframes && i < KFRAMES; i++)
+		free(o->kframes[i].s);
+	free(o->kframes);
 	trace_seq_destroy(&o->seq);
 	decoder_free(o->dec);
 	free(o);
@@ -114,6 +206,12 @@ void output_set_comm_loader(struct output *o, output_comm_fn fn, void *ctx)
 void output_set_ns_clock(struct output *o, bool ns)
 {
 	o->ns_clock = ns;
+}
+
+void output_set_user_symbols(struct output *o, output_usym_fn fn, void *ctx)
+{
+	o->usym_fn = fn;
+	o->usym_ctx = ctx;
 }
 
 /* A string literal, its length known at compile time. */
@@ -264,6 +362,126 @@ static bool record_fits(const struct dec_event *de, const struct tep_record *rec
 	return true;
 }
 
+/* Hex digits of v, zero-padded to at least width, into the end of buf; returns the start. */
+static char *fmt_hex(char *end, uint64_t v, int width)
+{
+	char *p = end;
+
+	*--p = '\0';
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v || end - 1 - p < width);
+	return p;
+}
+
+/*
+ * The name the kernel prints for a kernel frame: its symbol, or the markers
+ * of ftrace trampolines and of functions a kretprobe returns through; NULL
+ * for an address no symbol holds.  *sym: it is a symbol and *off is valid.
+ */
+static const char *frame_name(uint64_t addr, unsigned long long *off, bool *sym)
+{
+	const char *name;
+
+	*sym = false;
+	if (addr == DECODE_FRAME_TRAMPOLINE)
+		return "[FTRACE TRAMPOLINE]";
+	name = decode_ksym(addr, off);
+	if (name && !*off && (!strcmp(name, "__kretprobe_trampoline") ||
+			      !strcmp(name, "kretprobe_trampoline")))
+		return "[unknown/kretprobe'd]";
+	*sym = name != NULL;
+	return name;
+}
+
+static const struct kframe *kframe_get(struct output *o, uint64_t addr)
+{
+	struct kframe *k;
+	unsigned long long off;
+	const char *name;
+	char hex[24];
+	FILE *mf;
+	bool sym;
+
+	if (!o->kframes) {
+		o->kframes = calloc(KFRAMES, sizeof(*o->kframes));
+		if (!o->kframes)
+			return NULL;
+	}
+	k = &o->kframes[(addr ^ addr >> 13) & (KFRAMES - 1)];
+	if (k->s && k->addr == addr)
+		return k;
+	free(k->s);
+	k->s = NULL;
+	mf = open_memstream(&k->s, &k->len);
+	if (!mf)
+		return NULL;
+	name = frame_name(addr, &off, &sym);
+	if (o->mode == OUTPUT_JSON) {
+		put_lit(mf, "{\"addr\":");
+		put_u64(mf, addr);
+		put_lit(mf, ",\"sym\":");
+		if (name)
+			json_write_string(mf, name, strlen(name));
+		else
+			put_lit(mf, "null");
+		put_lit(mf, ",\"off\":");
+		if (sym)
+			put_u64(mf, off);
+		else
+			put_lit(mf, "null");
+		putc('}', mf);
+	} else {
+		put_lit(mf, " => ");
+		if (name) {
+			fputs(name, mf);
+		} else {
+			put_lit(mf, "0x");
+			fputs(fmt_hex(hex + sizeof(hex), addr, 8), mf);
+		}
+		putc('\n', mf);
+	}
+	if (fclose(mf)) {
+		free(k->s);
+		k->s = NULL;
+		return NULL;
+	}
+	k->addr = addr;
+	return k;
+}
+
+/*
+ * A stack record as the kernel's `trace` prints it with the default options
+ * (no sym-offset, sym-addr or sym-userobj): every frame the record holds, not
+ * only the 8 of the format's print fmt.
+ */
+static void text_stack(struct output *o, const struct dec_event *de,
+		       const struct tep_record *rec)
+{
+	int i, n = decode_frames(de, rec->data, rec->size);
+	FILE *f = o->f;
+	char hex[24];
+
+	if (de->special == DS_USTACK) {
+		put_lit(f, "<user stack trace>\n");
+		for (i = 0; i < n; i++) {
+			put_lit(f, " =>  <");
+			fputs_unlocked(fmt_hex(hex + sizeof(hex), decode_frame(de, rec->data, i),
+					       de->frames.elem * 2), f);
+			put_lit(f, ">\n");
+		}
+		return;
+	}
+	put_lit(f, "<stack trace>\n");
+	for (i = 0; i < n; i++) {
+		const struct kframe *k = kframe_get(o, decode_frame(de, rec->data, i));
+
+		if (k)
+			fwrite_unlocked(k->s, 1, k->len, f);
+	}
+}
+
 static int text_record(struct output *o, struct dec_event *de, struct tep_record *rec)
 {
 	const void *data = rec->data;
@@ -320,6 +538,10 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 		fprintf(f, "%s -> 0x%llx\n", de->sysname, (unsigned long long)v);
 		return 0;
 	}
+	case DS_KSTACK:
+	case DS_USTACK:
+		text_stack(o, de, rec);
+		return 1;
 	default:
 		break;
 	}
@@ -406,7 +628,68 @@ static void json_field(FILE *f, const struct dec_field *df, const void *data, in
 	}
 }
 
-static int json_record(struct output *o, struct dec_event *de, struct tep_record *rec)
+/* ,"sym":"name","off":N,"obj":"path" of a user frame, what of it is known. */
+static void json_usym(struct output *o, const struct dec_event *de, const void *data, int size,
+		      uint64_t addr, bool ret)
+{
+	unsigned long long off = 0;
+	const char *name, *obj;
+	uint64_t tgid;
+	FILE *f = o->f;
+
+	if (!de->tgid || !decode_int(de->tgid, data, size, &tgid))
+		return;
+	name = o->usym_fn(o->usym_ctx, (int)tgid, addr, ret, &off, &obj);
+	if (name) {
+		put_lit(f, ",\"sym\":");
+		json_write_string(f, name, strlen(name));
+		put_lit(f, ",\"off\":");
+		put_u64(f, off);
+	}
+	if (obj) {
+		put_lit(f, ",\"obj\":");
+		json_write_string(f, obj, strlen(obj));
+	}
+}
+
+/*
+ * A stack record's frames as a member of the object being written:
+ * "stack":[{"addr":N,"sym":"name","off":N},...] ("sym" as the kernel prints
+ * the frame, null with "off" for an address no symbol holds; "off" null for
+ * the kernel's marker names) or "user_stack":[{"addr":N},...] (with
+ * "sym", "off" and "obj" where output_set_user_symbols() names the frame).
+ */
+static void json_frames(struct output *o, const struct dec_event *de, const void *data,
+			int size)
+{
+	int i, n = decode_frames(de, data, size);
+	FILE *f = o->f;
+
+	if (de->special == DS_USTACK)
+		put_lit(f, ",\"user_stack\":[");
+	else
+		put_lit(f, ",\"stack\":[");
+	for (i = 0; i < n; i++) {
+		uint64_t addr = decode_frame(de, data, i);
+		const struct kframe *k;
+
+		if (i)
+			putc_unlocked(',', f);
+		if (de->special == DS_USTACK) {
+			put_lit(f, "{\"addr\":");
+			put_u64(f, addr);
+			if (o->usym_fn)
+				json_usym(o, de, data, size, addr, i > 0);
+			putc_unlocked('}', f);
+		} else if ((k = kframe_get(o, addr))) {
+			fwrite_unlocked(k->s, 1, k->len, f);
+		}
+	}
+	putc_unlocked(']', f);
+}
+
+/* One record's object up to and including its "fields"; the caller closes it. */
+static void json_open(struct output *o, struct dec_event *de, const struct tep_record *rec)
 {
 	const void *data = rec->data;
 	const struct pidinfo *pi = pid_info(o, decode_pid(data));
@@ -427,8 +710,8 @@ static int json_record(struct output *o, struct dec_event *de, struct tep_record
 	if (!de) {
 		fputs_unlocked(",\"id\":", f);
 		put_i64(f, decode_type(data));
-		fputs_unlocked(",\"system\":null,\"event\":null,\"fields\":{}}\n", f);
-		return 0;
+		fputs_unlocked(",\"system\":null,\"event\":null,\"fields\":{}", f);
+		return;
 	}
 	fputs_unlocked(de->jhead, f);
 	for (i = 0; i < de->nfields; i++) {
@@ -441,25 +724,23 @@ static int json_record(struct output *o, struct dec_event *de, struct tep_record
 		first = false;
 		json_field(f, df, data, rec->size);
 	}
-	fputs_unlocked("}}\n", f);
+	putc_unlocked('}', f);
+}
+
+static int json_record(struct output *o, struct dec_event *de, struct tep_record *rec)
+{
+	json_open(o, de, rec);
+	/* a stack that follows no event (no stacks expected, or its event was not read) */
+	if (de && de->special >= DS_KSTACK) {
+		json_frames(o, de, rec->data, rec->size);
+		put_lit(o->f, "}\n");
+		return 1;
+	}
+	put_lit(o->f, "}\n");
 	return 0;
 }
 
-int output_record(struct output *o, struct tep_record *rec)
-{
-	struct dec_event *de;
-
-	if (rec->size < 8)
-		return 0;
-	de = decoder_event(o->dec, decode_type(rec->data));
-	if (o->mode == OUTPUT_JSON)
-		json_record(o, de, rec);
-	else
-		text_record(o, de, rec);
-	return ferror(o->f) ? -1 : 0;
-}
-
-int output_lost(struct output *o, int cpu, long long count)
+static void lost_write(struct output *o, int cpu, long long count)
 {
 	FILE *f = o->f;
 
@@ -477,7 +758,6 @@ int output_lost(struct output *o, int cpu, long long count)
 	} else {
 		fprintf(f, "CPU:%d [LOST %lld EVENTS]\n", cpu, count);
 	}
-	return ferror(f) ? -1 : 0;
 }
 
 int output_exit(struct output *o, int pid, int status, int sig)
@@ -502,7 +782,218 @@ int output_exit(struct output *o, int pid, int status, int sig)
 	return ferror(f) ? -1 : 0;
 }
 
-int output_flush(struct output *o)
+/* ------------------------------------------------- JSON with stacks: the queue */
+
+static struct pend *pend_at(struct pendq *q, size_t i)
+{
+	return &q->v[i & (q->cap - 1)];
+}
+
+/* Write the queue's head (an event with what it collected, or a lost marker). */
+static void pend_write(struct output *o)
+{
+	struct pendq *q = o->pq;
+	struct pend *p = pend_at(q, q->head);
+	struct tep_record rec = { 0 };
+
+	if (p->open && q->open[p->cpu] == (long long)q->head)
+		q->open[p->cpu] = -1;
+	p->open = false;
+	q->head++;
+	if (p->lost) {
+		lost_write(o, p->cpu, p->count);
+		return;
+	}
+	rec.ts = p->ts;
+	rec.cpu = p->cpu;
+	rec.size = p->size;
+	rec.data = p->buf;
+	json_open(o, p->de, &rec);
+	if (p->de && p->de->special >= DS_KSTACK)
+		json_frames(o, p->de, p->buf, p->size);
+	if (p->klen)
+		json_frames(o, p->kde, p->buf + p->koff, p->klen);
+	if (p->ulen)
+		json_frames(o, p->ude, p->buf + p->uoff, p->ulen);
+	put_lit(o->f, "}\n");
+}
+
+/* Write the head while it is complete; now: stamp of the newest record (0: none). */
+static void pend_drain(struct output *o, unsigned long long now)
+{
+	struct pendq *q = o->pq;
+
+	while (q->head != q->tail) {
+		struct pend *p = pend_at(q, q->head);
+
+		if (p->open && !(o->ns_clock && now > p->ts + HOLD_NS))
+			break;
+		pend_write(o);
+	}
+}
+
+/* Room for one more entry at the tail; NULL when out of memory. */
+static struct pend *pend_push(struct output *o, int cpu)
+{
+	struct pendq *q = o->pq;
+	struct pend *p;
+
+	if (q->tail - q->head >= PEND_MAX)
+		pend_write(o);
+	if (q->tail - q->head == q->cap) {
+		size_t ncap = q->cap ? q->cap * 2 : 64, i;
+		struct pend *nv = calloc(ncap, sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		for (i = q->head; i != q->tail; i++)
+			nv[i & (ncap - 1)] = *pend_at(q, i);
+		free(q->v);
+		q->v = nv;
+		q->cap = ncap;
+	}
+	if (cpu >= q->ncpu) {
+		int n = cpu + 16, i;
+		long long *no = realloc(q->open, n * sizeof(*no));
+
+		if (!no)
+			return NULL;
+		for (i = q->ncpu; i < n; i++)
+			no[i] = -1;
+		q->open = no;
+		q->ncpu = n;
+	}
+	p = pend_at(q, q->tail);
+	p->lost = p->open = false;
+	p->cpu = cpu;
+	p->size = p->koff = p->klen = p->uoff = p->ulen = 0;
+	p->idle = 0;
+	p->de = p->kde = p->ude = NULL;
+	q->tail++;
+	return p;
+}
+
+/* Append len bytes to the entry's buffer at offset at. */
+static int pend_copy(struct pend *p, size_t at, const void *data, size_t len)
+{
+	if (at + len > p->alloc) {
+		size_t na = (at + len) * 2 > 256 ? (at + len) * 2 : 256;
+		unsigned char *nb = realloc(p->buf, na);
+
+		if (!nb)
+			return -1;
+		p->buf = nb;
+		p->alloc = na;
+	}
+	memcpy(p->buf + at, data, len);
+	return 0;
+}
+
+static int pend_record(struct output *o, struct dec_event *de, struct tep_record *rec)
+{
+	struct pendq *q = o->pq;
+	struct pend *p = NULL;
+	bool stack = de && de->special >= DS_KSTACK;
+	int cpu = rec->cpu < 0 ? 0 : rec->cpu, at;
+
+	if (cpu < q->ncpu && q->open[cpu] >= 0)
+		p = pend_at(q, q->open[cpu]);
+	if (stack && p && decode_pid(p->buf) == decode_pid(rec->data) &&
+	    !(de->special == DS_KSTACK ? p->klen : p->ulen)) {
+		at = p->size + p->klen + p->ulen;
+		if (pend_copy(p, at, rec->data, rec->size) < 0)
+			return -1;
+		if (de->special == DS_KSTACK) {
+			p->kde = de;
+			p->koff = at;
+			p->klen = rec->size;
+		} else {
+			p->ude = de;
+			p->uoff = at;
+			p->ulen = rec->size;
+		}
+		pend_drain(o, rec->ts);
+		return 1;
+	}
+	/* the event before this record on its CPU is complete */
+	if (p) {
+		p->open = false;
+		q->open[cpu] = -1;
+	}
+	p = pend_push(o, cpu);
+	if (!p || pend_copy(p, 0, rec->data, rec->size) < 0)
+		return -1;
+	p->ts = rec->ts;
+	p->size = rec->size;
+	p->de = de;
+	if (!stack) {
+		p->open = true;
+		q->open[cpu] = q->tail - 1;
+	}
+	pend_drain(o, rec->ts);
+	return stack;
+}
+
+int output_record(struct output *o, struct tep_record *rec)
+{
+	struct dec_event *de;
+	int r;
+
+	if (rec->size < 8)
+		return 0;
+	de = decoder_event(o->dec, decode_type(rec->data));
+	/* text_record and json_record say whether rec was a stack: no test more per event */
+	if (o->mode == OUTPUT_TEXT) {
+		r = text_record(o, de, rec);
+	} else if (!o->pq) {
+		r = json_record(o, de, rec);
+	} else {
+		r = pend_record(o, de, rec);
+		if (r < 0) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	return ferror(o->f) ? -1 : r;
+}
+
+bool output_is_stack(struct output *o, const struct tep_record *rec)
+{
+	struct dec_event *de;
+
+	if (rec->size < 8)
+		return false;
+	de = decoder_event(o->dec, decode_type(rec->data));
+	return de && de->special >= DS_KSTACK;
+}
+
+int output_lost(struct output *o, int cpu, long long count)
+{
+	struct pendq *q = o->pq;
+	struct pend *p;
+
+	if (q && q->head != q->tail) {
+		/* in its place in the queue; what was open on cpu lost its stacks, if any */
+		if (cpu >= 0 && cpu < q->ncpu && q->open[cpu] >= 0) {
+			pend_at(q, q->open[cpu])->open = false;
+			q->open[cpu] = -1;
+		}
+		p = pend_push(o, cpu < 0 ? 0 : cpu);
+		if (!p) {
+			errno = ENOMEM;
+			return -1;
+		}
+		p->lost = true;
+		p->cpu = cpu;
+		p->count = count;
+		pend_drain(o, 0);
+	} else {
+		lost_write(o, cpu, count);
+	}
+	return ferror(o->f) ? -1 : 0;
+}
+
+static int flush_file(struct output *o)
 {
 	if (fflush(o->f) || ferror(o->f)) {
 		if (!errno)
@@ -510,4 +1001,43 @@ int output_flush(struct output *o)
 		return -1;
 	}
 	return 0;
+}
+
+int output_flush(struct output *o)
+{
+	struct pendq *q = o->pq;
+
+	if (q) {
+		while (q->head != q->tail)
+			pend_write(o);
+	}
+	return flush_file(o);
+}
+
+int output_idle(struct output *o)
+{
+	struct pendq *q = o->pq;
+	struct timespec now;
+	unsigned long long ns;
+	int cpu;
+
+	if (q && q->head != q->tail) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ns = now.tv_sec * 1000000000ULL + now.tv_nsec;
+		for (cpu = 0; cpu < q->ncpu; cpu++) {
+			struct pend *p;
+
+			if (q->open[cpu] < 0)
+				continue;
+			p = pend_at(q, q->open[cpu]);
+			if (!p->idle) {
+				p->idle = ns;
+			} else if (ns - p->idle >= HOLD_NS) {
+				p->open = false;
+				q->open[cpu] = -1;
+			}
+		}
+		pend_drain(o, 0);
+	}
+	return flush_file(o);
 }

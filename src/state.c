@@ -178,11 +178,17 @@ int state_write(const char *path, const char *val, enum state_kind kind)
 	sigset_t sigs;
 	int ret;
 
-	cur = tp_read_file(path, NULL);
-	if (!cur)
-		return -1;
-	old = restore_value(cur, kind);
-	free(cur);
+	if (kind == STATE_TRIGGER) {
+		/* a trigger file lists the triggers set, not what writing it back would do */
+		if (asprintf(&old, "!%.*s", (int)strcspn(val, " :\n"), val) < 0)
+			old = NULL;
+	} else {
+		cur = tp_read_file(path, NULL);
+		if (!cur)
+			return -1;
+		old = restore_value(cur, kind);
+		free(cur);
+	}
 	p = strdup(path);
 	block_signals(&sigs);
 	if (!old || !p || journal_reserve() < 0) {

@@ -29,6 +29,7 @@ enum state_kind {
 	STATE_ENABLE,	/* "1"/"1*" -> "1", anything else -> "0" */
 	STATE_FILTER,	/* "none" -> "0" (clear), else the old expression */
 	STATE_LIST,	/* every line, joined by spaces (set_event_pid: one pid a line) */
+	STATE_TRIGGER,	/* val adds a trigger "cmd[ if ...]": "!cmd" removes it again */
 };
 int state_write(const char *path, const char *val, enum state_kind kind);
 

@@ -135,4 +135,21 @@ int tfs_pids_set(struct tracefs_instance *inst, bool notrace, const int *pids, s
 int tfs_pids_add(struct tracefs_instance *inst, bool notrace, const int *pids, size_t n);
 int tfs_pids_get(struct tracefs_instance *inst, bool notrace, int **pids, size_t *n);
 
+/*
+ * Stack traces for events of a (private) instance, journaled.  Kernel stacks:
+ * the event's own "stacktrace" trigger where the kernel offers it, with
+ * filter (or NULL) as its condition, since a trigger fires whatever the
+ * event's filter decides; else the instance's options/stacktrace, which
+ * stacks every event the instance records.  *how says which ("trigger" or
+ * "options/stacktrace").  User stacks exist only as options/userstacktrace.
+ */
+int tfs_event_stacktrace(struct tracefs_instance *inst, const struct tfs_event *ev,
+			 const char *filter, const char **how);
+int tfs_user_stacktrace(struct tracefs_instance *inst);
+/*
+ * Does the instance record stacks now (options/stacktrace or
+ * options/userstacktrace on, or a stacktrace trigger on an enabled event)?
+ */
+bool tfs_instance_stacks(struct tracefs_instance *inst);
+
 #endif

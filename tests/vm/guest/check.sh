@@ -126,6 +126,52 @@ else
 	echo no >$OUT/stream_available
 fi
 
+# Stacks: options/stacktrace and options/userstacktrace in an instance (the
+# module's thread gives kernel stacks through module functions, the forks
+# and execs of cat give user stacks), the kernel's text against tpctl's text
+# and JSON; then tpctl's own --stack (a stacktrace trigger on this kernel)
+# and --user-stack.  The pause after tracing_on 0 lets a record that was
+# being written then reach the buffer before `trace` is read.
+if tpctl stream --help 2>/dev/null | grep -q -- --stack; then
+	echo yes >$OUT/stacks_available
+	echo 10 >$PARAM
+	for run in text json; do
+		I=$T/instances/vmstk$run
+		mkdir $I
+		echo 1 >$I/options/stacktrace
+		echo 1 >$I/options/userstacktrace
+		echo 1 >$I/events/sample-trace/foo_bar/enable
+		echo 1 >$I/events/sched/sched_process_fork/enable
+		echo 1 >$I/events/sched/sched_process_exec/enable
+		for i in 1 2 3 4 5 6; do
+			cat /proc/version >/dev/null
+			sleep 0.05
+		done
+		echo 0 >$I/tracing_on
+		sleep 0.1
+		cat $I/trace >$OUT/stk_$run.trace
+		case $run in
+		text) step stk_text tpctl -i vmstk$run stream --drain ;;
+		json) step stk_json tpctl -i vmstk$run stream --drain --json ;;
+		esac
+		echo 0 >$I/events/sample-trace/foo_bar/enable
+		echo 0 >$I/events/sched/sched_process_fork/enable
+		echo 0 >$I/events/sched/sched_process_exec/enable
+		echo 0 >$I/options/stacktrace
+		echo 0 >$I/options/userstacktrace
+		rmdir $I
+	done
+	cat $T/events/sample-trace/foo_bar/trigger >$OUT/stk_trigger_before
+	step stk_trig_json tpctl -v stream sample-trace:foo_bar --filter 'bar > 5' --stack \
+		--user-stack --json --count 5
+	step stk_trig_text tpctl stream sample-trace:foo_bar --stack --count 3
+	cat $T/events/sample-trace/foo_bar/trigger >$OUT/stk_trigger_after
+	grep -c 'stack trace' $T/trace >$OUT/stk_top_level
+	ls $T/instances >$OUT/instances_after_stacks
+else
+	echo no >$OUT/stacks_available
+fi
+
 step rmmod rmmod sample_trace
 grep '^sample-trace:' $T/available_events >$OUT/events_after_rmmod
 

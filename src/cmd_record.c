@@ -535,7 +535,8 @@ int cmd_record(int argc, char **argv)
 	if (!ret)
 		ret = target_apply(&tgt, r.inst);
 	if (!ret)
-		ret = setup_events(&r, args.argv, args.argc, filter, buffer_kb, kstack, ustack, &evs);
+		ret = setup_events(&r, args.argv, args.argc, filter, buffer_kb, kstack, ustack,
+				   &evs);
 	if (!ret)
 		ret = readers_open(&r, &subbuf);
 	if (!ret)

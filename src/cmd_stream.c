@@ -425,7 +425,8 @@ static void exit_line(struct stream *st, struct target *tgt)
 	if (!target_pid(tgt) || !st->out || ferror(stdout))
 		return;
 	target_finish(tgt);
-	if (target_exit(tgt, &status, &sig) && output_exit(st->out, target_pid(tgt), status, sig) == 0)
+	if (target_exit(tgt, &status, &sig) &&
+	    output_exit(st->out, target_pid(tgt), status, sig) == 0)
 		output_flush(st->out);
 	if (ferror(stdout)) {
 		__fpurge(stdout);

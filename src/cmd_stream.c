@@ -321,7 +321,8 @@ static void exit_line(struct stream *st, struct target *tgt)
 	if (!target_pid(tgt) || !st->out || ferror(stdout))
 		return;
 	target_finish(tgt);
-	if (target_exit(tgt, &status, &sig) && output_exit(st->out, target_pid(tgt), status, sig) == 0)
+	if (target_exit(tgt, &status, &sig) &&
+	    output_exit(st->out, target_pid(tgt), status, sig) == 0)
 		output_flush(st->out);
 	if (ferror(stdout)) {
 		__fpurge(stdout);
@@ -353,13 +354,13 @@ int cmd_stream(int argc, char **argv)
 {
 	struct stream st = { 0 };
 	const char *filter = NULL, *cpulist = NULL, *buffer_kb = NULL;
-	unsigned long long count = 0, seen = 0, kb = 0;
+	unsigned long long count = 0, seen = 0, kb = 0, nrec = 0;
 	double duration = 0, deadline = 0;
 	bool json = false, drain = false, fail_on_loss = false, lost_seen = false;
-	struct target tgt;
 	bool kstack = false, ustack = false, stacks;
 	int last_cpu = -1;		/* --count reached: the CPU of the last event */
 	bool end_waited = false, *skipped = NULL;
+	struct target tgt;
 	const struct tp_opt opts[] = {
 		OPT_ARG("EVENT", "system:event, system or a glob; traced in a private instance\n"
 			"that is removed on exit (without EVENT: read what is enabled)"),
@@ -573,13 +574,11 @@ int cmd_stream(int argc, char **argv)
 			/* the clock is cheap (vDSO) but not free: look every 1024 records */
 			if (deadline && !(seen & 1023) && now_s() >= deadline)
 				break;
-			if (!(seen & 1023) && !drain && target_done(&tgt) && target_stop(&st))
+			/* a busy stream (-a) may never idle: look at the target now and then */
+			if (!(++nrec & 1023) && !drain && target_done(&tgt) && target_stop(&st))
 				drain = true;
 			continue;
 		}
-		/* the target is gone: read what it left in the buffers, then stop */
-		if (!drain && target_done(&tgt) && target_stop(&st))
-			drain = true;
 		/* a stack being written as the last event was read: one short wait */
 		if (last_cpu >= 0) {
 			if (end_waited)
@@ -588,6 +587,9 @@ int cmd_stream(int argc, char **argv)
 			reader_wait(st.rd, 10);
 			continue;
 		}
+		/* the target is gone: read what it left in the buffers, then stop */
+		if (!drain && target_done(&tgt) && target_stop(&st))
+			drain = true;
 		if (drain) {
 			if (reader_eof(st.rd))
 				break;
@@ -625,11 +627,11 @@ int cmd_stream(int argc, char **argv)
 	}
 	exit_line(&st, &tgt);
 out:
+	free(skipped);
 	target_finish(&tgt);
 	if (!ret)
 		target_report(&tgt);
 	target_free(&tgt);
-	free(skipped);
 	/* the readers hold the instance's files open: close them before it goes */
 	reader_free(st.rd);
 	st.rd = NULL;

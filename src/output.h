@@ -43,7 +43,8 @@ int output_lost(struct output *o, int cpu, long long count);
  * How a command tpctl ran ended (target.h).  JSON only, the last line:
  * {"type":"exit","pid":N,"status":N,"signal":null} for an exit status,
  * "status":null and "signal":N for a signal.  Text writes nothing: its
- * lines are the kernel's, the note on stderr says it.
+ * lines are the kernel's, the note on stderr says it.  Call it after the
+ * last output_flush(), so that it follows every event.
  */
 int output_exit(struct output *o, int pid, int status, int sig);
 /*

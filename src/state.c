@@ -285,9 +285,38 @@ void state_commit(void)
 	}
 }
 
+/* path lies inside the directory dir */
+static bool path_under(const char *path, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	return !strncmp(path, dir, len) && path[len] == '/';
+}
+
+static void undo_write(const struct entry *e)
+{
+	int fd = open(e->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	write_all(fd, e->old, strlen(e->old));
+	close(fd);
+}
+
+/* A write inside an instance this journal created (an earlier RMDIR entry). */
+static bool in_created_instance(int i)
+{
+	int k;
+
+	for (k = 0; k < i; k++)
+		if (journal[k].type == ENTRY_RMDIR && path_under(journal[i].path, journal[k].path))
+			return true;
+	return false;
+}
+
 void state_rollback(void)
 {
-	int i;
+	int i, j;
 
 	if (rolling_back)
 		return;
@@ -296,19 +325,28 @@ void state_rollback(void)
 	for (i = 0; i < nfds; i++)
 		close(reg_fds[i]);
 	nfds = 0;
+	/*
+	 * Removing an instance we created takes everything written inside it
+	 * along, so those writes are not undone one by one: each undo of a pid
+	 * list, an option or an event probe costs the kernel a grace period
+	 * (~50-100 ms each here).  Only when the kernel refuses the rmdir (a
+	 * reader of another process holds a file open) are they undone, so the
+	 * instance that stays behind is idle.
+	 */
 	for (i = njournal - 1; i >= 0; i--) {
 		struct entry *e = &journal[i];
-		int fd;
 
-		if (e->type == ENTRY_RMDIR) {
-			rmdir(e->path);
+		if (e->type == ENTRY_WRITE) {
+			if (!in_created_instance(i))
+				undo_write(e);
 			continue;
 		}
-		fd = open(e->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-		if (fd < 0)
+		if (rmdir(e->path) == 0 || errno == ENOENT)
 			continue;
-		write_all(fd, e->old, strlen(e->old));
-		close(fd);
+		for (j = njournal - 1; j > i; j--)
+			if (journal[j].type == ENTRY_WRITE && path_under(journal[j].path, e->path))
+				undo_write(&journal[j]);
+		rmdir(e->path);
 	}
 	/*
 	 * Entries are leaked on purpose when called from a signal handler

@@ -40,7 +40,10 @@ int state_write(const char *path, const char *val, enum state_kind kind);
  */
 int state_journal(const char *path, const char *restore_val);
 
-/* An instance directory we created: rmdir it on rollback (after undoing writes). */
+/*
+ * An instance directory we created: rmdir it on rollback.  The writes made
+ * inside it are undone only if the kernel refuses the rmdir (see state.c).
+ */
 int state_created_instance(const char *path);
 
 /* Reader fds to close before an instance can be removed during an emergency rollback. */

@@ -664,7 +664,7 @@ bool target_done(struct target *t)
 	if (now < t->next_check)
 		return false;
 	t->next_check = now + CHECK_INTERVAL_S;
-	/* with event-fork, the kernel drops tasks as they are freed; an emptied list matches none */
+	/* with event-fork the kernel drops tasks as they are freed; an emptied list matches none */
 	/* a failed read was reported once; the stop then comes from a signal or --duration */
 	if (tfs_pids_get(t->inst, false, &pids, &n)) {
 		t->next_check = 1e300;

@@ -1001,7 +1001,7 @@ static int option_on(struct tracefs_instance *inst, const char *opt)
 		tp_error("this kernel has no '%s' option for %s", opt, tfs_instance_label(inst));
 		return TP_FAIL;
 	}
-	return tfs_instance_write(inst, file, "1");
+	return tfs_option_set(inst, opt, true);
 }
 
 int tfs_event_stacktrace(struct tracefs_instance *inst, const struct tfs_event *ev,

@@ -103,6 +103,29 @@ if [ -d "$TRACEFS/instances/tpctl-$tp" ]; then
 	rmdir "$TRACEFS/instances/tpctl-$tp"
 fi
 
+# A reader of another process keeps the instance (the kernel refuses its
+# rmdir): then every write tpctl made in it is undone, the pid lists and
+# option included, and the instance left idle.
+"$TPCTL" stream $EV -- sleep 60 > /dev/null 2>&1 &
+tp=$!
+runs="$runs $tp"
+wait_for "[ -n \"\$(child_of $tp sleep)\" ]"
+dir=$TRACEFS/instances/tpctl-$tp
+exec 4< "$dir/trace"
+kill -TERM $tp
+wait $tp
+{
+	cat "$dir/set_event_pid" "$dir/options/event-fork" "$dir/tracing_on"
+	cat "$dir/set_event_notrace_pid" 2> /dev/null
+	cat "$dir/events/syscalls/sys_enter_getpid/enable"
+} > "$TMP/kept" 2>&1
+exec 4<&-
+printf '0\n1\n0\n' > "$TMP/want"
+test_cmp "rmdir refused: set_event_pid, notrace and enable cleared, event-fork 0, tracing_on 1" \
+	"$TMP/want" "$TMP/kept"
+echo 0 > "$dir/events/enable" 2> /dev/null
+rmdir "$dir" 2> /dev/null
+
 # ---- commands that cannot run --------------------------------------------------
 
 check_nothing_left() {

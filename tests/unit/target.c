@@ -100,10 +100,12 @@ int main(void)
 	ok(check(NULL, false, false, self, "/", NULL) == TP_USAGE, "--pid and --cgroup");
 	ok(check(NULL, true, false, self, NULL, NULL) == TP_USAGE, "-a and --pid");
 	/* above PID_MAX_LIMIT (4194304): no such process can exist */
-	ok(check(NULL, false, false, "4194305", NULL, NULL) == TP_USAGE, "a pid that does not exist");
+	ok(check(NULL, false, false, "4194305", NULL, NULL) == TP_USAGE,
+	   "a pid that does not exist");
 	ok(check(NULL, false, false, NULL, "/no/such/cgroup", NULL) == TP_USAGE,
 	   "a cgroup that does not exist");
-	ok(check(NULL, false, false, NULL, "/etc", NULL) == TP_USAGE, "a directory that is no cgroup");
+	ok(check(NULL, false, false, NULL, "/etc", NULL) == TP_USAGE,
+	   "a directory that is no cgroup");
 	ok(check(sh, false, false, NULL, NULL, "root") == TP_OK, "--user root");
 	ok(check(sh, false, false, NULL, NULL, "0") == TP_OK, "--user 0 (a uid)");
 	ok(check(sh, false, false, NULL, NULL, "no-such-user-tpctl") == TP_USAGE,

@@ -39,6 +39,7 @@ static const char record_usage[] =
 	"  -f, --filter EXPR      record only events matching EXPR (every event)\n"
 	"  -d, --duration SEC     stop after SEC seconds\n"
 	"  -b, --buffer-kb N      per-CPU ring buffer size of the private instance\n"
+	"      --file-version V   trace.dat version 7 (zstd-compressed, the default) or 6\n"
 	"  -- COMMAND ARGS...     run COMMAND and stop when it exits\n"
 	"  -h, --help             show this help\n";
 
@@ -59,6 +60,9 @@ struct recorder {
 	struct tracefs_cpu **tcpu;
 	unsigned long long bytes;
 	const char *output;
+	int subbuf;
+	char *page;			/* version 7: one sub-buffer read from the kernel */
+	double flushed;			/* version 7: when the kept-back pages were last committed */
 };
 
 static volatile sig_atomic_t child_exited;
@@ -260,6 +264,32 @@ static void readers_close(struct recorder *r)
 	r->fds = NULL;
 }
 
+/*
+ * Version 7: pages are read into memory and handed to the writer, which
+ * compresses them (no splice: the data must pass through zstd anyway).
+ */
+static int drain_read(struct recorder *r, int c, bool flush, bool *moved)
+{
+	int n;
+
+	for (;;) {
+		n = flush ? tracefs_cpu_flush(r->tcpu[c], r->page) :
+			    tracefs_cpu_read(r->tcpu[c], r->page, true);
+		if (n <= 0)
+			break;
+		/* a short read is still a whole sub-buffer: its header says how much is data */
+		if (n < r->subbuf)
+			memset(r->page + n, 0, r->subbuf - n);
+		if (dat_cpu_write(r->dat, c, r->page, r->subbuf) < 0)
+			return -1;
+		r->bytes += r->subbuf;
+		*moved = true;
+	}
+	if (n < 0 && errno != EAGAIN && errno != EINTR && errno != ENODATA)
+		return -1;
+	return flush ? dat_cpu_flush(r->dat, c) : 0;
+}
+
 /* Move every full page of every CPU into the file; flush: also the partial ones. */
 static int drain(struct recorder *r, bool flush, bool *moved)
 {
@@ -269,6 +299,13 @@ static int drain(struct recorder *r, bool flush, bool *moved)
 
 		if (!r->tcpu[c])
 			continue;
+		if (fd < 0) {
+			if (drain_read(r, c, flush, moved) < 0) {
+				tp_error("cannot write '%s': %s", r->output, strerror(errno));
+				return TP_FAIL;
+			}
+			continue;
+		}
 		while ((n = tracefs_cpu_write(r->tcpu[c], fd, true)) > 0) {
 			r->bytes += n;
 			*moved = true;
@@ -386,6 +423,31 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * Version 7 keeps pages back until a compression chunk is full; at a low
+ * event rate that can take long, so whatever waits is committed every
+ * FLUSH_SECONDS: the bound on what a SIGKILL or a full disk can take from
+ * the file (besides the kernel's buffer), as the poll timeout is for
+ * version 6.
+ */
+#define FLUSH_SECONDS 1.0
+
+static int flush_kept(struct recorder *r)
+{
+	double t = now();
+
+	if (dat_version(r->dat) != 7 || t - r->flushed < FLUSH_SECONDS)
+		return TP_OK;
+	r->flushed = t;
+	for (int c = 0; c < r->ncpus; c++) {
+		if (dat_cpu_flush(r->dat, c) < 0) {
+			tp_error("cannot write '%s': %s", r->output, strerror(errno));
+			return TP_FAIL;
+		}
+	}
+	return TP_OK;
+}
+
 static int record_loop(struct recorder *r, double duration, pid_t child)
 {
 	struct pollfd *pfd = calloc(r->ncpus, sizeof(*pfd));
@@ -400,6 +462,7 @@ static int record_loop(struct recorder *r, double duration, pid_t child)
 		pfd[c].fd = r->fds[c];
 		pfd[c].events = POLLIN;
 	}
+	r->flushed = now();
 	while (!state_stop) {
 		bool moved = false;
 		int timeout = 250;
@@ -420,6 +483,8 @@ static int record_loop(struct recorder *r, double duration, pid_t child)
 				timeout = left * 1000 + 1;
 		}
 		ret = drain(r, false, &moved);
+		if (!ret)
+			ret = flush_kept(r);
 		if (ret)
 			break;
 		/*
@@ -463,7 +528,7 @@ static int setup_events(struct recorder *r, char **patterns, int npatterns, cons
 }
 
 static struct dat_writer *open_output(struct recorder *r, const char *path, struct meta *m,
-				      int subbuf)
+				      int subbuf, int version)
 {
 	struct dat_info in = { 0 };
 	struct utsname u;
@@ -473,6 +538,7 @@ static struct dat_writer *open_output(struct recorder *r, const char *path, stru
 	if (uname(&u) == 0 &&
 	    asprintf(&uname_s, "%s %s %s %s", u.sysname, u.release, u.version, u.machine) < 0)
 		uname_s = NULL;
+	in.version = version;
 	in.ncpus = r->ncpus;
 	in.page_size = subbuf;
 	in.header_page = m->header_page;
@@ -491,8 +557,10 @@ static struct dat_writer *open_output(struct recorder *r, const char *path, stru
 	in.cmdlines_len = m->cmdlines ? m->cmdlines_len : 0;
 	in.clock = m->clock;
 	in.uname = uname_s;
-	in.version = "tpctl " TPCTL_VERSION;
-	w = dat_create(path, &in);
+	in.version_text = "tpctl " TPCTL_VERSION;
+	r->subbuf = subbuf;
+	r->page = malloc(subbuf);
+	w = r->page ? dat_create(path, &in) : NULL;
 	if (!w)
 		tp_error("cannot create '%s': %s", path, strerror(errno));
 	free(uname_s);
@@ -506,6 +574,7 @@ int cmd_record(int argc, char **argv)
 		{ "filter",    required_argument, NULL, 'f' },
 		{ "duration",  required_argument, NULL, 'd' },
 		{ "buffer-kb", required_argument, NULL, 'b' },
+		{ "file-version", required_argument, NULL, 'V' },
 		{ "help",      no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -517,7 +586,7 @@ int cmd_record(int argc, char **argv)
 	double duration = 0;
 	char **cmd = NULL;
 	pid_t child = -1;
-	int go_fd = -1, err_fd = -1, subbuf = 0;
+	int go_fd = -1, err_fd = -1, subbuf = 0, version = DAT_VERSION_DEFAULT;
 	int opt, ret, nopt = argc;
 	bool moved;
 
@@ -551,6 +620,13 @@ int cmd_record(int argc, char **argv)
 				return TP_USAGE;
 			}
 			buffer_kb = optarg;
+			break;
+		case 'V':
+			if (strcmp(optarg, "6") && strcmp(optarg, "7")) {
+				tp_error("invalid file version '%s' (6 or 7)", optarg);
+				return TP_USAGE;
+			}
+			version = atoi(optarg);
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
@@ -588,7 +664,7 @@ int cmd_record(int argc, char **argv)
 	if (!ret)
 		ret = meta_collect(&r, &evs, &m);
 	if (!ret) {
-		r.dat = open_output(&r, output, &m, subbuf);
+		r.dat = open_output(&r, output, &m, subbuf, version);
 		if (!r.dat)
 			ret = TP_FAIL;
 	}
@@ -653,6 +729,7 @@ out:
 	state_rollback();
 	if (r.inst)
 		tracefs_instance_free(r.inst);
+	free(r.page);
 	meta_free(&m);
 	tfs_event_list_free(&evs);
 	return ret;

@@ -7,7 +7,7 @@
  * Damaged files must give one error line and exit status 1, never a crash.
  * Two layers see to that:
  *  - tpctl's own checks: the header is walked before libtracecmd sees the
- *    file (datfile_open), and each record must fit in its page (show_record);
+ *    file (dat_open in dat.c), and each record must fit in its page (show_record);
  *  - isolation: libtracecmd 3.1.6 and libtraceevent 1.7.1 trust sizes and
  *    format text read from the file in places no caller can check (a format
  *    parsed while the file is opened, page bookkeeping in
@@ -26,7 +26,6 @@
 #include <endian.h>
 #include <stdint.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -38,6 +37,7 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 
+#include "dat.h"
 #include "decode.h"
 #include "output.h"
 #include "tfs.h"
@@ -188,292 +188,6 @@ static int show_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 	return 0;
 }
 
-/*
- * The file, mapped, and for version 6 where its metadata is: with it report
- * sets up its tep exactly as stream does (decode.h), so that the text is the
- * kernel's for every event, symbols and pointers included.  Version 7
- * sections may be compressed; there libtracecmd's tep is used.
- */
-struct fmt {
-	const char *sys;	/* NUL-terminated, in the mapping */
-	const char *text;
-	size_t len;
-	int id;
-};
-
-struct datfile {
-	const unsigned char *map;
-	size_t len;		/* mapped: the whole file, or its start (see datfile_open) */
-	size_t file_len;
-	char version;
-	uint32_t page;
-	const char *header_page, *kallsyms, *printk, *cmdlines;
-	size_t header_page_len, kallsyms_len, printk_len, cmdlines_len;
-	struct fmt *fmts;
-	size_t nfmts;
-};
-
-/* A bounded cursor over the file's bytes, for the header checks. */
-struct cur {
-	const unsigned char *p;
-	size_t len, off;
-	bool bad;
-};
-
-static uint64_t cur_num(struct cur *c, int width)
-{
-	uint64_t v = 0;
-
-	if (c->bad || c->len - c->off < (size_t)width) {
-		c->bad = true;
-		return 0;
-	}
-	/* tpctl and trace-cmd on this host write little-endian files */
-	for (int i = width - 1; i >= 0; i--)
-		v = v << 8 | c->p[c->off + i];
-	c->off += width;
-	return v;
-}
-
-static void cur_skip(struct cur *c, uint64_t n)
-{
-	if (c->bad || c->len - c->off < n)
-		c->bad = true;
-	else
-		c->off += n;
-}
-
-static const char *cur_str(struct cur *c)
-{
-	const unsigned char *nul, *s = c->p + c->off;
-
-	if (c->bad)
-		return NULL;
-	nul = memchr(s, 0, c->len - c->off);
-	if (!nul) {
-		c->bad = true;
-		return NULL;
-	}
-	c->off = nul - c->p + 1;
-	return (const char *)s;
-}
-
-/* A sized blob at the cursor: its size (width bytes) then the bytes. */
-static const char *cur_blob(struct cur *c, int width, size_t *len)
-{
-	uint64_t n = cur_num(c, width);
-	const char *p = (const char *)c->p + c->off;
-
-	cur_skip(c, n);
-	*len = c->bad ? 0 : n;
-	return c->bad ? NULL : p;
-}
-
-static void add_fmt(struct datfile *df, struct cur *c, const char *sys, int width)
-{
-	struct fmt *f;
-	const char *id;
-	size_t len;
-	const char *text = cur_blob(c, width, &len);
-	void *p;
-
-	if (!text)
-		return;
-	p = realloc(df->fmts, (df->nfmts + 1) * sizeof(*df->fmts));
-	if (!p) {
-		c->bad = true;
-		return;
-	}
-	df->fmts = p;
-	f = &df->fmts[df->nfmts++];
-	f->sys = sys;
-	f->text = text;
-	f->len = len;
-	f->id = -1;
-	id = memmem(text, len, "\nID: ", 5);
-	if (id) {
-		/* bounded: the text is not NUL-terminated */
-		f->id = 0;
-		for (id += 5; id < text + len && *id >= '0' && *id <= '9' && f->id < 1000000; id++)
-			f->id = f->id * 10 + (*id - '0');
-	}
-}
-
-/*
- * Options that libtracecmd 3.1.6 reads as C strings (strdup, sscanf) without
- * looking at their size: their text must end inside the option.  The ids are
- * those of trace-cmd.dat.v6(5): 3 buffer and 22 text buffer (a name after an
- * 8-byte offset), 5 uname, 6 hook, 9 version, 10 procmaps, 13 guest.
- */
-static bool option_ok(unsigned id, const unsigned char *p, uint64_t size)
-{
-	uint64_t skip = 0;
-
-	switch (id) {
-	case 3:
-	case 22:
-		skip = 8;
-		break;
-	case 5:
-	case 6:
-	case 9:
-	case 10:
-	case 13:
-		break;
-	default:
-		return true;
-	}
-	return size > skip && memchr(p + skip, 0, size - skip) != NULL;
-}
-
-/*
- * Walk a version 6 header (trace-cmd.dat.v6(5)) and check that the CPU data
- * it points at is page aligned and inside the file: libtracecmd maps pages
- * from these offsets without checking them.
- */
-static bool v6_ok(struct cur *c, struct datfile *df)
-{
-	uint64_t n, ncpus;
-
-	cur_skip(c, 12);			/* "header_page\0" */
-	df->header_page = cur_blob(c, 8, &df->header_page_len);
-	cur_skip(c, 13);			/* "header_event\0" */
-	cur_skip(c, cur_num(c, 8));
-	n = cur_num(c, 4);			/* ftrace formats */
-	for (uint64_t i = 0; i < n && !c->bad; i++)
-		add_fmt(df, c, "ftrace", 8);
-	n = cur_num(c, 4);			/* systems */
-	for (uint64_t i = 0; i < n && !c->bad; i++) {
-		const char *sys = cur_str(c);
-		uint64_t nev = cur_num(c, 4);
-
-		for (uint64_t k = 0; k < nev && !c->bad; k++)
-			add_fmt(df, c, sys, 8);
-	}
-	df->kallsyms = cur_blob(c, 4, &df->kallsyms_len);
-	df->printk = cur_blob(c, 4, &df->printk_len);
-	df->cmdlines = cur_blob(c, 8, &df->cmdlines_len);
-	ncpus = cur_num(c, 4);
-	if (c->bad || c->len - c->off < 10)
-		return false;
-	if (!memcmp(c->p + c->off, "options  ", 10)) {
-		c->off += 10;
-		while (!c->bad) {
-			unsigned id = cur_num(c, 2);
-			uint64_t size;
-			const unsigned char *opt;
-
-			if (!id)
-				break;
-			size = cur_num(c, 4);
-			opt = c->p + c->off;
-			cur_skip(c, size);
-			if (!c->bad && !option_ok(id, opt, size))
-				return false;
-		}
-	}
-	if (c->bad || c->len - c->off < 10)
-		return false;
-	if (!memcmp(c->p + c->off, "latency  ", 10))
-		return true;
-	if (memcmp(c->p + c->off, "flyrecord", 10))
-		return false;
-	c->off += 10;
-	for (uint64_t i = 0; i < ncpus && !c->bad; i++) {
-		uint64_t off = cur_num(c, 8), size = cur_num(c, 8);
-
-		/* an empty CPU of an unfinished tpctl file points past the end */
-		if (size && (off % df->page || size > df->file_len ||
-			     off > df->file_len - size))
-			return false;
-	}
-	return !c->bad;
-}
-
-/*
- * The checks libtracecmd does not do for us: the file exists, is a regular
- * file, starts with the trace.dat magic, has a version we know and a sane
- * page size, and (version 6) its CPU data is where the header says.  The
- * file stays mapped for the version 6 metadata.
- */
-static int datfile_open(const char *path, struct datfile *df)
-{
-	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	struct cur c = { 0 };
-	struct stat st;
-	size_t len;
-	void *map;
-	int fd;
-
-	memset(df, 0, sizeof(*df));
-	/* non-blocking: a FIFO must be refused below, not waited on for a writer */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		tp_error("cannot open '%s': %s", path, strerror(errno));
-		return TP_FAIL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		tp_error("'%s' is not a regular file", path);
-		return TP_FAIL;
-	}
-	if (st.st_size < 18) {
-		close(fd);
-		tp_error("'%s' is not a trace.dat file", path);
-		return TP_FAIL;
-	}
-	/*
-	 * Only the metadata before the CPU data is read through the mapping;
-	 * libtracecmd maps the pages itself.  So map at most the first GiB
-	 * (formats, kallsyms and printk formats take a few MiB), and less if
-	 * the address space is limited (ulimit -v, valgrind), down to 16 MiB.
-	 * An unfinished tpctl recording has an apparent size of many GiB.
-	 */
-	df->file_len = st.st_size;
-	len = (uint64_t)st.st_size < (1ULL << 30) ? (size_t)st.st_size : (1U << 30);
-	for (;;) {
-		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (map != MAP_FAILED || len <= (16U << 20))
-			break;
-		len /= 4;
-	}
-	close(fd);
-	if (map == MAP_FAILED) {
-		tp_error("cannot read '%s': %s", path, strerror(errno));
-		return TP_FAIL;
-	}
-	df->map = c.p = map;
-	df->len = c.len = len;
-	if (memcmp(c.p, magic, sizeof(magic))) {
-		tp_error("'%s' is not a trace.dat file", path);
-		return TP_FAIL;
-	}
-	if ((c.p[10] != '6' && c.p[10] != '7') || c.p[11] != '\0' || c.p[12] > 1) {
-		tp_error("'%s': unsupported trace.dat version", path);
-		return TP_FAIL;
-	}
-	if (c.p[12] != (__BYTE_ORDER == __BIG_ENDIAN)) {
-		tp_error("'%s': byte order differs from this host's", path);
-		return TP_FAIL;
-	}
-	df->version = c.p[10];
-	c.off = 14;
-	df->page = cur_num(&c, 4);
-	if (df->page < 512 || df->page > (1U << 24) || (df->page & (df->page - 1)) ||
-	    (df->version == '6' && !v6_ok(&c, df))) {
-		tp_error("cannot read '%s': truncated or corrupt trace.dat", path);
-		return TP_FAIL;
-	}
-	return TP_OK;
-}
-
-static void datfile_close(struct datfile *df)
-{
-	if (df->map)
-		munmap((void *)df->map, df->len);
-	free(df->fmts);
-}
-
 /* NUL-terminated copy of a blob, for the libtraceevent parsers. */
 static char *blob_str(const char *p, size_t len)
 {
@@ -483,27 +197,27 @@ static char *blob_str(const char *p, size_t len)
 /* Lazy loading: an event's format is parsed when its id first shows up. */
 static int load_format(struct tep_handle *tep, int id, void *ctx)
 {
-	struct datfile *df = ctx;
+	struct dat_file *df = ctx;
 
 	for (size_t i = 0; i < df->nfmts; i++)
 		if (df->fmts[i].id == id)
-			return decode_add_format(tep, df->fmts[i].sys, df->fmts[i].text,
+			return decode_add_format(tep, df->fmts[i].system, df->fmts[i].text,
 						 df->fmts[i].len);
 	return -1;
 }
 
 /* A tep set up from the file's own metadata as stream sets up its own. */
-static struct tep_handle *datfile_tep(struct datfile *df)
+static struct tep_handle *datfile_tep(struct dat_file *df)
 {
 	struct tep_handle *tep;
 	char *s;
 
-	if (df->version != '6' || !df->header_page)
+	if (!df->header_page)
 		return NULL;
 	tep = decode_tep_new(!getenv("TPCTL_NO_PLUGINS"));
 	if (!tep)
 		return NULL;
-	tep_set_page_size(tep, df->page);
+	tep_set_page_size(tep, df->page_size);
 	if (decode_header_page(tep, df->header_page, df->header_page_len) < 0) {
 		tep_free(tep);
 		return NULL;
@@ -523,9 +237,9 @@ static struct tep_handle *datfile_tep(struct datfile *df)
 
 /*
  * The decoding proper: libtracecmd opens the file (already checked by
- * datfile_open) and every record goes through the output layer.
+ * dat_open) and every record goes through the output layer.
  */
-static int report_decode(const char *path, struct datfile *df, char **pats, int npats,
+static int report_decode(const char *path, struct dat_file *df, char **pats, int npats,
 			 bool json, bool *cpus, int ncpus)
 {
 	struct tracecmd_input *h = NULL;
@@ -594,7 +308,7 @@ static int report_decode(const char *path, struct datfile *df, char **pats, int 
 	ctx.nsel = nsel;
 	ctx.cpus = cpus;
 	ctx.ncpus = ncpus;
-	ctx.page = df->page;
+	ctx.page = df->page_size;
 	ctx.path = path;
 	/*
 	 * trace-cmd record -B keeps the data of an instance in a buffer of its
@@ -653,7 +367,7 @@ bool report_isolate = true;
  * our error line.  A signal that asks to stop (INT, TERM, HUP, QUIT) ends the
  * parent the same way; the child goes with its parent (PDEATHSIG).
  */
-static int report_isolated(const char *path, struct datfile *df, char **pats, int npats,
+static int report_isolated(const char *path, struct dat_file *df, char **pats, int npats,
 			   bool json, bool *cpus, int ncpus)
 {
 	pid_t parent = getpid(), pid;
@@ -717,7 +431,7 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct datfile df = { 0 };
+	struct dat_file df = { 0 };
 	const char *cpu_list = NULL, *path;
 	bool json = false, *cpus = NULL;
 	int opt, ret, ncpus = 4096;
@@ -754,11 +468,11 @@ int cmd_report(int argc, char **argv)
 			return TP_USAGE;
 		}
 	}
-	ret = datfile_open(path, &df);
+	ret = dat_open(path, &df);
 	if (!ret)
 		ret = (report_isolate ? report_isolated : report_decode)(
 			path, &df, argv + optind, argc - optind, json, cpus, ncpus);
-	datfile_close(&df);
+	dat_file_close(&df);
 	free(cpus);
 	return ret;
 }

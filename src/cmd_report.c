@@ -40,6 +40,7 @@
 #include "dat.h"
 #include "decode.h"
 #include "output.h"
+#include "perfetto.h"
 #include "tfs.h"
 #include "tpctl.h"
 
@@ -49,6 +50,7 @@ static const char report_usage[] =
 	"  FILE             a trace.dat file (tpctl record or trace-cmd record)\n"
 	"  EVENT            only these events: system, system:event or a glob\n"
 	"  -j, --json       NDJSON, one object per record\n"
+	"      --perfetto OUT  write a Perfetto trace to OUT (- for standard output)\n"
 	"  -C, --cpu LIST   only these CPUs, e.g. 0,2-3\n"
 	"  -h, --help       show this help\n";
 
@@ -140,8 +142,20 @@ static int select_events(struct tep_handle *tep, char **pats, int npats, bool **
 	return TP_OK;
 }
 
+/* What the command line asked for. */
+struct report_opts {
+	char **pats;		/* EVENT patterns */
+	int npats;
+	bool json;
+	bool *cpus;		/* --cpu: a table of ncpus entries, or NULL */
+	int ncpus;
+	FILE *perfetto;		/* --perfetto: the trace to write instead of text */
+	const char *perfetto_path;
+};
+
 struct report_ctx {
 	struct output *o;
+	struct perfetto *pf;
 	struct tep_handle *tep;
 	bool *sel, *cpus;
 	int nsel, ncpus;
@@ -174,14 +188,18 @@ static int show_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 	}
 	if (c->cpus && (rec->cpu < 0 || rec->cpu >= c->ncpus || !c->cpus[rec->cpu]))
 		return 0;
-	if (rec->missed_events)
-		output_lost(c->o, rec->cpu, rec->missed_events > 0 ? rec->missed_events : -1);
+	if (rec->missed_events) {
+		if (c->pf)
+			perfetto_lost(c->pf, rec->cpu);
+		else
+			output_lost(c->o, rec->cpu, rec->missed_events > 0 ? rec->missed_events : -1);
+	}
 	if (c->sel) {
 		id = tep_data_type(c->tep, rec);
 		if (id < 0 || id >= c->nsel || !c->sel[id])
 			return 0;
 	}
-	if (output_record(c->o, rec) < 0) {
+	if ((c->pf ? perfetto_record(c->pf, rec) : output_record(c->o, rec)) < 0) {
 		c->failed = true;
 		return -1;
 	}
@@ -239,14 +257,15 @@ static struct tep_handle *datfile_tep(struct dat_file *df)
  * The decoding proper: libtracecmd opens the file (already checked by
  * dat_open) and every record goes through the output layer.
  */
-static int report_decode(const char *path, struct dat_file *df, char **pats, int npats,
-			 bool json, bool *cpus, int ncpus)
+static int report_decode(const char *path, struct dat_file *df, const struct report_opts *opt)
 {
 	struct tracecmd_input *h = NULL;
 	struct tracecmd_input **bufs = NULL;
 	struct tep_handle *tep, *own = NULL;
 	struct output *o = NULL;
+	struct perfetto *pf = NULL;
 	struct report_ctx ctx = { 0 };
+	struct dat_uname u;
 	bool *sel = NULL;
 	int nbuf, nh = 0, nsel = 0, ret, out_fd, null_fd;
 
@@ -288,26 +307,42 @@ static int report_decode(const char *path, struct dat_file *df, char **pats, int
 		return TP_FAIL;
 	}
 	/* Names are matched on libtracecmd's tep: it has every format of the file. */
-	ret = select_events(tracecmd_get_tep(h), pats, npats, &sel, &nsel);
+	ret = select_events(tracecmd_get_tep(h), opt->pats, opt->npats, &sel, &nsel);
 	if (ret)
 		goto out;
 	own = datfile_tep(df);
 	tep = own ? own : tracecmd_get_tep(h);
-	o = output_new(tep, stdout, json ? OUTPUT_JSON : OUTPUT_TEXT);
-	if (!o) {
+	if (opt->perfetto) {
+		struct perfetto_info info = {
+			.uname = df->uname,
+			.cmdlines = df->cmdlines,
+			.cmdlines_len = df->cmdlines_len,
+		};
+
+		pf = perfetto_new(tep, opt->perfetto, &info);
+		if (pf && own)
+			perfetto_set_loader(pf, load_format, df);
+	} else {
+		o = output_new(tep, stdout, opt->json ? OUTPUT_JSON : OUTPUT_TEXT);
+		if (o && own)
+			output_set_loader(o, load_format, df);
+		/* the text follows the kernel the records come from */
+		if (o && df->uname && dat_uname_parse(df->uname, &u))
+			output_set_kernel_release(o, u.release);
+	}
+	if (!o && !pf) {
 		tp_error("out of memory");
 		ret = TP_FAIL;
 		goto out;
 	}
-	if (own)
-		output_set_loader(o, load_format, df);
 	ctx.o = o;
+	ctx.pf = pf;
 	/* event ids: libtracecmd's tep knows the common fields before any lazy load */
 	ctx.tep = tracecmd_get_tep(h);
 	ctx.sel = sel;
 	ctx.nsel = nsel;
-	ctx.cpus = cpus;
-	ctx.ncpus = ncpus;
+	ctx.cpus = opt->cpus;
+	ctx.ncpus = opt->ncpus;
 	ctx.page = df->page_size;
 	ctx.path = path;
 	/*
@@ -336,7 +371,10 @@ static int report_decode(const char *path, struct dat_file *df, char **pats, int
 		tracecmd_iterate_events(h, NULL, 0, show_record, &ctx);
 	else
 		tracecmd_iterate_events_multi(bufs, nh, show_record, &ctx);
-	if (output_flush(o) < 0) {
+	if (pf && perfetto_finish(pf) < 0) {
+		tp_error("cannot write '%s': %s", opt->perfetto_path, strerror(errno));
+		ret = TP_FAIL;
+	} else if (o && output_flush(o) < 0) {
 		if (errno != EPIPE)
 			tp_error("cannot write to standard output: %s", strerror(errno));
 		/* told once: main's final flush must not say it again */
@@ -348,6 +386,7 @@ static int report_decode(const char *path, struct dat_file *df, char **pats, int
 	}
 out:
 	output_free(o);
+	perfetto_free(pf);
 	for (int i = 1; i < nh; i++)
 		tracecmd_close(bufs[i]);
 	free(bufs);
@@ -367,8 +406,7 @@ bool report_isolate = true;
  * our error line.  A signal that asks to stop (INT, TERM, HUP, QUIT) ends the
  * parent the same way; the child goes with its parent (PDEATHSIG).
  */
-static int report_isolated(const char *path, struct dat_file *df, char **pats, int npats,
-			   bool json, bool *cpus, int ncpus)
+static int report_isolated(const char *path, struct dat_file *df, const struct report_opts *opt)
 {
 	pid_t parent = getpid(), pid;
 	int st, ret, sig;
@@ -378,13 +416,13 @@ static int report_isolated(const char *path, struct dat_file *df, char **pats, i
 	pid = fork();
 	if (pid < 0) {
 		/* no process to spare: decode here, without the safety net */
-		return report_decode(path, df, pats, npats, json, cpus, ncpus);
+		return report_decode(path, df, opt);
 	}
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(TP_FAIL);
-		ret = report_decode(path, df, pats, npats, json, cpus, ncpus);
+		ret = report_decode(path, df, opt);
 		if (fflush(stdout) == EOF && errno != EPIPE) {
 			tp_error("cannot write to standard output: %s", strerror(errno));
 			ret = TP_FAIL;
@@ -423,26 +461,49 @@ static int report_isolated(const char *path, struct dat_file *df, char **pats, i
 	}
 }
 
+/* The --perfetto output: "-" is standard output; never the file being read. */
+static FILE *perfetto_open(const char *out, const char *in)
+{
+	struct stat a, b;
+	FILE *f;
+
+	if (!strcmp(out, "-"))
+		return stdout;
+	if (stat(out, &a) == 0 && stat(in, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino) {
+		tp_error("'%s' is the file being read", out);
+		return NULL;
+	}
+	f = fopen(out, "wbe");
+	if (!f)
+		tp_error("cannot create '%s': %s", out, strerror(errno));
+	return f;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument,       NULL, 'j' },
-		{ "cpu",  required_argument, NULL, 'C' },
-		{ "help", no_argument,       NULL, 'h' },
+		{ "json",     no_argument,       NULL, 'j' },
+		{ "cpu",      required_argument, NULL, 'C' },
+		{ "perfetto", required_argument, NULL, 'P' },
+		{ "help",     no_argument,       NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct report_opts ro = { .ncpus = 4096 };
 	struct dat_file df = { 0 };
 	const char *cpu_list = NULL, *path;
-	bool json = false, *cpus = NULL;
-	int opt, ret, ncpus = 4096;
+	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, ":jC:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
-			json = true;
+			ro.json = true;
 			break;
 		case 'C':
 			cpu_list = optarg;
+			break;
+		case 'P':
+			ro.perfetto_path = optarg;
 			break;
 		case 'h':
 			fputs(report_usage, stdout);
@@ -455,24 +516,38 @@ int cmd_report(int argc, char **argv)
 		tp_error("no file given");
 		return TP_USAGE;
 	}
+	if (ro.json && ro.perfetto_path) {
+		tp_error("'--json' and '--perfetto' cannot be used together");
+		return TP_USAGE;
+	}
 	path = argv[optind++];
+	ro.pats = argv + optind;
+	ro.npats = argc - optind;
 	if (cpu_list) {
-		cpus = calloc(ncpus, sizeof(*cpus));
-		if (!cpus) {
+		ro.cpus = calloc(ro.ncpus, sizeof(*ro.cpus));
+		if (!ro.cpus) {
 			tp_error("out of memory");
 			return TP_FAIL;
 		}
-		if (!parse_cpus(cpu_list, cpus, ncpus)) {
+		if (!parse_cpus(cpu_list, ro.cpus, ro.ncpus)) {
 			tp_error("invalid CPU list '%s'", cpu_list);
-			free(cpus);
+			free(ro.cpus);
 			return TP_USAGE;
 		}
 	}
 	ret = dat_open(path, &df);
+	if (!ret && ro.perfetto_path) {
+		ro.perfetto = perfetto_open(ro.perfetto_path, path);
+		if (!ro.perfetto)
+			ret = TP_FAIL;
+	}
 	if (!ret)
-		ret = (report_isolate ? report_isolated : report_decode)(
-			path, &df, argv + optind, argc - optind, json, cpus, ncpus);
+		ret = (report_isolate ? report_isolated : report_decode)(path, &df, &ro);
+	if (ro.perfetto && ro.perfetto != stdout && fclose(ro.perfetto) && !ret) {
+		tp_error("cannot write '%s': %s", ro.perfetto_path, strerror(errno));
+		ret = TP_FAIL;
+	}
 	dat_file_close(&df);
-	free(cpus);
+	free(ro.cpus);
 	return ret;
 }

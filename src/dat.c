@@ -1690,3 +1690,57 @@ void dat_file_close(struct dat_file *df)
 	free(df->fmts);
 	memset(df, 0, sizeof(*df));
 }
+
+/* Copy the n bytes at s into out (size outlen), NUL-terminated, cut if need be. */
+static void copy_word(char *out, size_t outlen, const char *s, size_t n)
+{
+	if (n >= outlen)
+		n = outlen - 1;
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
+static bool is_release(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++;
+	return i > 0 && i + 1 < n && s[i] == '.' && s[i + 1] >= '0' && s[i + 1] <= '9';
+}
+
+bool dat_uname_parse(const char *text, struct dat_uname *u)
+{
+	const char *w[64];
+	size_t wl[64], n = 0;
+	const char *p = text;
+
+	memset(u, 0, sizeof(*u));
+	while (p && *p && n < 64) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		w[n] = p;
+		while (*p && *p != ' ')
+			p++;
+		wl[n] = p - w[n];
+		n++;
+	}
+	if (n < 2)
+		return false;
+	copy_word(u->sysname, sizeof(u->sysname), w[0], wl[0]);
+	for (size_t i = 1; i < n; i++) {
+		if (!is_release(w[i], wl[i]))
+			continue;
+		copy_word(u->release, sizeof(u->release), w[i], wl[i]);
+		if (i + 1 < n)
+			copy_word(u->machine, sizeof(u->machine), w[n - 1], wl[n - 1]);
+		/* the version, when there are words between the release and the machine */
+		if (i + 2 < n)
+			copy_word(u->version, sizeof(u->version), w[i + 1],
+				  w[n - 2] + wl[n - 2] - w[i + 1]);
+		return true;
+	}
+	return false;
+}

@@ -164,4 +164,18 @@ struct dat_file {
 int dat_open(const char *path, struct dat_file *df);
 void dat_file_close(struct dat_file *df);
 
+/*
+ * The parts of a UNAME option.  tpctl writes "sysname release version
+ * machine", trace-cmd "sysname nodename release machine": the release is
+ * the first word after the sysname that starts with "N.N".  Missing parts
+ * are empty strings.  false when text has no release.
+ */
+struct dat_uname {
+	char sysname[65];
+	char release[65];
+	char version[257];
+	char machine[65];
+};
+bool dat_uname_parse(const char *text, struct dat_uname *u);
+
 #endif

@@ -7,37 +7,6 @@
 # the words are taken from COMP_LINE, so "sched:sched_switch" is one word
 # whatever COMP_WORDBREAKS says.
 
-_tpctl_commands='list format enable disable filter status stream record report reset'
-_tpctl_global_opts='-i --instance --tracefs -v --verbose -q --quiet -h --help -V --version'
-
-# Options of each command, and those of them that take an argument.
-_tpctl_cmd_opts()
-{
-	case $1 in
-	list)    echo '-j --json -f --fields -h --help' ;;
-	format)  echo '-j --json -h --help' ;;
-	enable)  echo '-f --filter -h --help' ;;
-	disable) echo '-a --all -h --help' ;;
-	filter)  echo '-c --clear -h --help' ;;
-	status)  echo '-j --json -h --help' ;;
-	reset)   echo '-h --help' ;;
-	stream)  echo '-j --json -f --filter -c --count -d --duration -C --cpu -D --drain' \
-		      '-L --fail-on-loss -b --buffer-kb -h --help' ;;
-	record)  echo '-o --output -f --filter -d --duration -b --buffer-kb -h --help' ;;
-	report)  echo '-j --json -C --cpu -h --help' ;;
-	esac
-}
-
-_tpctl_cmd_arg_opts()
-{
-	case $1 in
-	enable)  echo '-f --filter' ;;
-	stream)  echo '-f --filter -c --count -d --duration -C --cpu -b --buffer-kb' ;;
-	record)  echo '-o --output -f --filter -d --duration -b --buffer-kb' ;;
-	report)  echo '-C --cpu' ;;
-	esac
-}
-
 # Run tpctl with the global options that choose what it looks at.
 _tpctl_run()
 {
@@ -47,6 +16,39 @@ _tpctl_run()
 	[[ $bin == */* && -x $bin ]] || bin=tpctl
 	"$bin" ${_tpctl_tracefs:+--tracefs "$_tpctl_tracefs"} \
 		${_tpctl_instance:+-i "$_tpctl_instance"} "$@" 2>/dev/null
+}
+
+# Commands and options come from tpctl itself (`tpctl --list-commands`,
+# `tpctl [COMMAND] --list-options`: "SHORT<TAB>LONG<TAB>ARG<TAB>HELP" lines),
+# so they are the ones its option tables declare.
+_tpctl_commands()
+{
+	_tpctl_run --list-commands | cut -f1
+}
+
+# _tpctl_options [COMMAND]: every option; with "arg", those that take an argument
+_tpctl_options()
+{
+	local want=$2
+	_tpctl_run $1 --list-options |
+		while IFS=$'\t' read -r s l a h; do
+			[[ $want == arg && -z $a ]] && continue
+			[[ $want == arg && $l == -- ]] && continue
+			[[ -n $s ]] && printf '%s\n' "$s"
+			printf '%s\n' "$l"
+		done
+}
+
+# The argument name (FILE, N, ...) the option $2 of command $1 takes.
+_tpctl_option_arg()
+{
+	_tpctl_run $1 --list-options |
+		while IFS=$'\t' read -r s l a h; do
+			if [[ -n $a && ( $2 == "$s" || $2 == "$l" ) ]]; then
+				printf '%s\n' "$a"
+				break
+			fi
+		done
 }
 
 # Every system:event, and every system on its own.
@@ -136,21 +138,24 @@ _tpctl()
 		--tracefs) _tpctl_files -d; return ;;
 		esac
 		if [[ $_tpctl_cur == -* ]]; then
-			_tpctl_reply "${_tpctl_global_opts// /$'\n'}"
+			_tpctl_reply "$(_tpctl_options)"
 		else
-			_tpctl_reply "${_tpctl_commands// /$'\n'}"
+			_tpctl_reply "$(_tpctl_commands)"
 		fi
 		return
 	fi
 
-	# the command's own words: count positionals, find "--" (record)
+	local argopts
+	argopts=" $(_tpctl_options "$cmd" arg | tr '\n' ' ') "
+
+	# the command's own words: count positionals, find "--" (a command to run)
 	for ((i = cmd_at + 1; i < n - 1; i++)); do
 		w=${_tpctl_words[i]}
 		if ((dashdash)); then
 			continue
 		elif [[ $w == -- ]]; then
 			dashdash=$i
-		elif [[ " $(_tpctl_cmd_arg_opts "$cmd") " == *" $w "* ]]; then
+		elif [[ $argopts == *" $w "* ]]; then
 			((i++))
 		elif [[ $w != -* ]]; then
 			((npos++))
@@ -159,7 +164,7 @@ _tpctl()
 	done
 
 	if ((dashdash)); then
-		# record ... -- COMMAND ARGS: a command, then its files
+		# ... -- COMMAND ARGS: a command, then its files
 		if ((n - 1 == dashdash + 1)); then
 			local IFS=$'\n'
 			COMPREPLY=($(compgen -c -- "$_tpctl_cur"))
@@ -169,18 +174,16 @@ _tpctl()
 		return
 	fi
 
-	if [[ " $(_tpctl_cmd_arg_opts "$cmd") " == *" $prev "* ]]; then
-		case $prev in
-		-o | --output) _tpctl_files -f ;;
+	if [[ $argopts == *" $prev "* ]]; then
+		case $(_tpctl_option_arg "$cmd" "$prev") in
+		FILE | OUT) _tpctl_files -f ;;
+		DIR | PATH) _tpctl_files -d ;;
 		esac
 		return
 	fi
 
 	if [[ $_tpctl_cur == -* ]]; then
-		local opts
-		opts=$(_tpctl_cmd_opts "$cmd")
-		[[ $cmd == record ]] && opts+=' --'
-		_tpctl_reply "${opts// /$'\n'}"
+		_tpctl_reply "$(_tpctl_options "$cmd")"
 		return
 	fi
 

@@ -61,21 +61,65 @@ function __tpctl_using
     set -l c (__tpctl_command); and test "$c" = $argv[1]
 end
 
+# Options come from tpctl itself: `tpctl [COMMAND] --list-options` prints
+# "SHORT<TAB>LONG<TAB>ARG<TAB>HELP" lines, from the option table the command
+# parses with, and `tpctl --list-commands` "NAME<TAB>SUMMARY" lines.
+function __tpctl_optlines
+    __tpctl_run $argv --list-options
+end
+
+# The options of command $argv[1] (of tpctl itself without one) that take an argument.
+function __tpctl_argopts
+    for line in (__tpctl_optlines $argv)
+        set -l f (string split \t -- $line)
+        test -n "$f[3]"; and test "$f[2]" != --; or continue
+        test -n "$f[1]"; and echo $f[1]
+        echo $f[2]
+    end
+end
+
+# Candidates for the option word being typed: "-j<TAB>help" and "--json<TAB>help".
+function __tpctl_options
+    for line in (__tpctl_optlines (__tpctl_command))
+        set -l f (string split \t -- $line)
+        test -n "$f[1]"; and printf '%s\t%s\n' $f[1] $f[4]
+        printf '%s\t%s\n' $f[2] $f[4]
+    end
+end
+
+# The argument name (FILE, N, ...) of the option just typed, if it takes one.
+function __tpctl_prev_arg
+    set -l words (commandline -opc)
+    set -l prev $words[-1]
+    string match -q -- '-*' $prev; or return 1
+    for line in (__tpctl_optlines (__tpctl_command))
+        set -l f (string split \t -- $line)
+        if test -n "$f[3]"; and contains -- $prev $f[1] $f[2]; and test "$f[2]" != --
+            echo $f[3]
+            return 0
+        end
+    end
+    return 1
+end
+
+function __tpctl_typing_option
+    string match -q -- '-*' (commandline -ct)
+end
+
+# An event, file or field may come here: not an option, nor an option's argument.
+function __tpctl_wants_word
+    not __tpctl_typing_option; and not __tpctl_prev_arg >/dev/null; and not __tpctl_after_dashdash
+end
+
+function __tpctl_after_dashdash
+    contains -- -- (commandline -opc)
+end
+
 # Words after the command that are neither options nor their arguments.
 function __tpctl_positionals
     set -l words (commandline -opc)
     set -l cmd (__tpctl_command)
-    set -l argopts
-    switch "$cmd"
-        case enable
-            set argopts -f --filter
-        case stream
-            set argopts -f --filter -c --count -d --duration -C --cpu -b --buffer-kb
-        case record
-            set argopts -o --output -f --filter -d --duration -b --buffer-kb
-        case report
-            set argopts -c --cpu
-    end
+    set -l argopts (__tpctl_argopts $cmd)
     set -l seen 0
     set -l skip 0
     for w in $words[2..-1]
@@ -132,81 +176,26 @@ end
 
 complete -c tpctl -f
 
-# global options, before the command
-complete -c tpctl -n __tpctl_no_command -s i -l instance -x -a '(__tpctl_instances)' -d 'Act on the tracefs instance NAME'
-complete -c tpctl -n __tpctl_no_command -l tracefs -x -a '(__fish_complete_directories)' -d 'Use the tracefs mounted at DIR'
-complete -c tpctl -n __tpctl_no_command -s v -l verbose -d 'Say more on stderr'
-complete -c tpctl -n __tpctl_no_command -s q -l quiet -d 'No warnings or notes on stderr'
-complete -c tpctl -n __tpctl_no_command -s h -l help -d 'Show the help'
-complete -c tpctl -n __tpctl_no_command -s V -l version -d 'Show the version'
+# options, global (before the command) and the command's own
+complete -c tpctl -n '__tpctl_typing_option; and not __tpctl_after_dashdash' -a '(__tpctl_options)'
+complete -c tpctl -n '__tpctl_no_command; and __tpctl_prev_arg | string match -q NAME' -a '(__tpctl_instances)'
+complete -c tpctl -n '__tpctl_prev_arg | string match -qr "^(DIR|PATH)\$"' -a '(__fish_complete_directories)'
+complete -c tpctl -n '__tpctl_prev_arg | string match -qr "^(FILE|OUT)\$"' -F
 
 # commands
-complete -c tpctl -n __tpctl_no_command -a list -d 'List events'
-complete -c tpctl -n __tpctl_no_command -a format -d 'Show fields and print format of events'
-complete -c tpctl -n __tpctl_no_command -a enable -d 'Enable events'
-complete -c tpctl -n __tpctl_no_command -a disable -d 'Disable events'
-complete -c tpctl -n __tpctl_no_command -a filter -d 'Show, set or clear event filters'
-complete -c tpctl -n __tpctl_no_command -a status -d 'Show enabled events, buffers, loss counters'
-complete -c tpctl -n __tpctl_no_command -a stream -d 'Decode live events'
-complete -c tpctl -n __tpctl_no_command -a record -d 'Record events into a trace.dat file'
-complete -c tpctl -n __tpctl_no_command -a report -d 'Decode a trace.dat file'
-complete -c tpctl -n __tpctl_no_command -a reset -d 'Disable what tpctl can see enabled'
+complete -c tpctl -n '__tpctl_no_command; and __tpctl_wants_word' -a '(__tpctl_run --list-commands)'
 
-# list [PATTERN...] [--json] [--fields]
-complete -c tpctl -n '__tpctl_using list' -a '(__tpctl_events)'
-complete -c tpctl -n '__tpctl_using list' -s j -l json -d 'One JSON document'
-complete -c tpctl -n '__tpctl_using list' -s f -l fields -d 'Also show each event\'s fields'
-complete -c tpctl -n '__tpctl_using list' -s h -l help -d 'Show the help'
-
-# format EVENT... [--json]
-complete -c tpctl -n '__tpctl_using format' -a '(__tpctl_events)'
-complete -c tpctl -n '__tpctl_using format' -s j -l json -d 'One JSON document'
-complete -c tpctl -n '__tpctl_using format' -s h -l help -d 'Show the help'
-
-# enable EVENT... [--filter EXPR]
-complete -c tpctl -n '__tpctl_using enable' -a '(__tpctl_events)'
-complete -c tpctl -n '__tpctl_using enable' -s f -l filter -x -d 'Also set this filter'
-complete -c tpctl -n '__tpctl_using enable' -s h -l help -d 'Show the help'
-
-# disable EVENT... | --all
-complete -c tpctl -n '__tpctl_using disable' -a '(__tpctl_events)'
-complete -c tpctl -n '__tpctl_using disable' -s a -l all -d 'Disable every enabled event'
-complete -c tpctl -n '__tpctl_using disable' -s h -l help -d 'Show the help'
+# events for the commands that take them
+for c in list format enable disable stream record
+    complete -c tpctl -n "__tpctl_using $c; and __tpctl_wants_word" -a '(__tpctl_events)'
+end
 
 # filter EVENT [EXPR | --clear]
-complete -c tpctl -n __tpctl_filter_wants_event -a '(__tpctl_events)'
-complete -c tpctl -n __tpctl_filter_wants_expr -a '(__tpctl_filter_fields)' -d field
-complete -c tpctl -n '__tpctl_using filter' -s c -l clear -d 'Remove the filter'
-complete -c tpctl -n '__tpctl_using filter' -s h -l help -d 'Show the help'
+complete -c tpctl -n '__tpctl_filter_wants_event; and __tpctl_wants_word' -a '(__tpctl_events)'
+complete -c tpctl -n '__tpctl_filter_wants_expr; and __tpctl_wants_word' -a '(__tpctl_filter_fields)' -d field
 
-# status [--json]
-complete -c tpctl -n '__tpctl_using status' -s j -l json -d 'One JSON document'
-complete -c tpctl -n '__tpctl_using status' -s h -l help -d 'Show the help'
-
-# reset
-complete -c tpctl -n '__tpctl_using reset' -s h -l help -d 'Show the help'
-
-# stream [EVENT...] [--json] [--filter EXPR] [--count N] [--duration SEC] [--cpu LIST]
-#        [--drain] [--fail-on-loss] [--buffer-kb N]
-complete -c tpctl -n '__tpctl_using stream' -a '(__tpctl_events)'
-complete -c tpctl -n '__tpctl_using stream' -s j -l json -d 'NDJSON output'
-complete -c tpctl -n '__tpctl_using stream' -s f -l filter -x -d 'Filter for the events'
-complete -c tpctl -n '__tpctl_using stream' -s c -l count -x -d 'Stop after N events'
-complete -c tpctl -n '__tpctl_using stream' -s d -l duration -x -d 'Stop after SEC seconds'
-complete -c tpctl -n '__tpctl_using stream' -s C -l cpu -x -d 'Only these CPUs (LIST)'
-complete -c tpctl -n '__tpctl_using stream' -s D -l drain -d 'Stop when the buffered data is read'
-complete -c tpctl -n '__tpctl_using stream' -s L -l fail-on-loss -d 'Exit 1 if events were lost'
-complete -c tpctl -n '__tpctl_using stream' -s b -l buffer-kb -x -d 'Per-CPU buffer size in KiB'
-complete -c tpctl -n '__tpctl_using stream' -s h -l help -d 'Show the help'
-
-# record -o FILE [EVENT...] [--filter EXPR] [--duration SEC] [--buffer-kb N] [-- COMMAND...]
-complete -c tpctl -n '__tpctl_using record; and not contains -- -- (commandline -opc)' -a '(__tpctl_events)'
-complete -c tpctl -n '__tpctl_using record; and contains -- -- (commandline -opc)' -a '(__fish_complete_command)'
-complete -c tpctl -n '__tpctl_using record' -s o -l output -r -F -d 'The trace.dat file to write'
-complete -c tpctl -n '__tpctl_using record' -s f -l filter -x -d 'Filter for the events'
-complete -c tpctl -n '__tpctl_using record' -s d -l duration -x -d 'Stop after SEC seconds'
-complete -c tpctl -n '__tpctl_using record' -s b -l buffer-kb -x -d 'Per-CPU buffer size in KiB'
-complete -c tpctl -n '__tpctl_using record' -s h -l help -d 'Show the help'
+# ... -- COMMAND ARGS: the command to run
+complete -c tpctl -n '__tpctl_after_dashdash' -a '(__fish_complete_command)'
 
 # report FILE [--json] [--cpu LIST] [EVENT...]
 function __tpctl_report_wants_file
@@ -217,8 +206,5 @@ function __tpctl_report_wants_event
     __tpctl_using report; and test (count (__tpctl_positionals)) -ge 1
 end
 
-complete -c tpctl -n __tpctl_report_wants_file -F
-complete -c tpctl -n __tpctl_report_wants_event -a '(__tpctl_events)'
-complete -c tpctl -n '__tpctl_using report' -s j -l json -d 'NDJSON output'
-complete -c tpctl -n '__tpctl_using report' -s C -l cpu -x -d 'Only these CPUs (LIST)'
-complete -c tpctl -n '__tpctl_using report' -s h -l help -d 'Show the help'
+complete -c tpctl -n '__tpctl_report_wants_file; and __tpctl_wants_word' -F
+complete -c tpctl -n '__tpctl_report_wants_event; and __tpctl_wants_word' -a '(__tpctl_events)'

@@ -11,7 +11,6 @@
  * rolls back, so a failed command changes nothing.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,39 +19,9 @@
 #include <tracefs.h>
 
 #include "state.h"
+#include "opt.h"
 #include "tfs.h"
 #include "tpctl.h"
-
-static const char enable_usage[] =
-	"usage: tpctl enable EVENT... [--filter EXPR]\n"
-	"\n"
-	"  EVENT              system:event, system or a glob (sched:sched_*)\n"
-	"  -f, --filter EXPR  also set this filter on every event named\n"
-	"  -h, --help         show this help\n";
-
-static const char disable_usage[] =
-	"usage: tpctl disable EVENT... | --all\n"
-	"\n"
-	"  EVENT          system:event, system or a glob\n"
-	"  -a, --all      disable every enabled event of the instance\n"
-	"  -h, --help     show this help\n";
-
-static const char filter_usage[] =
-	"usage: tpctl filter EVENT [EXPR | --clear]\n"
-	"\n"
-	"  EVENT          system:event, system or a glob\n"
-	"  EXPR           the filter, in the kernel's syntax (prev_pid > 1 && prev_prio < 100);\n"
-	"                 without EXPR the current filters are shown\n"
-	"  -c, --clear    remove the filter\n"
-	"  -h, --help     show this help\n";
-
-static const char reset_usage[] =
-	"usage: tpctl reset\n"
-	"\n"
-	"Disables every enabled event of the instance and clears every event filter; at the\n"
-	"top level also removes the private instances of tpctl processes that no longer run.\n"
-	"\n"
-	"  -h, --help     show this help\n";
 
 /* Open tracefs and the -i instance. */
 static void note_tracing_off(struct tracefs_instance *inst)
@@ -64,37 +33,30 @@ static void note_tracing_off(struct tracefs_instance *inst)
 
 int cmd_enable(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "filter", required_argument, NULL, 'f' },
-		{ "help",   no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct tracefs_instance *inst = NULL;
 	struct tep_handle *tep = NULL;
 	struct tfs_event_list evs = { 0 };
 	const char *filter = NULL;
-	int opt, ret;
+	int ret;
 	size_t i;
+	const struct tp_opt opts[] = {
+		OPT_ARG("EVENT", "system:event, system or a glob (sched:sched_*)"),
+		OPT_STRING('f', "filter", &filter, "EXPR", "also set this filter on every event named"),
+		OPT_END(),
+	};
+	const struct tp_cmd_spec spec = { "tpctl enable EVENT... [--filter EXPR]", opts, 0, NULL };
+	struct tp_args args;
 
-	while ((opt = getopt_long(argc, argv, ":f:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'f':
-			filter = optarg;
-			break;
-		case 'h':
-			fputs(enable_usage, stdout);
-			return TP_OK;
-		default:
-			return tp_option_error(argv, opt);
-		}
-	}
-	if (optind >= argc) {
+	ret = opt_parse(argc, argv, &spec, &args);
+	if (ret)
+		return opt_status(ret);
+	if (!args.argc) {
 		tp_error("no event given; try 'tpctl enable --help'");
 		return TP_USAGE;
 	}
 	ret = tfs_open(&inst);
 	if (!ret)
-		ret = tfs_events_resolve(inst, argv + optind, argc - optind, &evs);
+		ret = tfs_events_resolve(inst, args.argv, args.argc, &evs);
 	if (ret)
 		goto out;
 	if (filter) {
@@ -153,30 +115,23 @@ static int enabled_events(struct tracefs_instance *inst, struct tfs_event_list *
 
 int cmd_disable(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "all",  no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct tracefs_instance *inst = NULL;
 	struct tfs_event_list evs = { 0 };
 	bool all = false;
-	int opt, ret;
+	int ret;
 	size_t i;
+	const struct tp_opt opts[] = {
+		OPT_ARG("EVENT", "system:event, system or a glob"),
+		OPT_BOOL('a', "all", &all, "disable every enabled event of the instance"),
+		OPT_END(),
+	};
+	const struct tp_cmd_spec spec = { "tpctl disable EVENT... | --all", opts, 0, NULL };
+	struct tp_args args;
 
-	while ((opt = getopt_long(argc, argv, ":ah", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'a':
-			all = true;
-			break;
-		case 'h':
-			fputs(disable_usage, stdout);
-			return TP_OK;
-		default:
-			return tp_option_error(argv, opt);
-		}
-	}
-	if (all == (optind < argc)) {
+	ret = opt_parse(argc, argv, &spec, &args);
+	if (ret)
+		return opt_status(ret);
+	if (all == (args.argc > 0)) {
 		tp_error(all ? "give either events or --all, not both" :
 			 "no event given; name events or use --all");
 		return TP_USAGE;
@@ -184,7 +139,7 @@ int cmd_disable(int argc, char **argv)
 	ret = tfs_open(&inst);
 	if (!ret)
 		ret = all ? enabled_events(inst, &evs) :
-		      tfs_events_resolve(inst, argv + optind, argc - optind, &evs);
+		      tfs_events_resolve(inst, args.argv, args.argc, &evs);
 	for (i = 0; !ret && i < evs.n; i++)
 		ret = tfs_event_enable(inst, &evs.v[i], false);
 	if (!ret)
@@ -216,48 +171,43 @@ static char *join_args(int argc, char **argv, int from)
 
 int cmd_filter(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "clear", no_argument, NULL, 'c' },
-		{ "help",  no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct tracefs_instance *inst = NULL;
 	struct tep_handle *tep = NULL;
 	struct tfs_event_list evs = { 0 };
 	bool clear = false;
 	char *expr = NULL;
-	int opt, ret;
+	int ret;
 	size_t i;
+	const struct tp_opt opts[] = {
+		OPT_ARG("EVENT", "system:event, system or a glob"),
+		OPT_ARG("EXPR", "the filter, in the kernel's syntax (prev_pid > 1 && prev_prio < 100);\n"
+			"without EXPR the current filters are shown"),
+		OPT_BOOL('c', "clear", &clear, "remove the filter"),
+		OPT_END(),
+	};
+	const struct tp_cmd_spec spec = { "tpctl filter EVENT [EXPR | --clear]", opts, OPT_STOP_AT_ARG, NULL };
+	struct tp_args args;
 
 	/* "+": everything after EVENT is the expression, even "-1" or "!" */
-	while ((opt = getopt_long(argc, argv, "+:ch", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			clear = true;
-			break;
-		case 'h':
-			fputs(filter_usage, stdout);
-			return TP_OK;
-		default:
-			return tp_option_error(argv, opt);
-		}
-	}
-	if (optind >= argc) {
+	ret = opt_parse(argc, argv, &spec, &args);
+	if (ret)
+		return opt_status(ret);
+	if (!args.argc) {
 		tp_error("no event given; try 'tpctl filter --help'");
 		return TP_USAGE;
 	}
 	/* allow --clear (or -c) after EVENT too */
-	if (optind + 2 == argc &&
-	    (!strcmp(argv[optind + 1], "--clear") || !strcmp(argv[optind + 1], "-c"))) {
+	if (args.argc == 2 &&
+	    (!strcmp(args.argv[1], "--clear") || !strcmp(args.argv[1], "-c"))) {
 		clear = true;
-		argc--;
+		args.argc--;
 	}
-	if (clear && optind + 1 < argc) {
+	if (clear && args.argc > 1) {
 		tp_error("give either a filter or --clear, not both");
 		return TP_USAGE;
 	}
-	if (optind + 1 < argc) {
-		expr = join_args(argc, argv, optind + 1);
+	if (args.argc > 1) {
+		expr = join_args(args.argc, args.argv, 1);
 		if (!expr) {
 			tp_error("out of memory");
 			return TP_FAIL;
@@ -265,7 +215,7 @@ int cmd_filter(int argc, char **argv)
 	}
 	ret = tfs_open(&inst);
 	if (!ret)
-		ret = tfs_events_resolve(inst, argv + optind, 1, &evs);
+		ret = tfs_events_resolve(inst, args.argv, 1, &evs);
 	if (ret)
 		goto out;
 	if (expr) {
@@ -316,27 +266,23 @@ bool tfs_instance_orphaned(const char *name)
 
 int cmd_reset(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct tracefs_instance *inst = NULL;
 	struct tfs_event_list evs = { 0 }, all = { 0 };
 	size_t i, disabled = 0, cleared = 0;
 	char **names = NULL;
-	int opt, ret;
+	int ret;
+	const struct tp_opt opts[] = {
+		OPT_END(),
+	};
+	const struct tp_cmd_spec spec = { "tpctl reset", opts, 0, "Disables every enabled event of the instance and clears every event filter; at the\n"
+		"top level also removes the private instances of tpctl processes that no longer run." };
+	struct tp_args args;
 
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			fputs(reset_usage, stdout);
-			return TP_OK;
-		default:
-			return tp_option_error(argv, opt);
-		}
-	}
-	if (optind < argc) {
-		tp_error("unexpected argument '%s'", argv[optind]);
+	ret = opt_parse(argc, argv, &spec, &args);
+	if (ret)
+		return opt_status(ret);
+	if (args.argc > 0) {
+		tp_error("unexpected argument '%s'", args.argv[0]);
 		return TP_USAGE;
 	}
 	ret = tfs_open(&inst);

@@ -5,7 +5,6 @@
  * The fields of each event (name, type, offset, size, signedness) and its
  * print fmt, as libtraceevent parsed them from the event's format file.
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,15 +12,9 @@
 #include <tracefs.h>
 
 #include "json.h"
+#include "opt.h"
 #include "tfs.h"
 #include "tpctl.h"
-
-static const char format_usage[] =
-	"usage: tpctl format EVENT... [--json]\n"
-	"\n"
-	"  EVENT          system:event, system or a glob\n"
-	"  -j, --json     one JSON document\n"
-	"  -h, --help     show this help\n";
 
 /* What kind of value a field holds, in the words of the JSON schema. */
 static const char *field_kind(const struct tep_format_field *f)
@@ -124,38 +117,31 @@ static int show_event(struct json *j, struct tep_handle *tep, const struct tfs_e
 
 int cmd_format(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct tracefs_instance *inst = NULL;
 	struct tfs_event_list evs;
 	struct tep_handle *tep;
 	bool as_json = false;
 	struct json j;
-	int opt, ret;
+	int ret;
 	size_t i;
+	const struct tp_opt opts[] = {
+		OPT_ARG("EVENT", "system:event, system or a glob"),
+		OPT_BOOL('j', "json", &as_json, "one JSON document"),
+		OPT_END(),
+	};
+	const struct tp_cmd_spec spec = { "tpctl format EVENT... [--json]", opts, 0, NULL };
+	struct tp_args args;
 
-	while ((opt = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			as_json = true;
-			break;
-		case 'h':
-			fputs(format_usage, stdout);
-			return TP_OK;
-		default:
-			return tp_option_error(argv, opt);
-		}
-	}
-	if (optind >= argc) {
+	ret = opt_parse(argc, argv, &spec, &args);
+	if (ret)
+		return opt_status(ret);
+	if (!args.argc) {
 		tp_error("no event given; try 'tpctl format --help'");
 		return TP_USAGE;
 	}
 	ret = tfs_open(&inst);
 	if (!ret)
-		ret = tfs_events_resolve(inst, argv + optind, argc - optind, &evs);
+		ret = tfs_events_resolve(inst, args.argv, args.argc, &evs);
 	if (ret)
 		goto out;
 	tep = tfs_tep_load(NULL);

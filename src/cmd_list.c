@@ -5,7 +5,6 @@
  * Events of the chosen instance, from its available_events, in the kernel's
  * order.  --fields parses the formats of just the listed events.
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,16 +12,9 @@
 #include <tracefs.h>
 
 #include "json.h"
+#include "opt.h"
 #include "tfs.h"
 #include "tpctl.h"
-
-static const char list_usage[] =
-	"usage: tpctl list [PATTERN...] [--json] [--fields]\n"
-	"\n"
-	"  PATTERN        system, system:event or a glob (sched:sched_*); default: all events\n"
-	"  -j, --json     one JSON document\n"
-	"  -f, --fields   also show each event's fields (parses their formats)\n"
-	"  -h, --help     show this help\n";
 
 static void print_fields_text(struct tep_event *ev)
 {
@@ -48,40 +40,30 @@ static void print_fields_json(struct json *j, struct tep_event *ev)
 
 int cmd_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json",   no_argument, NULL, 'j' },
-		{ "fields", no_argument, NULL, 'f' },
-		{ "help",   no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct tracefs_instance *inst = NULL;
 	struct tfs_event_list evs;
 	struct tep_handle *tep = NULL;
 	bool as_json = false, fields = false;
 	struct json j;
-	int opt, ret;
+	int ret;
 	size_t i;
+	const struct tp_opt opts[] = {
+		OPT_ARG("PATTERN", "system, system:event or a glob (sched:sched_*); default: all events"),
+		OPT_BOOL('j', "json", &as_json, "one JSON document"),
+		OPT_BOOL('f', "fields", &fields, "also show each event's fields (parses their formats)"),
+		OPT_END(),
+	};
+	const struct tp_cmd_spec spec = { "tpctl list [PATTERN...] [--json] [--fields]", opts, 0, NULL };
+	struct tp_args args;
 
-	while ((opt = getopt_long(argc, argv, ":jfh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			as_json = true;
-			break;
-		case 'f':
-			fields = true;
-			break;
-		case 'h':
-			fputs(list_usage, stdout);
-			return TP_OK;
-		default:
-			return tp_option_error(argv, opt);
-		}
-	}
+	ret = opt_parse(argc, argv, &spec, &args);
+	if (ret)
+		return opt_status(ret);
 	ret = tfs_open(&inst);
 	if (ret)
 		return ret;
-	if (optind < argc)
-		ret = tfs_events_resolve(inst, argv + optind, argc - optind, &evs);
+	if (args.argc > 0)
+		ret = tfs_events_resolve(inst, args.argv, args.argc, &evs);
 	else
 		ret = tfs_events_available(inst, &evs);
 	if (ret)

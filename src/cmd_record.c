@@ -12,7 +12,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -27,21 +26,9 @@
 
 #include "dat.h"
 #include "state.h"
+#include "opt.h"
 #include "tfs.h"
 #include "tpctl.h"
-
-static const char record_usage[] =
-	"usage: tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]\n"
-	"                    [-- COMMAND ARGS...]\n"
-	"\n"
-	"  -o, --output FILE      the trace.dat file to write\n"
-	"  EVENT                  system, system:event or a glob (sched:sched_*)\n"
-	"  -f, --filter EXPR      record only events matching EXPR (every event)\n"
-	"  -d, --duration SEC     stop after SEC seconds\n"
-	"  -b, --buffer-kb N      per-CPU ring buffer size of the private instance\n"
-	"      --file-version V   trace.dat version 7 (zstd-compressed, the default) or 6\n"
-	"  -- COMMAND ARGS...     run COMMAND and stop when it exits\n"
-	"  -h, --help             show this help\n";
 
 /* What the recording collects from tracefs for the file's header. */
 struct meta {
@@ -569,15 +556,6 @@ static struct dat_writer *open_output(struct recorder *r, const char *path, stru
 
 int cmd_record(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output",    required_argument, NULL, 'o' },
-		{ "filter",    required_argument, NULL, 'f' },
-		{ "duration",  required_argument, NULL, 'd' },
-		{ "buffer-kb", required_argument, NULL, 'b' },
-		{ "file-version", required_argument, NULL, 'V' },
-		{ "help",      no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *output = NULL, *filter = NULL, *buffer_kb = NULL;
 	struct recorder r = { 0 };
 	struct tfs_event_list evs = { 0 };
@@ -586,60 +564,43 @@ int cmd_record(int argc, char **argv)
 	double duration = 0;
 	char **cmd = NULL;
 	pid_t child = -1;
-	int go_fd = -1, err_fd = -1, subbuf = 0, version = DAT_VERSION_DEFAULT;
-	int opt, ret, nopt = argc;
+	int go_fd = -1, err_fd = -1, subbuf = 0;
+	unsigned long long kb = 0, version = DAT_VERSION_DEFAULT;
+	char kbuf[32];
+	int ret;
 	bool moved;
+	const struct tp_opt opts[] = {
+		OPT_STRING('o', "output", &output, "FILE", "the trace.dat file to write"),
+		OPT_ARG("EVENT", "system, system:event or a glob (sched:sched_*)"),
+		OPT_STRING('f', "filter", &filter, "EXPR", "record only events matching EXPR (every event)"),
+		OPT_SECONDS('d', "duration", &duration, "SEC", "stop after SEC seconds"),
+		OPT_UINT('b', "buffer-kb", &kb, "N", 1, 1ULL << 30,
+			 "per-CPU ring buffer size of the private instance, in KiB"),
+		OPT_UINT(0, "file-version", &version, "V", 6, 7,
+			 "trace.dat version 7 (zstd-compressed pages, the default) or 6"),
+		OPT_ARG("-- COMMAND ARGS...", "run COMMAND and stop when it exits"),
+		OPT_END(),
+	};
+	const struct tp_cmd_spec spec = {
+		"tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]\n"
+		"                    [--file-version 6|7] [-- COMMAND ARGS...]",
+		opts, OPT_COMMAND, NULL,
+	};
+	struct tp_args args;
 
-	/* Everything after "--" is the command, even words that look like options. */
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			nopt = i;
-			cmd = argv + i + 1;
-			break;
-		}
-	}
-	while ((opt = getopt_long(nopt, argv, ":o:f:d:b:h", opts, NULL)) != -1) {
-		unsigned long long kb;
-
-		switch (opt) {
-		case 'o':
-			output = optarg;
-			break;
-		case 'f':
-			filter = optarg;
-			break;
-		case 'd':
-			if (!tp_parse_seconds(optarg, &duration) || duration <= 0) {
-				tp_error("invalid duration '%s'", optarg);
-				return TP_USAGE;
-			}
-			break;
-		case 'b':
-			if (!tp_parse_uint(optarg, &kb) || kb == 0) {
-				tp_error("invalid buffer size '%s'", optarg);
-				return TP_USAGE;
-			}
-			buffer_kb = optarg;
-			break;
-		case 'V':
-			if (strcmp(optarg, "6") && strcmp(optarg, "7")) {
-				tp_error("invalid file version '%s' (6 or 7)", optarg);
-				return TP_USAGE;
-			}
-			version = atoi(optarg);
-			break;
-		case 'h':
-			fputs(record_usage, stdout);
-			return TP_OK;
-		default:
-			return tp_option_error(argv, opt);
-		}
+	ret = opt_parse(argc, argv, &spec, &args);
+	if (ret)
+		return opt_status(ret);
+	cmd = args.cmd;
+	if (kb) {
+		snprintf(kbuf, sizeof(kbuf), "%llu", kb);
+		buffer_kb = kbuf;
 	}
 	if (!output) {
 		tp_error("no output file; use -o FILE");
 		return TP_USAGE;
 	}
-	if (optind >= nopt) {
+	if (!args.argc) {
 		tp_error("no event given");
 		return TP_USAGE;
 	}
@@ -658,7 +619,7 @@ int cmd_record(int argc, char **argv)
 	ret = tfs_private_instance(&r.inst);
 	if (ret)
 		return ret;
-	ret = setup_events(&r, argv + optind, nopt - optind, filter, buffer_kb, &evs);
+	ret = setup_events(&r, args.argv, args.argc, filter, buffer_kb, &evs);
 	if (!ret)
 		ret = readers_open(&r, &subbuf);
 	if (!ret)

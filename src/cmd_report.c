@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <getopt.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,19 +39,10 @@
 #include "dat.h"
 #include "decode.h"
 #include "output.h"
+#include "opt.h"
 #include "perfetto.h"
 #include "tfs.h"
 #include "tpctl.h"
-
-static const char report_usage[] =
-	"usage: tpctl report FILE [--json] [--cpu LIST] [EVENT...]\n"
-	"\n"
-	"  FILE             a trace.dat file (tpctl record or trace-cmd record)\n"
-	"  EVENT            only these events: system, system:event or a glob\n"
-	"  -j, --json       NDJSON, one object per record\n"
-	"      --perfetto OUT  write a Perfetto trace to OUT (- for standard output)\n"
-	"  -C, --cpu LIST   only these CPUs, e.g. 0,2-3\n"
-	"  -h, --help       show this help\n";
 
 /* "0,2-3" into a bitmap of max CPUs; false on junk. */
 static bool parse_cpus(const char *s, bool *set, int max)
@@ -482,37 +472,28 @@ static FILE *perfetto_open(const char *out, const char *in)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json",     no_argument,       NULL, 'j' },
-		{ "cpu",      required_argument, NULL, 'C' },
-		{ "perfetto", required_argument, NULL, 'P' },
-		{ "help",     no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct report_opts ro = { .ncpus = 4096 };
 	struct dat_file df = { 0 };
 	const char *cpu_list = NULL, *path;
-	int opt, ret;
+	int ret;
+	const struct tp_opt opts[] = {
+		OPT_ARG("FILE", "a trace.dat file (tpctl record or trace-cmd record)"),
+		OPT_ARG("EVENT", "only these events: system, system:event or a glob"),
+		OPT_BOOL('j', "json", &ro.json, "NDJSON, one object per record"),
+		OPT_STRING(0, "perfetto", &ro.perfetto_path, "OUT",
+			   "write a Perfetto trace to OUT instead (- for standard output)"),
+		OPT_STRING('C', "cpu", &cpu_list, "LIST", "only these CPUs, e.g. 0,2-3"),
+		OPT_END(),
+	};
+	const struct tp_cmd_spec spec = {
+		"tpctl report FILE [--json | --perfetto OUT] [--cpu LIST] [EVENT...]", opts, 0, NULL
+	};
+	struct tp_args args;
 
-	while ((opt = getopt_long(argc, argv, ":jC:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			ro.json = true;
-			break;
-		case 'C':
-			cpu_list = optarg;
-			break;
-		case 'P':
-			ro.perfetto_path = optarg;
-			break;
-		case 'h':
-			fputs(report_usage, stdout);
-			return TP_OK;
-		default:
-			return tp_option_error(argv, opt);
-		}
-	}
-	if (optind >= argc) {
+	ret = opt_parse(argc, argv, &spec, &args);
+	if (ret)
+		return opt_status(ret);
+	if (!args.argc) {
 		tp_error("no file given");
 		return TP_USAGE;
 	}
@@ -520,9 +501,9 @@ int cmd_report(int argc, char **argv)
 		tp_error("'--json' and '--perfetto' cannot be used together");
 		return TP_USAGE;
 	}
-	path = argv[optind++];
-	ro.pats = argv + optind;
-	ro.npats = argc - optind;
+	path = args.argv[0];
+	ro.pats = args.argv + 1;
+	ro.npats = args.argc - 1;
 	if (cpu_list) {
 		ro.cpus = calloc(ro.ncpus, sizeof(*ro.cpus));
 		if (!ro.cpus) {

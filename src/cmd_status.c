@@ -8,7 +8,6 @@
  * instances that exist, orphaned tpctl ones marked.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,14 +15,9 @@
 #include <tracefs.h>
 
 #include "json.h"
+#include "opt.h"
 #include "tfs.h"
 #include "tpctl.h"
-
-static const char status_usage[] =
-	"usage: tpctl status [--json]\n"
-	"\n"
-	"  -j, --json     one JSON document\n"
-	"  -h, --help     show this help\n";
 
 /* The per-CPU counters of per_cpu/cpuN/stats that we report, in file order. */
 static const char *const stat_keys[] = {
@@ -96,33 +90,25 @@ static ssize_t buffer_kb(struct tracefs_instance *inst)
 
 int cmd_status(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct tracefs_instance *inst = NULL;
 	char *tracer = NULL, *clock = NULL, *set_event = NULL, **names = NULL;
 	bool as_json = false;
 	ssize_t bufkb;
-	int opt, ret, on, cpu, ncpus;
+	int ret, on, cpu, ncpus;
 	struct json j;
 	size_t i;
+	const struct tp_opt opts[] = {
+		OPT_BOOL('j', "json", &as_json, "one JSON document"),
+		OPT_END(),
+	};
+	const struct tp_cmd_spec spec = { "tpctl status [--json]", opts, 0, NULL };
+	struct tp_args args;
 
-	while ((opt = getopt_long(argc, argv, ":jh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			as_json = true;
-			break;
-		case 'h':
-			fputs(status_usage, stdout);
-			return TP_OK;
-		default:
-			return tp_option_error(argv, opt);
-		}
-	}
-	if (optind < argc) {
-		tp_error("unexpected argument '%s'", argv[optind]);
+	ret = opt_parse(argc, argv, &spec, &args);
+	if (ret)
+		return opt_status(ret);
+	if (args.argc > 0) {
+		tp_error("unexpected argument '%s'", args.argv[0]);
 		return TP_USAGE;
 	}
 	ret = tfs_open(&inst);

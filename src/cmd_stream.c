@@ -14,7 +14,6 @@
  * stream costs one write() per stdio buffer, not per record.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,27 +24,12 @@
 #include <tracefs.h>
 
 #include "decode.h"
+#include "opt.h"
 #include "output.h"
 #include "reader.h"
 #include "state.h"
 #include "tfs.h"
 #include "tpctl.h"
-
-static const char stream_usage[] =
-	"usage: tpctl stream [EVENT...] [--json] [--filter EXPR] [--count N] [--duration SEC]\n"
-	"                    [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]\n"
-	"\n"
-	"  EVENT               system:event, system or a glob; traced in a private instance\n"
-	"                      that is removed on exit (without EVENT: read what is enabled)\n"
-	"  -j, --json          NDJSON, one object per line, instead of the kernel's text\n"
-	"  -f, --filter EXPR   filter every EVENT with EXPR (needs EVENT)\n"
-	"  -c, --count N       stop after N events\n"
-	"  -d, --duration SEC  stop after SEC seconds (fractions allowed)\n"
-	"  -C, --cpu LIST      only these CPUs (0,2-3)\n"
-	"  -D, --drain         stop once the data already buffered is read\n"
-	"  -L, --fail-on-loss  exit 1 if any event was lost\n"
-	"  -b, --buffer-kb N   per-CPU buffer of the private instance, in KiB (needs EVENT)\n"
-	"  -h, --help          show this help\n";
 
 /* Poll timeout: the longest a record waits on a CPU whose buffer does not wake us. */
 #define WAIT_MS 50
@@ -349,71 +333,44 @@ static void stream_free(struct stream *st)
 
 int cmd_stream(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json",         no_argument,       NULL, 'j' },
-		{ "filter",       required_argument, NULL, 'f' },
-		{ "count",        required_argument, NULL, 'c' },
-		{ "duration",     required_argument, NULL, 'd' },
-		{ "cpu",          required_argument, NULL, 'C' },
-		{ "drain",        no_argument,       NULL, 'D' },
-		{ "fail-on-loss", no_argument,       NULL, 'L' },
-		{ "buffer-kb",    required_argument, NULL, 'b' },
-		{ "help",         no_argument,       NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct stream st = { 0 };
 	const char *filter = NULL, *cpulist = NULL, *buffer_kb = NULL;
-	unsigned long long count = 0, seen = 0, kb;
+	unsigned long long count = 0, seen = 0, kb = 0;
 	double duration = 0, deadline = 0;
 	bool json = false, drain = false, fail_on_loss = false, lost_seen = false;
+	const struct tp_opt opts[] = {
+		OPT_ARG("EVENT", "system:event, system or a glob; traced in a private instance\n"
+			"that is removed on exit (without EVENT: read what is enabled)"),
+		OPT_BOOL('j', "json", &json, "NDJSON, one object per line, instead of the kernel's text"),
+		OPT_STRING('f', "filter", &filter, "EXPR", "filter every EVENT with EXPR (needs EVENT)"),
+		OPT_UINT('c', "count", &count, "N", 1, 0, "stop after N events"),
+		OPT_SECONDS('d', "duration", &duration, "SEC", "stop after SEC seconds (fractions allowed)"),
+		OPT_STRING('C', "cpu", &cpulist, "LIST", "only these CPUs (0,2-3)"),
+		OPT_BOOL('D', "drain", &drain, "stop once the data already buffered is read"),
+		OPT_BOOL('L', "fail-on-loss", &fail_on_loss, "exit 1 if any event was lost"),
+		OPT_UINT('b', "buffer-kb", &kb, "N", 1, 1ULL << 30,
+			 "per-CPU buffer of the private instance, in KiB (needs EVENT)"),
+		OPT_END(),
+	};
+	const struct tp_cmd_spec spec = {
+		"tpctl stream [EVENT...] [--json] [--filter EXPR] [--count N] [--duration SEC]\n"
+		"                    [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]",
+		opts, 0, NULL,
+	};
+	struct tp_args args;
 	struct tep_record rec;
+	char kbuf[32];
 	long long lost;
-	int opt, ret, cpu, n;
+	int ret, cpu, n;
 
-	while ((opt = getopt_long(argc, argv, ":jf:c:d:C:DLb:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'f':
-			filter = optarg;
-			break;
-		case 'c':
-			if (!tp_parse_uint(optarg, &count) || !count) {
-				tp_error("invalid count '%s': a positive integer is needed", optarg);
-				return TP_USAGE;
-			}
-			break;
-		case 'd':
-			if (!tp_parse_seconds(optarg, &duration) || duration <= 0) {
-				tp_error("invalid duration '%s': seconds > 0 are needed", optarg);
-				return TP_USAGE;
-			}
-			break;
-		case 'C':
-			cpulist = optarg;
-			break;
-		case 'D':
-			drain = true;
-			break;
-		case 'L':
-			fail_on_loss = true;
-			break;
-		case 'b':
-			if (!tp_parse_uint(optarg, &kb) || !kb || kb > (1ULL << 30)) {
-				tp_error("invalid buffer size '%s': KiB > 0 are needed", optarg);
-				return TP_USAGE;
-			}
-			buffer_kb = optarg;
-			break;
-		case 'h':
-			fputs(stream_usage, stdout);
-			return TP_OK;
-		default:
-			return tp_option_error(argv, opt);
-		}
+	ret = opt_parse(argc, argv, &spec, &args);
+	if (ret)
+		return opt_status(ret);
+	if (kb) {
+		snprintf(kbuf, sizeof(kbuf), "%llu", kb);
+		buffer_kb = kbuf;
 	}
-	n = argc - optind;
+	n = args.argc;
 	if (!n && filter) {
 		tp_error("'--filter' needs EVENT arguments (without them nothing is changed)");
 		return TP_USAGE;
@@ -457,7 +414,7 @@ int cmd_stream(int argc, char **argv)
 		goto out;
 	}
 	if (n) {
-		ret = setup_events(&st, argv + optind, n, filter, buffer_kb);
+		ret = setup_events(&st, args.argv, n, filter, buffer_kb);
 	} else {
 		ret = tfs_open_selected(&st.inst);
 		if (!ret)

@@ -8,12 +8,14 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "opt.h"
 #include "state.h"
 #include "tpctl.h"
 
@@ -37,90 +39,86 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL },
 };
 
-static void usage(FILE *f)
+/* "commands:" and their summaries, for --help; a line each. */
+static const char *commands_note(void)
 {
+	static char buf[2048];
 	const struct command *c;
+	size_t len;
 
-	fprintf(f,
-		"usage: tpctl [-i NAME | --instance NAME] [--tracefs DIR] [-v] [-q] COMMAND [ARGS]\n"
-		"       tpctl -h | --help\n"
-		"       tpctl -V | --version\n"
-		"\n"
-		"commands:\n");
-	for (c = commands; c->name; c++)
-		fprintf(f, "  %-8s %s\n", c->name, c->summary);
-	fprintf(f,
-		"\n"
-		"global options:\n"
-		"  -i, --instance NAME  act on the tracefs instance NAME (default: top level)\n"
-		"      --tracefs DIR    use the tracefs mounted at DIR\n"
-		"  -v, --verbose        say more on stderr (repeat for more)\n"
-		"  -q, --quiet          no warnings or notes on stderr\n"
-		"  -h, --help           show this help\n"
-		"  -V, --version        show the version\n"
-		"\n"
-		"'tpctl COMMAND --help' shows a command's options; see tpctl(1) and tpctl-COMMAND(1).\n"
-		"exit status: 0 success, 1 the operation failed, 2 usage error\n");
+	len = snprintf(buf, sizeof(buf), "commands:");
+	for (c = commands; c->name && len < sizeof(buf); c++)
+		len += snprintf(buf + len, sizeof(buf) - len, "\n  %-8s %s", c->name, c->summary);
+	if (len < sizeof(buf))
+		snprintf(buf + len, sizeof(buf) - len,
+			 "\n\n'tpctl COMMAND --help' shows a command's options; see tpctl(1) and "
+			 "tpctl-COMMAND(1).\nexit status: 0 success, 1 the operation failed, "
+			 "2 usage error\n\nglobal options:");
+	return buf;
+}
+
+static int opt_verbose(const struct tp_opt *o, const char *arg)
+{
+	(void)o;
+	(void)arg;
+	tp.verbose++;
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "instance", required_argument, NULL, 'i' },
-		{ "tracefs",  required_argument, NULL, 'T' },
-		{ "verbose",  no_argument,       NULL, 'v' },
-		{ "quiet",    no_argument,       NULL, 'q' },
-		{ "help",     no_argument,       NULL, 'h' },
-		{ "version",  no_argument,       NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const struct command *c;
-	int opt, ret, first;
+	bool version = false, list_commands = false;
+	int ret;
+	const struct tp_opt opts[] = {
+		OPT_STRING('i', "instance", &tp.instance, "NAME",
+			   "act on the tracefs instance NAME (default: top level)"),
+		OPT_STRING(0, "tracefs", &tp.tracefs, "DIR", "use the tracefs mounted at DIR"),
+		OPT_CALLBACK('v', "verbose", NULL, NULL, opt_verbose,
+			     "say more on stderr (repeat for more)"),
+		OPT_BOOL('q', "quiet", &tp.quiet, "no warnings or notes on stderr"),
+		OPT_BOOL('V', "version", &version, "show the version"),
+		OPT_BOOL(0, "list-commands", &list_commands,
+			 "the commands and their summaries, one a line"),
+		OPT_END(),
+	};
+	const struct tp_cmd_spec spec = {
+		"tpctl [-i NAME | --instance NAME] [--tracefs DIR] [-v] [-q] COMMAND [ARGS]\n"
+		"       tpctl -h | --help\n"
+		"       tpctl -V | --version",
+		opts, OPT_STOP_AT_ARG, commands_note(),
+	};
+	struct tp_args args;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:i:vqhV", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'i':
-			tp.instance = optarg;
-			break;
-		case 'T':
-			tp.tracefs = optarg;
-			break;
-		case 'v':
-			tp.verbose++;
-			break;
-		case 'q':
-			tp.quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return tp_finish_stdout(TP_OK);
-		case 'V':
-			printf("tpctl %s\n", TPCTL_VERSION);
-			return tp_finish_stdout(TP_OK);
-		default:
-			return tp_option_error(argv, opt);
-		}
+	ret = opt_parse(argc, argv, &spec, &args);
+	if (ret)
+		return tp_finish_stdout(opt_status(ret));
+	if (version) {
+		printf("tpctl %s\n", TPCTL_VERSION);
+		return tp_finish_stdout(TP_OK);
 	}
-	if (optind >= argc) {
-		usage(stderr);
+	if (list_commands) {
+		for (c = commands; c->name; c++)
+			printf("%s\t%s\n", c->name, c->summary);
+		return tp_finish_stdout(TP_OK);
+	}
+	if (!args.argc) {
+		opt_usage(&spec, stderr);
 		return TP_USAGE;
 	}
 	for (c = commands; c->name; c++)
-		if (strcmp(c->name, argv[optind]) == 0)
+		if (strcmp(c->name, args.argv[0]) == 0)
 			break;
 	if (!c->name) {
-		tp_error("unknown command '%s'; try 'tpctl --help'", argv[optind]);
+		tp_error("unknown command '%s'; try 'tpctl --help'", args.argv[0]);
 		return TP_USAGE;
 	}
 
 	state_init();
 	tp.cmd = c->name;
-	/* commands parse their own options with getopt from argv[0] = command name */
-	first = optind;
+	/* each command parses its own options (opt_parse) from argv[0] = its name */
 	optind = 0;
-	opterr = 0;
-	ret = c->fn(argc - first, argv + first);
+	ret = c->fn(args.argc, args.argv);
 	state_rollback();
 	return tp_finish_stdout(ret);
 }

@@ -119,6 +119,16 @@ for cmd in global $commands; do
 		ok 1 "$cmd: man page ${page#"$TOP"/} exists"
 	fi
 
+	# --list-options (what the completions read) names the options --help names
+	if [ $cmd = global ]; then
+		"$TPCTL" --list-options > "$TMP/lo" 2>&1
+	else
+		"$TPCTL" $cmd --list-options > "$TMP/lo" 2>&1
+	fi
+	cut -f1,2 "$TMP/lo" | tr '\t' '\n' | grep -E '^(--[a-z]|-[a-zA-Z]$)' |
+		LC_ALL=C sort -u > "$TMP/listed"
+	test_cmp "$cmd: --list-options names the options of --help" "$TMP/opts" "$TMP/listed"
+
 	for sh in $shells; do
 		comp_$sh "$line" | grep -E '^(--[a-z]|-[a-zA-Z]$)' | LC_ALL=C sort -u > "$TMP/offered"
 		missing=$(comm -23 "$TMP/opts" "$TMP/offered")

@@ -12,7 +12,7 @@ events, the file's size, and CPU and size as a ratio of trace-cmd's in the
 same run.
 
 Report: offline decode of the same tpctl-recorded file by `tpctl report`
-(text and --json) and `trace-cmd report`, as instructions per event under
+(text, --json and --perfetto) and `trace-cmd report`, as instructions per event under
 valgrind --tool=callgrind (stable on noisy machines; startup subtracted
 using a file with a handful of events) and as wall time (median of 3, output
 to /dev/null).
@@ -166,6 +166,7 @@ def wall(argv, runs=3):
 READERS = [
     ("tpctl report", lambda f: [TPCTL, "report", f], False),
     ("tpctl report --json", lambda f: [TPCTL, "report", "--json", f], False),
+    ("tpctl report --perfetto", lambda f: [TPCTL, "report", f, "--perfetto", "/dev/null"], False),
     ("trace-cmd report", lambda f: [TC, "report", "-i", f], True),
 ]
 

@@ -49,7 +49,7 @@ struct recorder {
 	const char *output;
 	int subbuf;
 	char *page;			/* version 7: one sub-buffer read from the kernel */
-	double flushed;			/* version 7: when the kept-back pages were last committed */
+	double flushed;			/* version 7: last commit of kept-back pages */
 };
 
 static volatile sig_atomic_t child_exited;

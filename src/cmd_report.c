@@ -182,7 +182,8 @@ static int show_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 		if (c->pf)
 			perfetto_lost(c->pf, rec->cpu);
 		else
-			output_lost(c->o, rec->cpu, rec->missed_events > 0 ? rec->missed_events : -1);
+			output_lost(c->o, rec->cpu,
+				    rec->missed_events > 0 ? rec->missed_events : -1);
 	}
 	if (c->sel) {
 		id = tep_data_type(c->tep, rec);

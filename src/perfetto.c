@@ -74,6 +74,10 @@ struct typed_field {
 	uint32_t num;
 };
 
+/* sched.proto's three wakeup messages have the same fields */
+#define WAKEUP_FIELDS { { "comm", 1 }, { "pid", 2 }, { "prio", 3 }, { "success", 4 }, \
+			{ "target_cpu", 5 } }
+
 static const struct typed {
 	const char *system, *event;
 	uint32_t num;
@@ -83,21 +87,20 @@ static const struct typed {
 	{ "sched", "sched_switch", 4, {
 		{ "prev_comm", 1 }, { "prev_pid", 2 }, { "prev_prio", 3 }, { "prev_state", 4 },
 		{ "next_comm", 5 }, { "next_pid", 6 }, { "next_prio", 7 } } },
-	{ "sched", "sched_wakeup", 17, {
-		{ "comm", 1 }, { "pid", 2 }, { "prio", 3 }, { "success", 4 }, { "target_cpu", 5 } } },
-	{ "sched", "sched_waking", 20, {
-		{ "comm", 1 }, { "pid", 2 }, { "prio", 3 }, { "success", 4 }, { "target_cpu", 5 } } },
-	{ "sched", "sched_wakeup_new", 114, {
-		{ "comm", 1 }, { "pid", 2 }, { "prio", 3 }, { "success", 4 }, { "target_cpu", 5 } } },
+	{ "sched", "sched_wakeup", 17, WAKEUP_FIELDS },
+	{ "sched", "sched_waking", 20, WAKEUP_FIELDS },
+	{ "sched", "sched_wakeup_new", 114, WAKEUP_FIELDS },
 	{ "task", "task_newtask", 235, {
 		{ "pid", 1 }, { "comm", 2 }, { "clone_flags", 3 }, { "oom_score_adj", 4 } } },
 	{ "task", "task_rename", 236, {
 		{ "pid", 1 }, { "oldcomm", 2 }, { "newcomm", 3 }, { "oom_score_adj", 4 } } },
-	{ "sched", "sched_process_exec", 237, { { "filename", 1 }, { "pid", 2 }, { "old_pid", 3 } } },
+	{ "sched", "sched_process_exec", 237, {
+		{ "filename", 1 }, { "pid", 2 }, { "old_pid", 3 } } },
 	{ "sched", "sched_process_exit", 238, {
 		{ "comm", 1 }, { "pid", 2 }, { "tgid", 3 }, { "prio", 4 } } },
 	{ "sched", "sched_process_fork", 239, {
-		{ "parent_comm", 1 }, { "parent_pid", 2 }, { "child_comm", 3 }, { "child_pid", 4 } } },
+		{ "parent_comm", 1 }, { "parent_pid", 2 },
+		{ "child_comm", 3 }, { "child_pid", 4 } } },
 	{ "sched", "sched_process_free", 240, { { "comm", 1 }, { "pid", 2 }, { "prio", 3 } } },
 };
 
@@ -241,7 +244,7 @@ struct plan_field {
 
 struct plan {
 	bool built;
-	uint32_t num;			/* FtraceEvent's field: a typed message or EVENT_GENERIC */
+	uint32_t num;			/* FtraceEvent's field of the message */
 	const char *name;		/* generic: the event's name */
 	int nfields;
 	struct plan_field *f;
@@ -420,7 +423,8 @@ static void encode_fields(struct perfetto *p, const struct plan *pl, const struc
 		if (pl->num != EVENT_GENERIC) {
 			if (df->kind == DK_INT && decode_int(df, rec->data, rec->size, &v))
 				pb_uint(body, pl->f[i].num, v);
-			else if (df->kind == DK_STR && decode_span(df, rec->data, rec->size, &s, &len))
+			else if (df->kind == DK_STR &&
+				 decode_span(df, rec->data, rec->size, &s, &len))
 				pb_string(body, pl->f[i].num, s, len);
 			continue;
 		}

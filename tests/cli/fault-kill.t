@@ -83,9 +83,11 @@ for v in 6 7; do
 		--filter "common_pid == $gpid" syscalls:sys_enter_getpid > /dev/null 2>&1 &
 	rp=$!
 	REC_ORPH=tpctl-$rp
+	# tracing_on is switched on once the event is enabled: wait for both
 	for _ in $(seq 600); do
 		[ "$(cat "$TRACEFS/instances/$REC_ORPH/events/syscalls/sys_enter_getpid/enable" \
-			2> /dev/null)" = 1 ] && break
+			"$TRACEFS/instances/$REC_ORPH/tracing_on" 2> /dev/null)" = "1
+1" ] && break
 		sleep 0.05
 	done
 	echo go >&"${GEN[1]}"

@@ -90,12 +90,14 @@ pid = int(gen.stdout.readline())
 rec = subprocess.Popen([tpctl, "record", "-o", out, "--buffer-kb", "16",
                         "--filter", "common_pid == %d" % pid, "syscalls:sys_enter_getpid"],
                        stderr=subprocess.DEVNULL)
+# tracing_on is switched on once the event is enabled: wait for both
 inst = os.path.join(tracefs, "instances", "tpctl-%d" % rec.pid)
+on = os.path.join(inst, "tracing_on")
 enable = os.path.join(inst, "events", "syscalls", "sys_enter_getpid", "enable")
 end = time.time() + 60
 while time.time() < end:
     try:
-        if open(enable).read().strip() == "1":
+        if open(enable).read().strip() == "1" and open(on).read().strip() == "1":
             break
     except OSError:
         pass

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]
- *              [-- COMMAND ARGS...]
+ *              [--file-version 6|7] [-- COMMAND ARGS...]
  *
  * Traces the events in a private instance and moves the raw ring-buffer
- * pages into a trace.dat file (src/dat.c) without decoding them: splice from
- * trace_pipe_raw into the file through libtracefs where the kernel allows.
+ * pages into a trace.dat file (src/dat.c) without decoding them: for
+ * version 7 they are read into memory and the writer compresses them; for
+ * version 6, spliced from trace_pipe_raw into the file through libtracefs
+ * where the kernel allows.
  * The instance's tracing_on is off while events are enabled and switched on
  * once, so every event is recorded over the same window.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tpctl report FILE [--json] [--cpu LIST] [EVENT...]
+ * tpctl report FILE [--json | --perfetto OUT] [--cpu LIST] [EVENT...]
  *
  * Decodes any trace.dat (tpctl's or trace-cmd's, version 6 or 7) through
  * libtracecmd and prints its records with the same output layer as stream.

@@ -17,7 +17,7 @@ if [ ! -x "$GEN" ]; then
 fi
 PROTO=$TOP/tests/cli/perfetto.proto
 check() { python3 "$TOP/tests/cli/perfetto-check.py" "$PROTO" "$@"; }
-plan 20
+plan 22
 
 events="sched:sched_switch sched:sched_waking sched:sched_wakeup sched:sched_wakeup_new
 sched:sched_process_fork sched:sched_process_exec sched:sched_process_exit
@@ -125,6 +125,11 @@ expect_status "--json with --perfetto: usage error" 2 \
 	"$TPCTL" report --json "$TMP/rec.dat" --perfetto "$TMP/x.pftrace"
 [ "$(wc -l < "$TMP/err")" = 1 ] && grep -q "^tpctl: report: '--json' and '--perfetto'" "$TMP/err"
 ok $? "... with one line saying so"
+expect_status "--perfetto to a full device: exit 1" 1 \
+	"$TPCTL" report "$TMP/rec.dat" --perfetto /dev/full
+[ "$(wc -l < "$TMP/err")" = 1 ] &&
+	grep -q "^tpctl: report: cannot write '/dev/full': No space left on device" "$TMP/err"
+ok $? "... with one line saying why"
 sum=$(md5sum < "$TMP/rec.dat")
 expect_status "OUT is the file being read: exit 1" 1 \
 	"$TPCTL" report "$TMP/rec.dat" --perfetto "$TMP/../${TMP##*/}/rec.dat"

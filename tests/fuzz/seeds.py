@@ -76,6 +76,8 @@ if dat_writer and os.access(dat_writer, os.X_OK):
                 data = open(f, "rb").read()
                 put("dat", data)
                 put("dat", data + b"\0")	# odd length: reported as JSON
+                # length 4n+2: written as a Perfetto trace
+                put("dat", data + b"\0" * ((2 - len(data)) % 4 or 4))
 
 # json: writer programs (see fuzz_json.c), random and hand-made
 rnd = random.Random(6)

@@ -1028,10 +1028,11 @@ static void cur_skip(struct cur *c, uint64_t n)
 
 static const char *cur_str(struct cur *c)
 {
-	const unsigned char *nul, *s = c->p + c->off;
+	const unsigned char *nul, *s;
 
 	if (c->bad)
 		return NULL;
+	s = c->p + c->off;
 	nul = memchr(s, 0, c->len - c->off);
 	if (!nul) {
 		c->bad = true;
@@ -1045,11 +1046,18 @@ static const char *cur_str(struct cur *c)
 static const char *cur_blob(struct cur *c, int width, size_t *len)
 {
 	uint64_t n = cur_num(c, width);
-	const char *p = (const char *)c->p + c->off;
+	const char *p;
 
+	*len = 0;
+	/* no pointer arithmetic on a cursor without bytes (a section that failed) */
+	if (c->bad)
+		return NULL;
+	p = (const char *)c->p + c->off;
 	cur_skip(c, n);
-	*len = c->bad ? 0 : n;
-	return c->bad ? NULL : p;
+	if (c->bad)
+		return NULL;
+	*len = n;
+	return p;
 }
 
 static void add_fmt(struct dat_file *df, struct cur *c, const char *sys, int width)

@@ -67,6 +67,7 @@ enum {
 /* A reader's limits for what a file asks it to allocate. */
 #define MAX_SECTION (1ULL << 30)
 #define MAX_CHUNK (64U << 20)
+#define MAX_CPUS 65536
 
 struct dat_cpu {
 	int fd;			/* v6: own file position: the end of this CPU's data */
@@ -1134,6 +1135,10 @@ static bool option_ok(int version, unsigned id, const unsigned char *p, uint64_t
 	case OPT_PROCMAPS:
 	case OPT_GUEST:
 		break;
+	case OPT_CPUCOUNT:
+		/* libtracecmd allocates per CPU for every record it reads */
+		return size < 4 || (p[0] | p[1] << 8 | (uint64_t)p[2] << 16 |
+				    (uint64_t)p[3] << 24) <= MAX_CPUS;
 	default:
 		return true;
 	}
@@ -1166,7 +1171,7 @@ static bool v6_ok(struct cur *c, struct dat_file *df)
 	df->printk = cur_blob(c, 4, &df->printk_len);
 	df->cmdlines = cur_blob(c, 8, &df->cmdlines_len);
 	ncpus = cur_num(c, 4);
-	if (c->bad || c->len - c->off < 10)
+	if (c->bad || ncpus > MAX_CPUS || c->len - c->off < 10)
 		return false;
 	if (!memcmp(c->p + c->off, "options  ", 10)) {
 		c->off += 10;
@@ -1321,7 +1326,7 @@ static unsigned char *v7_section(struct v7 *v, uint64_t off, unsigned id, size_t
 		return NULL;
 	csize = le(hdr, 4);
 	usize = le(hdr + 4, 4);
-	if (csize > size - 8)
+	if (csize > size - 8 || usize > MAX_SECTION)
 		return NULL;
 	z = malloc(csize ? csize : 1);
 	out = malloc(usize ? usize : 1);
@@ -1399,12 +1404,12 @@ static bool v7_buffer_ok(struct v7 *v, unsigned id, const unsigned char *p, uint
 		return false;
 	cur_num(&c, 4);			/* page size */
 	ncpus = cur_num(&c, 4);
-	if (ncpus > 65536)
+	if (ncpus > MAX_CPUS)
 		return false;
 	for (uint64_t i = 0; i < ncpus && !c.bad; i++) {
 		uint64_t cpu = cur_num(&c, 4), off = cur_num(&c, 8), sz = cur_num(&c, 8);
 
-		if (c.bad || cpu >= 65536 || !v7_cpu_ok(v, compressed, off, sz))
+		if (c.bad || cpu >= MAX_CPUS || !v7_cpu_ok(v, compressed, off, sz))
 			return false;
 	}
 	return !c.bad;
@@ -1555,7 +1560,7 @@ static bool v7_walk_ok(struct v7 *v, uint64_t pos)
 		pos += SEC_HDR;
 		if (size < 0) {
 			/* lseek fails before the start of the file: the walk ends */
-			if ((uint64_t)-size > pos)
+			if (0 - (uint64_t)size > pos)
 				return true;
 			return false;
 		}

@@ -555,25 +555,41 @@ int perfetto_lost(struct perfetto *p, int cpu)
 	return p->failed || ferror(p->f) ? -1 : 0;
 }
 
+/* "pid comm": the pid, or -1 when the line does not start with digits and a space. */
+static long cmdline_pid(const char *s, const char *e, const char **comm)
+{
+	long pid = 0;
+
+	/* the text comes from the file: bounded, not NUL-terminated */
+	if (s >= e || *s < '0' || *s > '9')
+		return -1;
+	for (; s < e && *s >= '0' && *s <= '9'; s++) {
+		pid = pid * 10 + (*s - '0');
+		if (pid > INT32_MAX)
+			return -1;
+	}
+	if (s + 1 >= e || *s != ' ')
+		return -1;
+	*comm = s + 1;
+	return pid;
+}
+
 /* ProcessTree: a process for each "pid comm" line of saved_cmdlines. */
 static void write_process_tree(struct perfetto *p)
 {
-	const char *s = p->cmdlines, *end = s + p->cmdlines_len;
+	const char *s = p->cmdlines, *end;
 	struct pb tree = { 0 }, proc = { 0 };
 
 	if (!s)
 		return;
-	while (s < end) {
-		const char *nl = memchr(s, '\n', end - s), *sp, *e = nl ? nl : end;
-		char *num_end;
-		long pid;
+	for (end = s + p->cmdlines_len; s < end; ) {
+		const char *nl = memchr(s, '\n', end - s), *e = nl ? nl : end, *comm;
+		long pid = cmdline_pid(s, e, &comm);
 
-		sp = memchr(s, ' ', e - s);
-		pid = strtol(s, &num_end, 10);
-		if (sp && num_end == sp && pid > 0 && pid <= INT32_MAX && e > sp + 1) {
+		if (pid > 0) {
 			proc.len = 0;
 			pb_uint(&proc, PROCESS_PID, pid);
-			pb_string(&proc, PROCESS_CMDLINE, sp + 1, e - sp - 1);
+			pb_string(&proc, PROCESS_CMDLINE, comm, e - comm);
 			pb_uint(&proc, PROCESS_CMDLINE_IS_COMM, 1);
 			pb_msg(&tree, TREE_PROCESSES, &proc);
 		}

@@ -141,11 +141,13 @@ struct report_opts {
 	int ncpus;
 	FILE *perfetto;		/* --perfetto: the trace to write instead of text */
 	const char *perfetto_path;
+	bool child;		/* decoding in report's child process */
 };
 
 struct report_ctx {
 	struct output *o;
 	struct perfetto *pf;
+	bool child;
 	struct tep_handle *tep;
 	bool *sel, *cpus;
 	int nsel, ncpus;
@@ -174,6 +176,19 @@ static int show_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 		tp_error("cannot read '%s': corrupt record at offset %llu", c->path,
 			 (unsigned long long)rec->offset);
 		c->failed = true;
+		/*
+		 * libtracecmd 3.1.6 goes on peeking at the other CPUs' pages
+		 * after the callback asked it to stop, and can fault on the
+		 * damaged data: a second message for one damage.  The child
+		 * ends here, with what it printed before.
+		 */
+		if (c->child) {
+			if (c->o)
+				output_flush(c->o);
+			fflush(stdout);
+			fflush(stderr);
+			_exit(TP_FAIL);
+		}
 		return -1;
 	}
 	if (c->cpus && (rec->cpu < 0 || rec->cpu >= c->ncpus || !c->cpus[rec->cpu]))
@@ -328,6 +343,7 @@ static int report_decode(const char *path, struct dat_file *df, const struct rep
 	}
 	ctx.o = o;
 	ctx.pf = pf;
+	ctx.child = opt->child;
 	/* event ids: libtracecmd's tep knows the common fields before any lazy load */
 	ctx.tep = tracecmd_get_tep(h);
 	ctx.sel = sel;
@@ -410,10 +426,13 @@ static int report_isolated(const char *path, struct dat_file *df, const struct r
 		return report_decode(path, df, opt);
 	}
 	if (pid == 0) {
+		struct report_opts in_child = *opt;
+
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(TP_FAIL);
-		ret = report_decode(path, df, opt);
+		in_child.child = true;
+		ret = report_decode(path, df, &in_child);
 		if (fflush(stdout) == EOF && errno != EPIPE) {
 			tp_error("cannot write to standard output: %s", strerror(errno));
 			ret = TP_FAIL;

@@ -17,17 +17,19 @@ ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
 CC         ?= cc
-PKGS       := libtracefs libtraceevent libtracecmd libzstd
+PKGS       := libtracefs libtraceevent libtracecmd libbpf libzstd
 # Deferred (=) so that "make deps" works before pkg-config and the -dev packages exist.
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS))
+# elfutils, for naming user stack frames (src/usym.c); tpctl only, not the plugins
+DW_LIBS     = $(shell pkg-config --libs libdw)
 
 CFLAGS     ?= -O2 -g
 WARN       := -Wall -Wextra -Werror
 ALL_CFLAGS  = $(WARN) -std=gnu11 -D_GNU_SOURCE $(PKG_CFLAGS) \
 	      -DTPCTL_VERSION='"$(VERSION)"' -DTPCTL_PLUGIN_DIR='"$(PLUGINDIR)"' \
 	      -MMD -MP $(CFLAGS)
-LDLIBS     += $(PKG_LIBS) -lm
+LDLIBS     += $(PKG_LIBS) $(DW_LIBS) -lm
 
 SRCS       := $(wildcard src/*.c)
 OBJS       := $(SRCS:.c=.o)
@@ -48,7 +50,7 @@ DEB_PKGS := gcc libc6-dev make pkg-config libtracefs-dev libtraceevent-dev libtr
 	    libtraceevent1-plugin trace-cmd jq python3 perl mandoc man-db bash-completion \
 	    zsh fish time valgrind clang llvm libclang-rt-14-dev \
 	    qemu-system-x86 busybox-static cpio kmod linux-headers-amd64 util-linux \
-	    libbpf-dev libzstd-dev libdw-dev protobuf-compiler
+	    libbpf-dev libzstd-dev libdw-dev protobuf-compiler strace
 
 .PHONY: all deps check check-unit check-cli install uninstall clean
 all: tpctl $(PLUGINS)

@@ -30,8 +30,9 @@ _tpctl_commands()
 _tpctl_options()
 {
 	local want=$2
-	_tpctl_run $1 --list-options |
-		while IFS=$'\t' read -r s l a h; do
+	# tabs to \x1f first: read merges adjacent tabs (IFS white space), losing an empty SHORT
+	_tpctl_run $1 --list-options | tr '\t' '\037' |
+		while IFS=$'\037' read -r s l a h; do
 			[[ $want == arg && -z $a ]] && continue
 			[[ $want == arg && $l == -- ]] && continue
 			[[ -n $s ]] && printf '%s\n' "$s"
@@ -42,8 +43,8 @@ _tpctl_options()
 # The argument name (FILE, N, ...) the option $2 of command $1 takes.
 _tpctl_option_arg()
 {
-	_tpctl_run $1 --list-options |
-		while IFS=$'\t' read -r s l a h; do
+	_tpctl_run $1 --list-options | tr '\t' '\037' |
+		while IFS=$'\037' read -r s l a h; do
 			if [[ -n $a && ( $2 == "$s" || $2 == "$l" ) ]]; then
 				printf '%s\n' "$a"
 				break
@@ -93,6 +94,17 @@ _tpctl_reply()
 		prefix=${_tpctl_cur%"${_tpctl_cur##*:}"}
 		COMPREPLY=("${COMPREPLY[@]#"$prefix"}")
 	fi
+}
+
+# Running processes, for the last entry of a comma-separated pid list.
+_tpctl_pids()
+{
+	local prefix= p
+	[[ $_tpctl_cur == *,* ]] && prefix=${_tpctl_cur%,*},
+	COMPREPLY=()
+	for p in $(ps -eo pid= 2>/dev/null); do
+		[[ $prefix$p == "$_tpctl_cur"* ]] && COMPREPLY+=("$prefix$p")
+	done
 }
 
 _tpctl_files()
@@ -178,6 +190,18 @@ _tpctl()
 		case $(_tpctl_option_arg "$cmd" "$prev") in
 		FILE | OUT) _tpctl_files -f ;;
 		DIR | PATH) _tpctl_files -d ;;
+		PID,...) _tpctl_pids ;;
+		USER)
+			local IFS=$'\n'
+			COMPREPLY=($(compgen -u -- "$_tpctl_cur"))
+			;;
+		ENGINE) _tpctl_reply $'kernel\nuser\nauto' ;;
+		# count and hist: the fields of the first event (after the keys of every event)
+		FIELD) [[ $first_pos == *:* ]] && _tpctl_reply "$(_tpctl_fields "$first_pos")" ;;
+		KEY,...)
+			_tpctl_reply "$(printf '%s\n' event comm pid cpu stack
+				[[ $first_pos == *:* ]] && _tpctl_fields "$first_pos")"
+			;;
 		esac
 		return
 	fi
@@ -188,7 +212,7 @@ _tpctl()
 	fi
 
 	case $cmd in
-	list | format | enable | disable | stream | record)
+	list | format | enable | disable | stream | record | count | hist)
 		_tpctl_reply "$(_tpctl_events)"
 		;;
 	filter)

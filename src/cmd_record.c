@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]
- *              [--file-version 6|7] [-- COMMAND ARGS...]
+ *              [--stack] [--user-stack] [--file-version 6|7] [-- COMMAND ARGS...]
  *
  * Traces the events in a private instance and moves the raw ring-buffer
  * pages into a trace.dat file (src/dat.c) without decoding them: for
@@ -15,20 +15,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "btf.h"
 #include "dat.h"
-#include "state.h"
+#include "decode.h"
 #include "opt.h"
+#include "state.h"
+#include "target.h"
 #include "tfs.h"
 #include "tpctl.h"
 
@@ -54,14 +55,6 @@ struct recorder {
 	double flushed;			/* version 7: last commit of kept-back pages */
 };
 
-static volatile sig_atomic_t child_exited;
-
-static void on_sigchld(int sig)
-{
-	(void)sig;
-	child_exited = 1;
-}
-
 static void meta_free(struct meta *m)
 {
 	free(m->header_page);
@@ -78,11 +71,13 @@ static void meta_free(struct meta *m)
 	free(m->events);
 }
 
-/* Symbols are needed only when a print fmt prints kernel addresses as names. */
-static bool wants_kallsyms(const struct meta *m)
+/* Symbols are needed for kernel stacks and when a print fmt prints kernel addresses as names. */
+static bool wants_kallsyms(const struct meta *m, bool kstack)
 {
 	static const char *const conv[] = { "%pS", "%ps", "%pB", "%pF", "%pf" };
 
+	if (kstack)
+		return true;
 	for (size_t i = 0; i < m->nevents; i++)
 		for (size_t k = 0; k < sizeof(conv) / sizeof(*conv); k++)
 			if (memmem(m->events[i].text, m->events[i].len, conv[k], 3))
@@ -90,7 +85,26 @@ static bool wants_kallsyms(const struct meta *m)
 	return false;
 }
 
-static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, struct meta *m)
+/*
+ * The format as the file carries it: enum constants the kernel left as names
+ * get their values from the running kernel's BTF (the reader of the file
+ * cannot know them; trace-cmd report then prints "mode=ABS" too) and raw
+ * tabs in strings are escaped so that libtraceevent parses the print fmt.
+ */
+static void format_resolve(struct dat_format *f)
+{
+	static const struct decode_names names = { .constant = btf_enum_value };
+	char *text = decode_format_resolve(f->text, f->len, &names);
+
+	if (!text)
+		return;
+	free((char *)f->text);
+	f->text = text;
+	f->len = strlen(text);
+}
+
+static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, struct meta *m,
+			bool kstack)
 {
 	char **names;
 	int size;
@@ -129,6 +143,7 @@ static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, st
 			continue;
 		}
 		f->len = size;
+		format_resolve(f);
 		m->nftrace++;
 	}
 	tracefs_list_free(names);
@@ -149,9 +164,10 @@ static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, st
 			return TP_FAIL;
 		}
 		f->len = size;
+		format_resolve(f);
 		m->nevents++;
 	}
-	if (wants_kallsyms(m)) {
+	if (wants_kallsyms(m, kstack)) {
 		m->kallsyms = tp_read_file("/proc/kallsyms", &m->kallsyms_len);
 		if (!m->kallsyms)
 			tp_warn("cannot read '/proc/kallsyms': %s; addresses stay numeric",
@@ -362,48 +378,6 @@ static void finish_meta(struct recorder *r)
 			lost);
 }
 
-/*
- * The child waits until tracing is on, then execs.  Errors of exec come back
- * through a close-on-exec pipe so that the parent can report them.
- */
-static pid_t spawn(char **cmd, int *go_fd, int *err_fd)
-{
-	int go[2], err[2];
-	pid_t pid;
-
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		sigset_t none;
-		char c;
-		int e;
-
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		close(go[1]);
-		close(err[0]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execvp(cmd[0], cmd);
-		e = errno;
-		if (write(err[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(err[1]);
-	*go_fd = go[1];
-	*err_fd = err[0];
-	return pid;
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -437,7 +411,7 @@ static int flush_kept(struct recorder *r)
 	return TP_OK;
 }
 
-static int record_loop(struct recorder *r, double duration, pid_t child)
+static int record_loop(struct recorder *r, double duration, struct target *tgt)
 {
 	struct pollfd *pfd = calloc(r->ncpus, sizeof(*pfd));
 	double end = duration > 0 ? now() + duration : 0;
@@ -456,13 +430,9 @@ static int record_loop(struct recorder *r, double duration, pid_t child)
 		bool moved = false;
 		int timeout = 250;
 
-		if (child > 0 && child_exited) {
-			int status;
-
-			if (waitpid(child, &status, WNOHANG) == child)
-				break;
-			child_exited = 0;
-		}
+		/* COMMAND exited, or the processes traced are gone */
+		if (target_done(tgt))
+			break;
 		if (end) {
 			double left = end - now();
 
@@ -491,9 +461,10 @@ static int record_loop(struct recorder *r, double duration, pid_t child)
 }
 
 static int setup_events(struct recorder *r, char **patterns, int npatterns, const char *filter,
-			const char *buffer_kb, struct tfs_event_list *evs)
+			const char *buffer_kb, bool kstack, bool ustack, struct tfs_event_list *evs)
 {
 	struct tep_handle *tep = NULL;
+	const char *how = NULL;
 	int ret;
 
 	ret = tfs_events_resolve(r->inst, patterns, npatterns, evs);
@@ -511,6 +482,13 @@ static int setup_events(struct recorder *r, char **patterns, int npatterns, cons
 			ret = tfs_event_filter_set(r->inst, tep, &evs->v[i], filter);
 		tfs_tep_free(tep);
 	}
+	/* stacks as in stream: the stacktrace trigger per event, user stacks for the instance */
+	for (size_t i = 0; i < evs->n && !ret && kstack; i++)
+		ret = tfs_event_stacktrace(r->inst, &evs->v[i], filter, &how);
+	if (!ret && how)
+		tp_debug("kernel stacks by %s", how);
+	if (!ret && ustack)
+		ret = tfs_user_stacktrace(r->inst);
 	for (size_t i = 0; i < evs->n && !ret; i++)
 		ret = tfs_event_enable(r->inst, &evs->v[i], true);
 	return ret;
@@ -562,15 +540,13 @@ int cmd_record(int argc, char **argv)
 	struct recorder r = { 0 };
 	struct tfs_event_list evs = { 0 };
 	struct meta m = { 0 };
-	struct sigaction sa = { 0 }, old_chld;
+	struct target tgt;
 	double duration = 0;
-	char **cmd = NULL;
-	pid_t child = -1;
-	int go_fd = -1, err_fd = -1, subbuf = 0;
+	int subbuf = 0;
 	unsigned long long kb = 0, version = DAT_VERSION_DEFAULT;
 	char kbuf[32];
 	int ret;
-	bool moved;
+	bool moved, kstack = false, ustack = false;
 	const struct tp_opt opts[] = {
 		OPT_STRING('o', "output", &output, "FILE", "the trace.dat file to write"),
 		OPT_ARG("EVENT", "system, system:event or a glob (sched:sched_*)"),
@@ -578,54 +554,64 @@ int cmd_record(int argc, char **argv)
 		OPT_SECONDS('d', "duration", &duration, "SEC", "stop after SEC seconds"),
 		OPT_UINT('b', "buffer-kb", &kb, "N", 1, 1ULL << 30,
 			 "per-CPU ring buffer size of the private instance, in KiB"),
+		OPT_BOOL(0, "stack", &kstack, "record the kernel stack of every EVENT"),
+		OPT_BOOL(0, "user-stack", &ustack, "record the user stack of every EVENT"),
 		OPT_UINT(0, "file-version", &version, "V", 6, 7,
 			 "trace.dat version 7 (zstd-compressed pages, the default) or 6"),
-		OPT_ARG("-- COMMAND ARGS...", "run COMMAND and stop when it exits"),
+		TARGET_OPTS(&tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]\n"
-		"                    [--file-version 6|7] [-- COMMAND ARGS...]",
+		"                    [--stack] [--user-stack] [--file-version 6|7]\n"
+		"                    [-p PID,... [-F] | --cgroup PATH | [-a] [--user USER] -- COMMAND [ARG...]]",
 		opts, OPT_COMMAND, NULL,
 	};
 	struct tp_args args;
 
+	target_init(&tgt);
 	ret = opt_parse(argc, argv, &spec, &args);
-	if (ret)
+	if (!ret && args.cmd)
+		ret = target_set_command(&tgt, args.cmd);
+	if (ret) {
+		target_free(&tgt);
 		return opt_status(ret);
-	cmd = args.cmd;
+	}
 	if (kb) {
 		snprintf(kbuf, sizeof(kbuf), "%llu", kb);
 		buffer_kb = kbuf;
 	}
-	if (!output) {
+	if (!output)
 		tp_error("no output file; use -o FILE");
-		return TP_USAGE;
-	}
-	if (!args.argc) {
+	else if (!args.argc)
 		tp_error("no event given");
-		return TP_USAGE;
-	}
-	if (cmd && !cmd[0]) {
-		tp_error("no command after '--'");
-		return TP_USAGE;
-	}
-	if (tp.instance) {
+	else if (tp.instance)
 		tp_error("record always traces in a private instance; '-i' does not apply");
+	if (!output || !args.argc || tp.instance) {
+		target_free(&tgt);
 		return TP_USAGE;
 	}
 	r.output = output;
-	ret = tfs_init();
-	if (ret)
+	ret = target_check(&tgt);
+	if (!ret)
+		ret = tfs_init();
+	if (!ret)
+		ret = tfs_private_instance(&r.inst);
+	if (ret) {
+		target_free(&tgt);
 		return ret;
-	ret = tfs_private_instance(&r.inst);
-	if (ret)
-		return ret;
-	ret = setup_events(&r, args.argv, args.argc, filter, buffer_kb, &evs);
+	}
+	/* COMMAND's pid must be listed before any event is on (target.h) */
+	ret = target_start(&tgt);
+	if (!ret)
+		ret = target_apply(&tgt, r.inst);
+	if (!ret)
+		ret = setup_events(&r, args.argv, args.argc, filter, buffer_kb, kstack, ustack,
+				   &evs);
 	if (!ret)
 		ret = readers_open(&r, &subbuf);
 	if (!ret)
-		ret = meta_collect(&r, &evs, &m);
+		ret = meta_collect(&r, &evs, &m, kstack);
 	if (!ret) {
 		r.dat = open_output(&r, output, &m, subbuf, version);
 		if (!r.dat)
@@ -634,30 +620,12 @@ int cmd_record(int argc, char **argv)
 	if (ret)
 		goto out;
 
-	if (cmd) {
-		sa.sa_handler = on_sigchld;
-		sa.sa_flags = SA_NOCLDSTOP;	/* no SA_RESTART: interrupts poll */
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGCHLD, &sa, &old_chld);
-		child = spawn(cmd, &go_fd, &err_fd);
-		if (child < 0) {
-			tp_error("cannot run '%s': %s", cmd[0], strerror(errno));
-			ret = TP_FAIL;
-			goto out;
-		}
-	}
 	state_set_graceful(true);
 	ret = tfs_instance_write(r.inst, "tracing_on", "1");
-	if (!ret && child > 0) {
-		int e = 0;
-
-		if (write(go_fd, "g", 1) != 1 || read(err_fd, &e, sizeof(e)) == sizeof(e)) {
-			tp_error("cannot run '%s': %s", cmd[0], strerror(e ? e : errno));
-			ret = TP_FAIL;
-		}
-	}
 	if (!ret)
-		ret = record_loop(&r, duration, child);
+		ret = target_release(&tgt);
+	if (!ret)
+		ret = record_loop(&r, duration, &tgt);
 
 	/* Stop the writers first, then take what is left, partial pages too. */
 	tracefs_instance_file_write(r.inst, "tracing_on", "0");
@@ -665,20 +633,10 @@ int cmd_record(int argc, char **argv)
 		ret = drain(&r, true, &moved);
 	finish_meta(&r);
 out:
-	if (child > 0) {
-		int status;
-
-		/* Stopped by --duration or a signal: do not leave the command behind. */
-		if (waitpid(child, &status, WNOHANG) == 0) {
-			kill(child, SIGTERM);
-			waitpid(child, &status, 0);
-		}
-		sigaction(SIGCHLD, &old_chld, NULL);
-	}
-	if (go_fd >= 0)
-		close(go_fd);
-	if (err_fd >= 0)
-		close(err_fd);
+	/* a second signal from here on stops at once (state.h) */
+	state_set_graceful(false);
+	/* stopped by --duration or a signal: do not leave the command behind */
+	target_finish(&tgt);
 	readers_close(&r);
 	if (r.dat) {
 		if (dat_finish(r.dat) < 0 && !ret) {
@@ -686,9 +644,11 @@ out:
 			ret = TP_FAIL;
 		}
 	}
-	if (!ret)
+	if (!ret) {
 		tp_debug("wrote %llu bytes of trace data to '%s'", r.bytes, output);
-	state_set_graceful(false);
+		target_report(&tgt);
+	}
+	target_free(&tgt);
 	state_rollback();
 	if (r.inst)
 		tracefs_instance_free(r.inst);

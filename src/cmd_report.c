@@ -154,6 +154,9 @@ struct report_ctx {
 	uint32_t page;
 	const char *path;
 	bool failed;
+	/* with EVENT: was the last record of each CPU shown (its stacks are then) */
+	bool *shown;
+	int nshown;
 };
 
 static int show_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
@@ -201,8 +204,30 @@ static int show_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 				    rec->missed_events > 0 ? rec->missed_events : -1);
 	}
 	if (c->sel) {
+		bool show;
+
 		id = tep_data_type(c->tep, rec);
-		if (id < 0 || id >= c->nsel || !c->sel[id])
+		show = id >= 0 && id < c->nsel && c->sel[id];
+		if (rec->cpu >= c->nshown) {
+			int n = rec->cpu + 16;
+			bool *ns = realloc(c->shown, n * sizeof(*ns));
+
+			if (!ns) {
+				tp_error("out of memory");
+				c->failed = true;
+				return -1;
+			}
+			memset(ns + c->nshown, 0, (n - c->nshown) * sizeof(*ns));
+			c->shown = ns;
+			c->nshown = n;
+		}
+		/* a stack record goes with the event before it on its CPU */
+		if (!show && rec->cpu >= 0 &&
+		    (c->pf ? perfetto_is_stack(c->pf, rec) : output_is_stack(c->o, rec)))
+			show = c->shown[rec->cpu];
+		else if (rec->cpu >= 0)
+			c->shown[rec->cpu] = show;
+		if (!show)
 			return 0;
 	}
 	if ((c->pf ? perfetto_record(c->pf, rec) : output_record(c->o, rec)) < 0) {
@@ -318,6 +343,9 @@ static int report_decode(const char *path, struct dat_file *df, const struct rep
 		goto out;
 	own = datfile_tep(df);
 	tep = own ? own : tracecmd_get_tep(h);
+	/* the recording host's symbols for stack frames, never this host's */
+	if (!own)
+		decode_kallsyms_use_tep(tep);
 	if (opt->perfetto) {
 		struct perfetto_info info = {
 			.uname = df->uname,
@@ -335,6 +363,11 @@ static int report_decode(const char *path, struct dat_file *df, const struct rep
 		/* the text follows the kernel the records come from */
 		if (o && df->uname && dat_uname_parse(df->uname, &u))
 			output_set_kernel_release(o, u.release);
+		/* any record may be followed by its stacks: no way to know beforehand */
+		if (o && opt->json && output_set_stacks(o, true) < 0) {
+			output_free(o);
+			o = NULL;
+		}
 	}
 	if (!o && !pf) {
 		tp_error("out of memory");
@@ -402,6 +435,7 @@ out:
 	if (own)
 		tep_free(own);
 	free(sel);
+	free(ctx.shown);
 	return ret;
 }
 

@@ -23,16 +23,22 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "btf.h"
 #include "decode.h"
+#include "live.h"
 #include "opt.h"
 #include "output.h"
 #include "reader.h"
 #include "state.h"
+#include "target.h"
 #include "tfs.h"
 #include "tpctl.h"
+#include "usym.h"
 
 /* Poll timeout: the longest a record waits on a CPU whose buffer does not wake us. */
 #define WAIT_MS 50
+/* stdout's buffer: a pipe's capacity (glibc ignores the size unless given the buffer) */
+static char stdout_buf[65536];
 
 struct stream {
 	struct tracefs_instance *inst;
@@ -46,6 +52,7 @@ struct stream {
 	char **idmap;
 	int nid;
 	bool idmap_built;
+	struct usym *usym;	/* JSON with user stacks: their frames named */
 };
 
 static double now_s(void)
@@ -88,23 +95,6 @@ static bool parse_cpus(const char *s, bool *cpus, int ncpu)
 		p = end;
 	}
 	return true;
-}
-
-static int load_format(struct tep_handle *tep, const char *sys, const char *name)
-{
-	char *buf;
-	int size = 0, ret;
-
-	if (tep_find_event_by_name(tep, sys, name))
-		return 0;
-	buf = tfs_event_format_text(sys, name, &size);
-	if (!buf)
-		return -1;
-	ret = decode_add_format(tep, sys, buf, size);
-	free(buf);
-	if (ret)
-		tp_warn("libtraceevent cannot parse the format of '%s:%s'", sys, name);
-	return ret;
 }
 
 /* Lazy loading: an event id we have no format for (enabled later, ftrace:print, ...). */
@@ -154,36 +144,21 @@ static int load_by_id(struct tep_handle *tep, int id, void *ctx)
 		return -1;
 	colon = strchr(st->idmap[id], ':');
 	*colon = '\0';
-	i = load_format(tep, st->idmap[id], colon + 1);
+	i = live_load_format(tep, st->idmap[id], colon + 1);
 	*colon = ':';
 	return i;
+}
+
+static const char *user_symbol(void *ctx, int tgid, uint64_t addr, bool ret,
+			       unsigned long long *off, const char **obj)
+{
+	return usym_lookup(ctx, tgid, addr, ret, off, obj);
 }
 
 static int reload_cmdlines(struct tep_handle *tep, void *ctx)
 {
 	(void)ctx;
 	return tfs_tep_load_cmdlines(tep);
-}
-
-/* overrun and dropped events of one CPU, from per_cpu/cpuN/stats */
-static void cpu_stats(struct tracefs_instance *inst, int cpu, unsigned long long *overrun,
-		      unsigned long long *dropped)
-{
-	char path[64], *buf, *p;
-	int size = 0;
-
-	*overrun = *dropped = 0;
-	snprintf(path, sizeof(path), "per_cpu/cpu%d/stats", cpu);
-	buf = tracefs_instance_file_read(inst, path, &size);
-	if (!buf)
-		return;
-	p = strstr(buf, "\noverrun:");
-	if (p || !strncmp(buf, "overrun:", 8))
-		*overrun = strtoull(strchr(p ? p + 1 : buf, ':') + 1, NULL, 10);
-	p = strstr(buf, "dropped events:");
-	if (p)
-		*dropped = strtoull(p + 15, NULL, 10);
-	free(buf);
 }
 
 /* The clock of the instance counts nanoseconds unless it is a raw counter. */
@@ -215,9 +190,44 @@ static void preload_enabled(struct stream *st)
 			continue;
 		*colon = '\0';
 		if (tfs_name_valid(line) && tfs_name_valid(colon + 1))
-			load_format(st->tep, line, colon + 1);
+			live_load_format(st->tep, line, colon + 1);
 	}
 	free(buf);
+}
+
+/*
+ * Kernel variables that print fmts read when the kernel prints `trace`
+ * (writeback's "age=" is jiffies minus a field): read when we print, too.
+ * jiffies comes from /proc/timer_list (root only), at most every 10 ms.
+ */
+static bool stream_variable(const char *name, size_t len, unsigned long long *value, void *ctx)
+{
+	static unsigned long long jiffies;
+	static struct timespec last;
+	static int have;	/* 0: not read yet, 1: read, -1: cannot be read */
+	struct timespec now;
+	char *buf, *p;
+
+	(void)ctx;
+	if (len != 7 || memcmp(name, "jiffies", 7) || have < 0)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	if (!have || (now.tv_sec - last.tv_sec) * 1000000000LL +
+		     (now.tv_nsec - last.tv_nsec) >= 10000000LL) {
+		buf = tp_read_file("/proc/timer_list", NULL);
+		p = buf ? strstr(buf, "\njiffies: ") : NULL;
+		if (!p) {
+			free(buf);
+			have = have ? have : -1;
+			return have > 0 ? (*value = jiffies, true) : false;
+		}
+		jiffies = strtoull(p + 10, NULL, 10);
+		last = now;
+		have = 1;
+		free(buf);
+	}
+	*value = jiffies;
+	return true;
 }
 
 static struct tep_handle *stream_tep(bool json)
@@ -226,57 +236,42 @@ static struct tep_handle *stream_tep(bool json)
 	 * Plugins only change how events are printed as text; loading them
 	 * costs a dlopen each, which JSON (typed from the formats) can skip.
 	 */
-	struct tep_handle *tep = decode_tep_new(!json && !getenv("TPCTL_NO_PLUGINS"));
+	struct tep_handle *tep = live_tep(!json && !getenv("TPCTL_NO_PLUGINS"));
 	char *buf;
 	int size = 0;
 
-	if (!tep) {
-		tp_error("out of memory");
-		return NULL;
-	}
-	buf = tracefs_instance_file_read(NULL, "events/header_page", &size);
-	if (!buf || decode_header_page(tep, buf, size)) {
-		tp_error("cannot parse events/header_page of '%s'", tfs_dir());
+	if (tep && !json) {
+		/*
+		 * Text prints what the kernel prints: names of enum constants
+		 * (BTF, read on first need), strings that %s fields point to
+		 * (printk_formats) and jiffies.  JSON carries the raw values.
+		 */
+		static const struct decode_names names = {
+			.constant = btf_enum_value,
+			.variable = stream_variable,
+		};
+
+		decode_set_names(&names);
+		buf = tracefs_instance_file_read(NULL, "printk_formats", &size);
+		if (buf)
+			tep_parse_printk_formats(tep, buf);
 		free(buf);
-		tep_free(tep);
-		return NULL;
 	}
-	free(buf);
 	return tep;
 }
 
 static int setup_events(struct stream *st, char **pats, int npats, const char *filter,
-			const char *buffer_kb)
+			const char *buffer_kb, bool kstack, bool ustack, struct target *tgt)
 {
 	struct tfs_event_list evs = { 0 };
-	size_t i;
 	int ret;
 
 	/* names and filters are checked before anything is created */
-	ret = tfs_events_resolve(NULL, pats, npats, &evs);
-	for (i = 0; !ret && i < evs.n; i++)
-		load_format(st->tep, evs.v[i].system, evs.v[i].name);
-	for (i = 0; !ret && filter && i < evs.n; i++)
-		ret = tfs_filter_check(st->tep, &evs.v[i], filter);
+	ret = live_resolve_events(st->tep, pats, npats, filter, &evs);
 	if (!ret)
-		ret = tfs_private_instance(&st->inst);
-	if (!ret && buffer_kb)
-		ret = tfs_instance_write(st->inst, "buffer_size_kb", buffer_kb);
-	/*
-	 * Wake the poll on the first record: a new instance waits for its
-	 * buffer to be half full (buffer_percent 50), which would delay the
-	 * first lines by up to WAIT_MS and batch them needlessly.
-	 */
-	if (!ret)
-		ret = tfs_instance_write(st->inst, "buffer_percent", "0");
-	for (i = 0; !ret && i < evs.n; i++) {
-		if (filter)
-			ret = tfs_event_filter_set(st->inst, st->tep, &evs.v[i], filter);
-		if (!ret)
-			ret = tfs_event_enable(st->inst, &evs.v[i], true);
-	}
-	if (!ret)
-		tp_debug("streaming %zu event(s) in %s", evs.n, tfs_instance_label(st->inst));
+		ret = live_setup_instance(&st->inst, st->tep, &evs, filter, buffer_kb,
+					  LIVE_PROMPT | (kstack ? LIVE_KSTACK : 0) |
+					  (ustack ? LIVE_USTACK : 0), tgt);
 	tfs_event_list_free(&evs);
 	return ret;
 }
@@ -293,7 +288,7 @@ static bool loss_summary(struct stream *st, bool fail_on_loss)
 	for (cpu = 0; cpu < st->ncpu; cpu++) {
 		if (!st->cpus[cpu])
 			continue;
-		cpu_stats(st->inst, cpu, &o, &d);
+		live_cpu_stats(st->inst, cpu, &o, &d);
 		o -= o >= st->overrun0[cpu] ? st->overrun0[cpu] : o;
 		d -= d >= st->dropped0[cpu] ? st->dropped0[cpu] : d;
 		to += o;
@@ -312,6 +307,28 @@ static bool loss_summary(struct stream *st, bool fail_on_loss)
 	return true;
 }
 
+/* Stop tracing once the target is gone, so that the drain ends. */
+static bool target_stop(struct stream *st)
+{
+	return tfs_instance_write(st->inst, "tracing_on", "0") == TP_OK;
+}
+
+/* JSON: how COMMAND ended, as the last line (once it has, ending it if need be). */
+static void exit_line(struct stream *st, struct target *tgt)
+{
+	int status, sig;
+
+	if (!target_pid(tgt) || !st->out || ferror(stdout))
+		return;
+	target_finish(tgt);
+	if (target_exit(tgt, &status, &sig) && output_exit(st->out, target_pid(tgt), status, sig) == 0)
+		output_flush(st->out);
+	if (ferror(stdout)) {
+		__fpurge(stdout);
+		clearerr(stdout);
+	}
+}
+
 static void stream_free(struct stream *st)
 {
 	int i;
@@ -319,6 +336,7 @@ static void stream_free(struct stream *st)
 	reader_free(st->rd);
 	st->rd = NULL;
 	output_free(st->out);
+	usym_free(st->usym);
 	if (st->tep)
 		tep_free(st->tep);
 	for (i = 0; i < st->nid; i++)
@@ -338,6 +356,10 @@ int cmd_stream(int argc, char **argv)
 	unsigned long long count = 0, seen = 0, kb = 0;
 	double duration = 0, deadline = 0;
 	bool json = false, drain = false, fail_on_loss = false, lost_seen = false;
+	struct target tgt;
+	bool kstack = false, ustack = false, stacks;
+	int last_cpu = -1;		/* --count reached: the CPU of the last event */
+	bool end_waited = false, *skipped = NULL;
 	const struct tp_opt opts[] = {
 		OPT_ARG("EVENT", "system:event, system or a glob; traced in a private instance\n"
 			"that is removed on exit (without EVENT: read what is enabled)"),
@@ -350,12 +372,17 @@ int cmd_stream(int argc, char **argv)
 		OPT_BOOL('L', "fail-on-loss", &fail_on_loss, "exit 1 if any event was lost"),
 		OPT_UINT('b', "buffer-kb", &kb, "N", 1, 1ULL << 30,
 			 "per-CPU buffer of the private instance, in KiB (needs EVENT)"),
+		OPT_BOOL(0, "stack", &kstack, "the kernel stack of every EVENT (needs EVENT)"),
+		OPT_BOOL(0, "user-stack", &ustack, "the user stack of every EVENT (needs EVENT)"),
+		TARGET_OPTS(&tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl stream [EVENT...] [--json] [--filter EXPR] [--count N] [--duration SEC]\n"
-		"                    [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]",
-		opts, 0, NULL,
+		"                    [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]\n"
+		"                    [--stack] [--user-stack]\n"
+		"                    [-p PID,... [-F] | --cgroup PATH | [-a] [--user USER] -- COMMAND [ARG...]]",
+		opts, OPT_COMMAND, NULL,
 	};
 	struct tp_args args;
 	struct tep_record rec;
@@ -363,31 +390,43 @@ int cmd_stream(int argc, char **argv)
 	long long lost;
 	int ret, cpu, n;
 
+	target_init(&tgt);
+	/* COMMAND's output must not mix with the events on stdout */
+	tgt.stdout_to_stderr = true;
 	ret = opt_parse(argc, argv, &spec, &args);
-	if (ret)
+	if (!ret && args.cmd)
+		ret = target_set_command(&tgt, args.cmd);
+	if (ret) {
+		target_free(&tgt);
 		return opt_status(ret);
+	}
 	if (kb) {
 		snprintf(kbuf, sizeof(kbuf), "%llu", kb);
 		buffer_kb = kbuf;
 	}
 	n = args.argc;
-	if (!n && filter) {
+	ret = TP_USAGE;
+	if (!n && target_given(&tgt))
+		tp_error("'-- COMMAND', '--pid', '--cgroup' need EVENT arguments "
+			 "(without them nothing is changed)");
+	else if (!n && filter)
 		tp_error("'--filter' needs EVENT arguments (without them nothing is changed)");
-		return TP_USAGE;
-	}
-	if (!n && buffer_kb) {
+	else if (!n && buffer_kb)
 		tp_error("'--buffer-kb' needs EVENT arguments (without them nothing is changed)");
-		return TP_USAGE;
-	}
-	if (n && tp.instance) {
+	else if (!n && (kstack || ustack))
+		tp_error("'%s' needs EVENT arguments (without them nothing is changed)",
+			 kstack ? "--stack" : "--user-stack");
+	else if (n && tp.instance)
 		tp_error("EVENT arguments trace in a private instance; '-i %s' reads an existing one",
 			 tp.instance);
-		return TP_USAGE;
-	}
-
-	ret = tfs_init();
-	if (ret)
+	else
+		ret = target_check(&tgt);
+	if (!ret)
+		ret = tfs_init();
+	if (ret) {
+		target_free(&tgt);
 		return ret;
+	}
 	st.ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	if (st.ncpu < 1)
 		st.ncpu = 1;
@@ -414,7 +453,7 @@ int cmd_stream(int argc, char **argv)
 		goto out;
 	}
 	if (n) {
-		ret = setup_events(&st, args.argv, n, filter, buffer_kb);
+		ret = setup_events(&st, args.argv, n, filter, buffer_kb, kstack, ustack, &tgt);
 	} else {
 		ret = tfs_open_selected(&st.inst);
 		if (!ret)
@@ -422,9 +461,16 @@ int cmd_stream(int argc, char **argv)
 	}
 	if (ret)
 		goto out;
-	/* what trace_marker writes arrives whatever is enabled */
-	load_format(st.tep, "ftrace", "print");
+	/*
+	 * What trace_marker writes arrives whatever is enabled, and so do the
+	 * stacks of options/stacktrace, options/userstacktrace and stacktrace
+	 * triggers (ftrace's events have no id file for the lazy loader).
+	 */
+	live_load_format(st.tep, "ftrace", "print");
+	live_load_format(st.tep, "ftrace", "kernel_stack");
+	live_load_format(st.tep, "ftrace", "user_stack");
 	tfs_tep_load_cmdlines(st.tep);
+	stacks = kstack || ustack || (!n && tfs_instance_stacks(st.inst));
 
 	st.out = output_new(st.tep, stdout, json ? OUTPUT_JSON : OUTPUT_TEXT);
 	st.rd = reader_new(tep_get_sub_buffer_size(st.tep));
@@ -436,6 +482,17 @@ int cmd_stream(int argc, char **argv)
 	output_set_loader(st.out, load_by_id, &st);
 	output_set_comm_loader(st.out, reload_cmdlines, NULL);
 	output_set_ns_clock(st.out, clock_in_ns(st.inst));
+	if (output_set_stacks(st.out, stacks) < 0) {
+		tp_error("out of memory");
+		ret = TP_FAIL;
+		goto out;
+	}
+	/* user frames named from the live processes (best effort, see usym.h) */
+	if (json && stacks) {
+		st.usym = usym_new();
+		if (st.usym)
+			output_set_user_symbols(st.out, user_symbol, st.usym);
+	}
 	for (cpu = 0; cpu < st.ncpu; cpu++) {
 		if (!st.cpus[cpu])
 			continue;
@@ -445,7 +502,7 @@ int cmd_stream(int argc, char **argv)
 		 * was lost meanwhile (tests/cli/fault-loss.t under valgrind).
 		 */
 		if (!n)
-			cpu_stats(st.inst, cpu, &st.overrun0[cpu], &st.dropped0[cpu]);
+			live_cpu_stats(st.inst, cpu, &st.overrun0[cpu], &st.dropped0[cpu]);
 		if (reader_add_cpu(st.rd, st.inst, cpu) < 0) {
 			/* a CPU that is not there (offline, or beyond the possible ones) */
 			if (errno == ENOENT && !cpulist) {
@@ -459,8 +516,18 @@ int cmd_stream(int argc, char **argv)
 		}
 	}
 
+	/*
+	 * stdio would pick 4 KiB for a pipe: one write(2), and a wake-up of the
+	 * reader, per 20 JSON lines.  We flush whenever nothing is ready, so a
+	 * bigger buffer only matters while the stream is busy.
+	 */
+	setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
 	/* from here on, INT/TERM/HUP only set state_stop: we drain and clean up */
 	state_set_graceful(true);
+	/* tracing is on since the instance was made: COMMAND may run */
+	ret = target_release(&tgt);
+	if (ret)
+		goto out;
 	if (duration > 0)
 		deadline = now_s() + duration;
 	while (!state_stop) {
@@ -472,17 +539,53 @@ int cmd_stream(int argc, char **argv)
 			break;
 		}
 		if (r > 0) {
+			/*
+			 * After the last event of --count: only stacks still, of
+			 * CPUs whose events after it were not written.
+			 */
+			if (last_cpu >= 0) {
+				bool other = rec.cpu >= 0 && rec.cpu < st.ncpu && rec.cpu != last_cpu;
+
+				if (!output_is_stack(st.out, &rec)) {
+					if (!other)
+						break;
+					skipped[rec.cpu] = true;
+					continue;
+				}
+				if (other && skipped[rec.cpu])
+					continue;
+			}
 			if (lost) {
 				lost_seen = true;
 				output_lost(st.out, rec.cpu, lost);
 			}
-			if (output_record(st.out, &rec) < 0)
+			r = output_record(st.out, &rec);
+			if (r < 0)
 				break;
-			if (count && ++seen >= count)
-				break;
+			if (!r && count && ++seen >= count) {
+				if (!stacks)
+					break;
+				last_cpu = rec.cpu;
+				skipped = calloc(st.ncpu, sizeof(*skipped));
+				if (!skipped)
+					break;
+			}
 			/* the clock is cheap (vDSO) but not free: look every 1024 records */
 			if (deadline && !(seen & 1023) && now_s() >= deadline)
 				break;
+			if (!(seen & 1023) && !drain && target_done(&tgt) && target_stop(&st))
+				drain = true;
+			continue;
+		}
+		/* the target is gone: read what it left in the buffers, then stop */
+		if (!drain && target_done(&tgt) && target_stop(&st))
+			drain = true;
+		/* a stack being written as the last event was read: one short wait */
+		if (last_cpu >= 0) {
+			if (end_waited)
+				break;
+			end_waited = true;
+			reader_wait(st.rd, 10);
 			continue;
 		}
 		if (drain) {
@@ -491,7 +594,7 @@ int cmd_stream(int argc, char **argv)
 			reader_finish(st.rd);
 			continue;
 		}
-		if (output_flush(st.out) < 0)
+		if (output_idle(st.out) < 0)
 			break;
 		if (deadline) {
 			double left = deadline - now_s();
@@ -520,7 +623,13 @@ int cmd_stream(int argc, char **argv)
 		if (fail_on_loss && !ret)
 			ret = TP_FAIL;
 	}
+	exit_line(&st, &tgt);
 out:
+	target_finish(&tgt);
+	if (!ret)
+		target_report(&tgt);
+	target_free(&tgt);
+	free(skipped);
 	/* the readers hold the instance's files open: close them before it goes */
 	reader_free(st.rd);
 	st.rd = NULL;

@@ -16,6 +16,7 @@
 
 #include "decode.h"
 #include "json.h"
+#include "printfmt.h"
 #include "tpctl.h"
 
 #ifndef TPCTL_PLUGIN_DIR
@@ -177,6 +178,33 @@ static void print_sym(struct trace_seq *s, unsigned long long addr, unsigned lon
 		trace_seq_puts(s, k->name);
 }
 
+/* Symbols that a tep_handle holds instead of the table (decode_kallsyms_use_tep). */
+static struct tep_handle *ksym_tep;
+
+void decode_kallsyms_use_tep(struct tep_handle *tep)
+{
+	ksym_tep = tep;
+}
+
+const char *decode_ksym(unsigned long long addr, unsigned long long *off)
+{
+	const struct ksym *k;
+	unsigned long long size;
+	const char *name;
+
+	if (ksym_tep) {
+		name = tep_find_function(ksym_tep, addr);
+		if (name)
+			*off = addr - tep_find_function_address(ksym_tep, addr);
+		return name;
+	}
+	k = ksym_find(addr, &size);
+	if (!k)
+		return NULL;
+	*off = addr - k->addr;
+	return k->name;
+}
+
 static unsigned long long helper_symoff(struct trace_seq *s, unsigned long long *args)
 {
 	print_sym(s, args[0], args[0], true);
@@ -199,8 +227,34 @@ static unsigned long long helper_symoff_b(struct trace_seq *s, unsigned long lon
 	return 0;
 }
 
+/* The names decode_add_format() resolves; one kernel per process, as for kallsyms. */
+static struct decode_names names;
+static bool names_set;
+
+void decode_set_names(const struct decode_names *n)
+{
+	names_set = n != NULL;
+	if (n)
+		names = *n;
+}
+
+/* __tpctl_kvar(N): the value of kernel variable N when the line is printed. */
+static unsigned long long helper_kvar(struct trace_seq *s, unsigned long long *args)
+{
+	const char *name = printfmt_kvar_name(args[0]);
+	unsigned long long v = 0;
+
+	(void)s;
+	if (name && names_set && names.variable &&
+	    !names.variable(name, strlen(name), &v, names.ctx))
+		v = 0;
+	return v;
+}
+
 void decode_tep_register_helpers(struct tep_handle *tep)
 {
+	tep_register_print_function(tep, helper_kvar, TEP_FUNC_ARG_LONG, "__tpctl_kvar",
+				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_VOID);
 	tep_register_print_function(tep, helper_symoff, TEP_FUNC_ARG_VOID, "__tpctl_symoff",
 				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_VOID);
 	tep_register_print_function(tep, helper_sym, TEP_FUNC_ARG_VOID, "__tpctl_sym",
@@ -314,34 +368,83 @@ static const char *skip_arg(const char *p, const char *end)
 	return p;
 }
 
-enum conv_fix { FIX_NONE, FIX_SYMOFF, FIX_SYM, FIX_SYMOFF_B, FIX_PTR };
+/*
+ * "%#x" of 0: C's printf prints "0", the kernel's vsprintf "0x0" (it always
+ * writes the prefix, and counts it in the field width).  Written as
+ * "0x%x" / "0x%0{N-2}x" the two agree for every value; a space-padded
+ * width ("%#8x") is left alone: the prefix would land before the spaces.
+ */
+static bool alt_hex(const char *conv, const char *x)
+{
+	const char *p = conv + 1;
+	bool alt = false, zero = false, left = false;
+	int width = 0;
+
+	for (; p < x && strchr("-+ #0", *p); p++) {
+		alt |= *p == '#';
+		zero |= *p == '0';
+		left |= *p == '-';
+	}
+	if (!alt || *p == '*')
+		return false;
+	while (p < x && isdigit((unsigned char)*p))
+		width = width * 10 + (*p++ - '0');
+	if (p < x && *p == '.')
+		return false;
+	return !width || ((zero || left) && width >= 2);
+}
+
+static void alt_hex_put(struct sbuf *out, const char *conv, const char *x)
+{
+	const char *p = conv + 1;
+	char flags[8], buf[64];
+	int width = 0, nf = 0;
+
+	for (; p < x && strchr("-+ #0", *p); p++)
+		if (*p != '#' && nf < (int)sizeof(flags) - 1)
+			flags[nf++] = *p;
+	flags[nf] = '\0';
+	while (p < x && isdigit((unsigned char)*p))
+		width = width * 10 + (*p++ - '0');
+	/* p..x: the length modifier and the conversion character */
+	if (width)
+		snprintf(buf, sizeof(buf), "%s%%%s%d%.*s", *x == 'X' ? "0X" : "0x", flags,
+			 width - 2, (int)(x - p + 1), p);
+	else
+		snprintf(buf, sizeof(buf), "%s%%%s%.*s", *x == 'X' ? "0X" : "0x", flags,
+			 (int)(x - p + 1), p);
+	sb_puts(out, buf);
+}
+
+enum conv_fix { FIX_NONE, FIX_SYMOFF, FIX_SYM, FIX_SYMOFF_B, FIX_PTR, FIX_ALT_HEX };
 
 #define MAX_CONV 64
 
 /*
- * Rewrite the print fmt line "print fmt: \"...\", args" in place of the
- * original.  Conversions are counted as printf does ("*" widths take an
- * argument) so that each %p* is matched with its argument.
+ * Find the print fmt line "print fmt: \"...\", args" and what each conversion
+ * of its format needs: *fmt and *fend bound the quoted format, fix[] gets one
+ * entry per conversion (counted as printf does: "*" widths take an argument,
+ * so that each %p* is matched with its argument), *pnconv their number.
+ * Returns how many need a rewrite, or -1 when there is no usable print fmt.
  */
-static char *rewrite_print_fmt(const char *buf, size_t len)
+static int scan_print_fmt(const char *buf, size_t len, const char **fmt, const char **fend,
+			  enum conv_fix *fix, int *pnconv)
 {
-	const char *line, *end = buf + len, *fmt, *fend, *p, *args;
-	enum conv_fix fix[MAX_CONV];
-	struct sbuf out = { 0 };
-	int nconv = 0, nfix = 0, i;
+	const char *line, *end = buf + len, *p, *conv_start = NULL;
+	int nconv = 0, nfix = 0;
 
 	line = buf;
 	while (line < end && (end - line < 12 || memcmp(line, "print fmt: \"", 12))) {
 		line = memchr(line, '\n', end - line);
 		if (!line)
-			return NULL;
+			return -1;
 		line++;
 	}
 	if (line >= end)
-		return NULL;
-	fmt = line + 11;
-	fend = skip_literal(fmt, end);
-	for (p = fmt + 1; p < fend - 1; p++) {
+		return -1;
+	*fmt = line + 11;
+	*fend = skip_literal(*fmt, end);
+	for (p = *fmt + 1; p < *fend - 1; p++) {
 		if (*p == '\\') {
 			p++;
 			continue;
@@ -351,6 +454,7 @@ static char *rewrite_print_fmt(const char *buf, size_t len)
 		p++;
 		if (*p == '%')
 			continue;
+		conv_start = p - 1;
 		while (*p && strchr("-+ #0", *p))
 			p++;
 		if (*p == '*') {
@@ -375,7 +479,7 @@ static char *rewrite_print_fmt(const char *buf, size_t len)
 		while (*p && strchr("hlLqjzt", *p))
 			p++;
 		if (nconv >= MAX_CONV)
-			return NULL;
+			return -1;
 		fix[nconv] = FIX_NONE;
 		if (*p == 'p' && p[-1] == '%') {
 			switch (p[1]) {
@@ -393,11 +497,26 @@ static char *rewrite_print_fmt(const char *buf, size_t len)
 					fix[nconv] = FIX_PTR;
 			}
 		}
+		if ((*p == 'x' || *p == 'X') && alt_hex(conv_start, p))
+			fix[nconv] = FIX_ALT_HEX;
 		if (fix[nconv] != FIX_NONE)
 			nfix++;
 		nconv++;
 	}
-	if (!nfix)
+	*pnconv = nconv;
+	return nfix;
+}
+
+/* Rewrite the print fmt line in place of the original (see scan_print_fmt). */
+static char *rewrite_print_fmt(const char *buf, size_t len)
+{
+	const char *end = buf + len, *fmt, *fend, *p, *args;
+	enum conv_fix fix[MAX_CONV];
+	struct sbuf out = { 0 };
+	int nconv = 0, nfix, i;
+
+	nfix = scan_print_fmt(buf, len, &fmt, &fend, fix, &nconv);
+	if (nfix <= 0)
 		return NULL;
 
 	/* the text before the format, then the format with the conversions replaced */
@@ -449,6 +568,10 @@ static char *rewrite_print_fmt(const char *buf, size_t len)
 			sb_puts(&out, "%016lx");
 			p = c;
 			break;
+		case FIX_ALT_HEX:
+			alt_hex_put(&out, p, c);
+			p = c;
+			break;
 		default:
 			sb_add(&out, p, c - p + 1);
 			p = c;
@@ -484,12 +607,67 @@ static char *rewrite_print_fmt(const char *buf, size_t len)
 			break;
 		}
 		sb_add(&out, a, ae - a);
-		if (i < nconv && fix[i] != FIX_NONE && fix[i] != FIX_PTR)
+		if (i < nconv && (fix[i] == FIX_SYMOFF || fix[i] == FIX_SYM ||
+				  fix[i] == FIX_SYMOFF_B))
 			sb_puts(&out, ")");
 		args = ae;
 	}
 	sb_add(&out, args, end - args);
 	return out.s;
+}
+
+enum dec_sym decode_format_field_sym(const char *buf, size_t len, const char *field)
+{
+	const char *end = buf + len, *fmt, *fend, *args;
+	enum conv_fix fix[MAX_CONV];
+	size_t flen = strlen(field);
+	int nconv = 0, i;
+
+	if (scan_print_fmt(buf, len, &fmt, &fend, fix, &nconv) <= 0)
+		return DEC_SYM_NONE;
+	args = fend;
+	for (i = 0; i < nconv && args < end && *args == ','; i++) {
+		const char *a = args + 1, *ae = skip_arg(a, end), *rec, *p;
+		const char *nl = memchr(a, '\n', ae - a);
+
+		if (nl)
+			ae = nl;
+		args = ae;
+		if (fix[i] != FIX_SYM && fix[i] != FIX_SYMOFF && fix[i] != FIX_SYMOFF_B)
+			continue;
+		/* only the bare field, maybe cast: "REC->f", "(void *)REC->f" */
+		rec = memmem(a, ae - a, "REC->", 5);
+		if (!rec || (size_t)(ae - rec - 5) < flen || memcmp(rec + 5, field, flen))
+			continue;
+		for (p = rec + 5 + flen; p < ae && (*p == ' ' || *p == ')'); p++)
+			;
+		if (p < ae)
+			continue;
+		for (p = a; p < rec && !strchr("+-/%&|^~!?:<>", *p); p++)
+			;
+		if (p < rec)
+			continue;
+		return fix[i] == FIX_SYM ? DEC_SYM : fix[i] == FIX_SYMOFF ? DEC_SYM_OFF :
+		       DEC_SYM_OFF_B;
+	}
+	return DEC_SYM_NONE;
+}
+
+void decode_sym_print(struct trace_seq *s, unsigned long long addr, enum dec_sym how)
+{
+	switch (how) {
+	case DEC_SYM:
+		print_sym(s, addr, addr, false);
+		break;
+	case DEC_SYM_OFF:
+		print_sym(s, addr, addr, true);
+		break;
+	case DEC_SYM_OFF_B:
+		helper_symoff_b(s, &addr);
+		break;
+	default:
+		trace_seq_printf(s, "0x%llx", addr);
+	}
 }
 
 static int type_elem_size(const char *type);
@@ -543,17 +721,31 @@ static char *replace_sizeof(const char *buf, size_t len)
 	return out.s;
 }
 
+char *decode_format_resolve(const char *buf, size_t len, const struct decode_names *n)
+{
+	return printfmt_rewrite(buf, len, n, PF_ESCAPE | PF_CONSTANTS);
+}
+
 int decode_add_format(struct tep_handle *tep, const char *sys, const char *buf, size_t len)
 {
 	struct tep_event *event = NULL;
-	char *text = replace_sizeof(buf, len), *fixed;
+	char *text = replace_sizeof(buf, len), *named, *fixed;
+	unsigned flags = PF_ESCAPE | PF_OPERANDS | PF_FLAGS_ZERO;
 	enum tep_errno err;
 
 	if (!text)
 		return -1;
 	buf = text;
 	len = strlen(text);
-	fixed = rewrite_print_fmt(buf, len);
+	if (names_set)
+		flags |= PF_CONSTANTS | PF_VARIABLES;
+	named = printfmt_rewrite(buf, len, names_set ? &names : NULL, flags);
+	fixed = rewrite_print_fmt(named ? named : buf, named ? strlen(named) : len);
+	if (!fixed) {
+		fixed = named;
+		named = NULL;
+	}
+	free(named);
 	if (fixed) {
 		err = tep_parse_format(tep, &event, fixed, strlen(fixed), sys);
 		free(fixed);
@@ -685,6 +877,25 @@ bool decode_span(const struct dec_field *f, const void *data, int size,
 	}
 	*len = n;
 	return true;
+}
+
+int decode_frames(const struct dec_event *de, const void *data, int size)
+{
+	const struct dec_field *f = &de->frames;
+	uint64_t end = f->elem == 8 ? UINT64_MAX : (1ULL << (f->elem * 8)) - 1, v;
+	int n, i;
+
+	if (f->offset < 0 || f->elem <= 0 || size <= f->offset)
+		return 0;
+	n = (size - f->offset) / f->elem;
+	if (de->nframes && decode_int(de->nframes, data, size, &v) && v < (uint64_t)n)
+		n = v;
+	for (i = 0; i < n; i++) {
+		v = decode_frame(de, data, i);
+		if (v == end || (!v && de->special == DS_USTACK))
+			break;
+	}
+	return i;
 }
 
 /* ---------------------------------------------------------------- event cache */
@@ -852,6 +1063,40 @@ static bool handler_is_ours(void *fn)
 	return ours;
 }
 
+/*
+ * A stack record's "caller" array moves from fields into frames: JSON writes
+ * it as "stack"/"user_stack" with every frame, and the record may be shorter
+ * than the declared 8 entries.  -1 when the format is not the kernel's.
+ */
+static int stack_fields(struct dec_event *de)
+{
+	int i, c = -1;
+
+	for (i = 0; i < de->nfields; i++) {
+		if (!strcmp(de->fields[i].name, "caller"))
+			c = i;
+		else if (!strcmp(de->fields[i].name, "size") && de->special == DS_KSTACK)
+			de->nframes = &de->fields[i];
+		else if (!strcmp(de->fields[i].name, "tgid") && de->special == DS_USTACK)
+			de->tgid = &de->fields[i];
+	}
+	if (c < 0 || de->fields[c].kind != DK_ARRAY ||
+	    (de->fields[c].elem != 4 && de->fields[c].elem != 8)) {
+		de->nframes = de->tgid = NULL;
+		return -1;
+	}
+	de->frames = de->fields[c];
+	de->frames.jkey = NULL;
+	free(de->fields[c].jkey);
+	memmove(&de->fields[c], &de->fields[c + 1], (de->nfields - c - 1) * sizeof(*de->fields));
+	de->nfields--;
+	if (de->nframes > &de->fields[c])
+		de->nframes--;
+	if (de->tgid > &de->fields[c])
+		de->tgid--;
+	return 0;
+}
+
 static struct dec_event *dec_event_build(struct tep_event *event)
 {
 	struct dec_event *de = calloc(1, sizeof(*de));
@@ -935,6 +1180,12 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 			de->special = DS_NONE;
 	} else if (event->system && !strcmp(event->system, "ftrace")) {
 		de->special = DS_FTRACE;
+		if (!strcmp(event->name, "kernel_stack"))
+			de->special = DS_KSTACK;
+		else if (!strcmp(event->name, "user_stack"))
+			de->special = DS_USTACK;
+		if (de->special != DS_FTRACE && stack_fields(de) < 0)
+			de->special = DS_FTRACE;
 	}
 
 	mf = open_memstream(&buf, &len);

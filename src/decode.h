@@ -35,12 +35,39 @@ void decode_tep_register_helpers(struct tep_handle *tep);
 /* events/header_page text; sets the long size (8 on 64-bit kernels). */
 int decode_header_page(struct tep_handle *tep, const char *buf, size_t len);
 /*
+ * What a print fmt names that neither its format nor the record holds: enum
+ * constants the kernel left unresolved (HRTIMER_MODE_ABS, I_DIRTY_SYNC; their
+ * values are in the kernel's BTF) and kernel variables read when the text is
+ * printed (jiffies).  The caller knows the kernel; the decode layer asks.
+ */
+struct decode_names {
+	/* The value of the enum constant name[0..len); false when unknown. */
+	bool (*constant)(const char *name, size_t len, unsigned long long *value, void *ctx);
+	/* The current value of the kernel variable name[0..len); false when unknown. */
+	bool (*variable)(const char *name, size_t len, unsigned long long *value, void *ctx);
+	void *ctx;
+};
+/*
+ * The names decode_add_format() resolves from now on (copied); NULL for none,
+ * as for a trace.dat, whose kernel may not be the running one.
+ */
+void decode_set_names(const struct decode_names *names);
+/*
+ * A format made readable for any libtraceevent user, as tpctl record writes
+ * it into a trace.dat: enum constants replaced by their values, raw tabs in
+ * string literals escaped.  NULL when nothing changes.  Caller frees.
+ */
+char *decode_format_resolve(const char *buf, size_t len, const struct decode_names *names);
+/*
  * Parse one format file (events/<sys>/<event>/format).  Before libtraceevent
  * sees it, the print fmt is adapted to the kernel's own printing: "%pS"/"%pB"
  * become sym+0xoff/0xsize, "%ps" the bare symbol (kallsyms), and a plain "%p"
  * the 16 zero-padded hex digits the kernel prints when options/hash-ptr is 0
  * (with hash-ptr 1, the kernel's default, it prints a keyed hash that no
- * reader can reproduce; we print the real address).  Returns 0 when the
+ * reader can reproduce; we print the real address), "%#x" prints "0x0" for 0
+ * as the kernel does, enum constants and kernel variables are resolved
+ * (decode_set_names), and expressions libtraceevent would misread are
+ * rewritten (printfmt.c).  Returns 0 when the
  * event is in tep afterwards (even when its print fmt failed to parse: its
  * fields still decode), -1 otherwise.
  */
@@ -51,6 +78,26 @@ int decode_add_format(struct tep_handle *tep, const char *sys, const char *buf, 
  */
 void decode_kallsyms_set_path(const char *path);
 int decode_kallsyms_parse(const char *buf, size_t len);
+/*
+ * Stack frames (decode_ksym) from the functions registered in tep instead
+ * (a tep that libtracecmd set up from a file's own kallsyms); NULL: the table.
+ */
+void decode_kallsyms_use_tep(struct tep_handle *tep);
+
+/*
+ * Kernel symbols in print fmts: which conversion (%ps, %pS, %pB) a format's
+ * print fmt uses for the bare field (REC->field, maybe cast), from the format
+ * text as tracefs has it; and an address printed that way, as the kernel does.
+ */
+enum dec_sym {
+	DEC_SYM_NONE,
+	DEC_SYM,	/* %ps: "sym" */
+	DEC_SYM_OFF,	/* %pS: "sym+0xoff/0xsize" */
+	DEC_SYM_OFF_B,	/* %pB: the same for the call before a return address */
+};
+struct trace_seq;
+enum dec_sym decode_format_field_sym(const char *buf, size_t len, const char *field);
+void decode_sym_print(struct trace_seq *s, unsigned long long addr, enum dec_sym how);
 
 enum dec_kind {
 	DK_INT,		/* scalar integer of 1, 2, 4 or 8 bytes */
@@ -77,6 +124,8 @@ enum dec_special {
 	DS_SYS_ENTER,		/* kernel prints "sys_name(arg: 0x..., ...)" */
 	DS_SYS_EXIT,		/* kernel prints "sys_name -> 0x..." */
 	DS_FTRACE,		/* ftrace's own events: no "name: " prefix */
+	DS_KSTACK,		/* ftrace:kernel_stack: "<stack trace>" and one line per frame */
+	DS_USTACK,		/* ftrace:user_stack: "<user stack trace>" and its frames */
 };
 
 struct dec_event {
@@ -89,6 +138,14 @@ struct dec_event {
 	struct dec_field *fields;	/* the event's own fields (common_* left out) */
 	struct dec_field *ret;		/* sys_exit_*: the "ret" field */
 	int first_arg;			/* sys_enter_*: index of the first argument */
+	/*
+	 * DS_KSTACK/DS_USTACK: the "caller" array, taken out of fields (its
+	 * declared 8 entries are only a minimum: a kernel stack record holds
+	 * as many frames as its "size" field says and its length allows).
+	 */
+	struct dec_field frames;
+	struct dec_field *nframes;	/* DS_KSTACK: the "size" field */
+	struct dec_field *tgid;		/* DS_USTACK: the process the frames are in */
 };
 
 typedef int (*decode_loader_fn)(struct tep_handle *tep, int id, void *ctx);
@@ -144,6 +201,28 @@ uint64_t decode_elem(const void *p, int elem, bool sign);
 /* Where a string/array/bitmask lives in the record; for strings, len stops at NUL. */
 bool decode_span(const struct dec_field *f, const void *data, int size,
 		 const char **p, size_t *len);
+
+/*
+ * A kernel stack frame as the kernel's `trace` prints it (default options,
+ * no sym-offset): the name of the symbol holding addr, module symbols by
+ * their bare name, and *off its distance from the symbol's start; NULL when
+ * no symbol holds addr (the kernel prints "0x%08lx" then).
+ */
+const char *decode_ksym(unsigned long long addr, unsigned long long *off);
+/*
+ * The frames of a DS_KSTACK/DS_USTACK record, as the kernel's printer walks
+ * them: at most the "size" field's count (kernel stacks) and what the record
+ * holds, ending at the first ULONG_MAX (and, in user stacks, at the first 0).
+ * Returns the number of frames; frame i is decode_frame(de, data, i).
+ */
+int decode_frames(const struct dec_event *de, const void *data, int size);
+static inline uint64_t decode_frame(const struct dec_event *de, const void *data, int i)
+{
+	return decode_elem((const char *)data + de->frames.offset + i * de->frames.elem,
+			   de->frames.elem, false);
+}
+/* The kernel's marker frame for an ftrace trampoline (FTRACE_TRAMPOLINE_MARKER). */
+#define DECODE_FRAME_TRAMPOLINE 0x7fffffffULL
 
 /* tpctl's own plugin dir: $TPCTL_PLUGIN_DIR, else plugins/ beside the binary, else the installed one. */
 const char *decode_plugin_dir(void);

@@ -187,6 +187,22 @@ void json_uint(struct json *j, const char *key, uint64_t v)
 	fprintf(j->f, "%" PRIu64, v);
 }
 
+void json_i128(struct json *j, const char *key, __int128 v)
+{
+	unsigned __int128 u = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+	char buf[48], *p = buf + sizeof(buf);
+
+	*--p = '\0';
+	do {
+		*--p = '0' + (int)(u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	member(j, key);
+	fputs(p, j->f);
+}
+
 void json_bool(struct json *j, const char *key, bool v)
 {
 	member(j, key);

@@ -40,6 +40,8 @@ void json_str(struct json *j, const char *key, const char *s);
 void json_strn(struct json *j, const char *key, const char *s, size_t len);
 void json_int(struct json *j, const char *key, int64_t v);
 void json_uint(struct json *j, const char *key, uint64_t v);
+/* Exact beyond 64 bits: bucket bounds run from -2^63 to 2^64. */
+void json_i128(struct json *j, const char *key, __int128 v);
 void json_bool(struct json *j, const char *key, bool v);
 void json_null(struct json *j, const char *key);
 

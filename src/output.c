@@ -23,6 +23,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "agg.h"
 #include "decode.h"
 #include "json.h"
 #include "output.h"
@@ -43,6 +44,17 @@ struct pidinfo {
 	char json[112];
 };
 
+/*
+ * A kernel frame as it is written, " => name\n" or {"addr":..,"sym":..,"off":..}
+ * (see json_frames), rendered once per address: stacks repeat the same
+ * return addresses over and over, and the symbol search is the dearest part.
+ */
+struct kframe {
+	uint64_t addr;
+	char *s;
+	size_t len;
+};
+
 struct output {
 	struct tep_handle *tep;
 	struct decoder *dec;
@@ -57,6 +69,51 @@ struct output {
 	struct timespec comm_last;
 	unsigned comm_gen;	/* bumped when saved_cmdlines was read again */
 	struct pidinfo pids[PIDCACHE];
+	struct pendq *pq;	/* JSON with stacks (output_set_stacks), else NULL */
+	struct kframe *kframes;	/* KFRAMES kernel frames as written, on first use */
+	output_usym_fn usym_fn;
+	void *usym_ctx;
+};
+
+#define KFRAMES 4096		/* a power of two */
+
+/*
+ * JSON with stacks.  The kernel writes a stack as records of their own, on
+ * the same CPU right after the event (ftrace:kernel_stack for
+ * options/stacktrace and the stacktrace trigger, ftrace:user_stack for
+ * options/userstacktrace, in either order), and they go into the event's
+ * object.  So every record waits in a queue, in the order it came (the
+ * merged timestamp order), and the queue is written from its head.  An
+ * event stays open for stacks until the next record of its CPU arrives
+ * (nothing more can follow it then), or a record stamped HOLD_NS after it
+ * arrives on any CPU (the reader hands records out in timestamp order, so a
+ * stack already committed would have come first), or, when nothing is ready,
+ * at an idle point HOLD_NS after the first idle point it waited through, or
+ * at output_flush().  A stack that finds no open event of its task on its
+ * CPU is written as the ftrace event it is, with its frames.
+ */
+#define HOLD_NS 10000000ULL
+#define PEND_MAX 65536		/* longest queue: the head is written when it is reached */
+
+struct pend {
+	bool lost;		/* a lost-events marker, not a record */
+	long long count;	/* lost: how many (-1 unknown) */
+	bool open;		/* the event may still get stacks */
+	int cpu, size;		/* buf: the record, then its stack records as they came */
+	int koff, klen, uoff, ulen;	/* where its kernel and user stack records are in buf */
+	unsigned long long ts;
+	unsigned long long idle;	/* CLOCK_MONOTONIC ns of the first idle point, or 0 */
+	struct dec_event *de, *kde, *ude;
+	unsigned char *buf;
+	size_t alloc;
+};
+
+struct pendq {
+	struct pend *v;
+	size_t cap;		/* a power of two */
+	size_t head, tail;	/* absolute indices: slot i & (cap - 1) */
+	long long *open;	/* per CPU: index of its open event, -1 none */
+	int ncpu;
 };
 
 void output_set_kernel_release(struct output *o, const char *release)
@@ -90,10 +147,46 @@ struct output *output_new(struct tep_handle *tep, FILE *f, enum output_mode mode
 	return o;
 }
 
+static void pendq_free(struct pendq *q)
+{
+	size_t i;
+
+	if (!q)
+		return;
+	for (i = 0; i < q->cap; i++)
+		free(q->v[i].buf);
+	free(q->v);
+	free(q->open);
+	free(q);
+}
+
+int output_set_stacks(struct output *o, bool hold)
+{
+	if (!hold || o->mode != OUTPUT_JSON) {
+		if (o->pq)
+			output_flush(o);
+		pendq_free(o->pq);
+		o->pq = NULL;
+		return 0;
+	}
+	if (o->pq)
+		return 0;
+	o->pq = calloc(1, sizeof(*o->pq));
+	if (!o->pq)
+		return -1;
+	return 0;
+}
+
 void output_free(struct output *o)
 {
+	int i;
+
 	if (!o)
 		return;
+	pendq_free(o->pq);
+	for (i = 0; o->kframes && i < KFRAMES; i++)
+		free(o->kframes[i].s);
+	free(o->kframes);
 	trace_seq_destroy(&o->seq);
 	decoder_free(o->dec);
 	free(o);
@@ -116,25 +209,72 @@ void output_set_ns_clock(struct output *o, bool ns)
 	o->ns_clock = ns;
 }
 
+void output_set_user_symbols(struct output *o, output_usym_fn fn, void *ctx)
+{
+	o->usym_fn = fn;
+	o->usym_ctx = ctx;
+}
+
+/*
+ * A record is written as a dozen short pieces, and fwrite_unlocked() costs
+ * about 100 instructions a call before it copies a byte: more than the
+ * pieces themselves, and the larger part of a JSON line's cost.  glibc's
+ * FILE has public write pointers (its putc_unlocked() macro works on them),
+ * so a piece that fits into the buffer is copied there directly; anything
+ * else (no room, line-buffered or unbuffered stdout, another libc) goes
+ * through fwrite_unlocked().
+ */
+static inline void put_mem(FILE *f, const void *s, size_t n)
+{
+#ifdef __GLIBC__
+	if ((size_t)(f->_IO_write_end - f->_IO_write_ptr) >= n) {
+		memcpy(f->_IO_write_ptr, s, n);
+		f->_IO_write_ptr += n;
+		return;
+	}
+#endif
+	fwrite_unlocked(s, 1, n, f);
+}
+
+static inline void put_str(FILE *f, const char *s)
+{
+	put_mem(f, s, strlen(s));
+}
+
 /* A string literal, its length known at compile time. */
-#define put_lit(f, lit) fwrite_unlocked(lit, 1, sizeof(lit) - 1, f)
+#define put_lit(f, lit) put_mem(f, lit, sizeof(lit) - 1)
 
 /* Decimal digits of v into the end of buf; returns the start. */
 static char *fmt_u64(char *end, uint64_t v)
 {
+	/* two digits per division: a nanosecond stamp has 13 or more */
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+
 	*--end = '\0';
-	do {
-		*--end = '0' + v % 10;
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		unsigned d = v % 100;
+
+		v /= 100;
+		end -= 2;
+		memcpy(end, pairs + 2 * d, 2);
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, pairs + 2 * v, 2);
+	} else {
+		*--end = '0' + v;
+	}
 	return end;
 }
 
 static inline void put_u64(FILE *f, uint64_t v)
 {
-	char buf[24];
+	char buf[24], *p = fmt_u64(buf + sizeof(buf), v);
 
-	fputs_unlocked(fmt_u64(buf + sizeof(buf), v), f);
+	put_mem(f, p, buf + sizeof(buf) - 1 - p);
 }
 
 static inline void put_i64(FILE *f, int64_t v)
@@ -264,6 +404,126 @@ static bool record_fits(const struct dec_event *de, const struct tep_record *rec
 	return true;
 }
 
+/* Hex digits of v, zero-padded to at least width, into the end of buf; returns the start. */
+static char *fmt_hex(char *end, uint64_t v, int width)
+{
+	char *p = end;
+
+	*--p = '\0';
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v || end - 1 - p < width);
+	return p;
+}
+
+/*
+ * The name the kernel prints for a kernel frame: its symbol, or the markers
+ * of ftrace trampolines and of functions a kretprobe returns through; NULL
+ * for an address no symbol holds.  *sym: it is a symbol and *off is valid.
+ */
+static const char *frame_name(uint64_t addr, unsigned long long *off, bool *sym)
+{
+	const char *name;
+
+	*sym = false;
+	if (addr == DECODE_FRAME_TRAMPOLINE)
+		return "[FTRACE TRAMPOLINE]";
+	name = decode_ksym(addr, off);
+	if (name && !*off && (!strcmp(name, "__kretprobe_trampoline") ||
+			      !strcmp(name, "kretprobe_trampoline")))
+		return "[unknown/kretprobe'd]";
+	*sym = name != NULL;
+	return name;
+}
+
+static const struct kframe *kframe_get(struct output *o, uint64_t addr)
+{
+	struct kframe *k;
+	unsigned long long off;
+	const char *name;
+	char hex[24];
+	FILE *mf;
+	bool sym;
+
+	if (!o->kframes) {
+		o->kframes = calloc(KFRAMES, sizeof(*o->kframes));
+		if (!o->kframes)
+			return NULL;
+	}
+	k = &o->kframes[(addr ^ addr >> 13) & (KFRAMES - 1)];
+	if (k->s && k->addr == addr)
+		return k;
+	free(k->s);
+	k->s = NULL;
+	mf = open_memstream(&k->s, &k->len);
+	if (!mf)
+		return NULL;
+	name = frame_name(addr, &off, &sym);
+	if (o->mode == OUTPUT_JSON) {
+		put_lit(mf, "{\"addr\":");
+		put_u64(mf, addr);
+		put_lit(mf, ",\"sym\":");
+		if (name)
+			json_write_string(mf, name, strlen(name));
+		else
+			put_lit(mf, "null");
+		put_lit(mf, ",\"off\":");
+		if (sym)
+			put_u64(mf, off);
+		else
+			put_lit(mf, "null");
+		putc('}', mf);
+	} else {
+		put_lit(mf, " => ");
+		if (name) {
+			fputs(name, mf);
+		} else {
+			put_lit(mf, "0x");
+			fputs(fmt_hex(hex + sizeof(hex), addr, 8), mf);
+		}
+		putc('\n', mf);
+	}
+	if (fclose(mf)) {
+		free(k->s);
+		k->s = NULL;
+		return NULL;
+	}
+	k->addr = addr;
+	return k;
+}
+
+/*
+ * A stack record as the kernel's `trace` prints it with the default options
+ * (no sym-offset, sym-addr or sym-userobj): every frame the record holds, not
+ * only the 8 of the format's print fmt.
+ */
+static void text_stack(struct output *o, const struct dec_event *de,
+		       const struct tep_record *rec)
+{
+	int i, n = decode_frames(de, rec->data, rec->size);
+	FILE *f = o->f;
+	char hex[24];
+
+	if (de->special == DS_USTACK) {
+		put_lit(f, "<user stack trace>\n");
+		for (i = 0; i < n; i++) {
+			put_lit(f, " =>  <");
+			fputs_unlocked(fmt_hex(hex + sizeof(hex), decode_frame(de, rec->data, i),
+					       de->frames.elem * 2), f);
+			put_lit(f, ">\n");
+		}
+		return;
+	}
+	put_lit(f, "<stack trace>\n");
+	for (i = 0; i < n; i++) {
+		const struct kframe *k = kframe_get(o, decode_frame(de, rec->data, i));
+
+		if (k)
+			fwrite_unlocked(k->s, 1, k->len, f);
+	}
+}
+
 static int text_record(struct output *o, struct dec_event *de, struct tep_record *rec)
 {
 	const void *data = rec->data;
@@ -275,7 +535,7 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	int i;
 
 	pi = pid_info(o, pid);
-	fwrite_unlocked(pi->text, 1, pi->tlen, f);
+	put_mem(f, pi->text, pi->tlen);
 	/* "[%03d] " */
 	if (rec->cpu >= 0 && rec->cpu < 1000) {
 		hdr[0] = '[';
@@ -292,7 +552,7 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	n += 5;
 	hdr[n++] = ' ';
 	n += fmt_ts(hdr + n, rec->ts, o->ns_clock);
-	fwrite_unlocked(hdr, 1, n, f);
+	put_mem(f, hdr, n);
 
 	if (!de) {
 		fprintf(f, "[UNKNOWN EVENT %d]\n", decode_type(data));
@@ -300,7 +560,7 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	}
 	switch (de->special) {
 	case DS_SYS_ENTER:
-		fputs_unlocked(de->sysname, f);
+		put_str(f, de->sysname);
 		putc_unlocked('(', f);
 		for (i = de->first_arg; i < de->nfields; i++) {
 			uint64_t v = 0;
@@ -311,7 +571,7 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 				i > de->first_arg ? ", " : "", de->fields[i].name,
 				(unsigned long long)v);
 		}
-		fputs_unlocked(")\n", f);
+		put_str(f, ")\n");
 		return 0;
 	case DS_SYS_EXIT: {
 		uint64_t v = 0;
@@ -320,6 +580,10 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 		fprintf(f, "%s -> 0x%llx\n", de->sysname, (unsigned long long)v);
 		return 0;
 	}
+	case DS_KSTACK:
+	case DS_USTACK:
+		text_stack(o, de, rec);
+		return 1;
 	default:
 		break;
 	}
@@ -331,10 +595,10 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	tep_print_event(o->tep, &o->seq, rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&o->seq);
 	if (de->special != DS_FTRACE) {
-		fputs_unlocked(de->event->name, f);
-		fputs_unlocked(": ", f);
+		put_str(f, de->event->name);
+		put_str(f, ": ");
 	}
-	fwrite_unlocked(o->seq.buffer, 1, o->seq.len, f);
+	put_mem(f, o->seq.buffer, o->seq.len);
 	/* ftrace:print carries its own newline, as the kernel prints it */
 	if (!o->seq.len || o->seq.buffer[o->seq.len - 1] != '\n' || de->special != DS_FTRACE)
 		putc_unlocked('\n', f);
@@ -351,7 +615,7 @@ void output_json_value(FILE *f, const struct dec_field *df, const void *data, in
 	switch (df->kind) {
 	case DK_INT:
 		if (!decode_int(df, data, size, &v))
-			fputs_unlocked("null", f);
+			put_str(f, "null");
 		else if (df->sign)
 			put_i64(f, (int64_t)v);
 		else
@@ -359,13 +623,13 @@ void output_json_value(FILE *f, const struct dec_field *df, const void *data, in
 		return;
 	case DK_STR:
 		if (!decode_span(df, data, size, &p, &len))
-			fputs_unlocked("null", f);
+			put_str(f, "null");
 		else
 			json_write_string(f, p, len);
 		return;
 	case DK_BITMASK:
 		if (!decode_span(df, data, size, &p, &len)) {
-			fputs_unlocked("null", f);
+			put_str(f, "null");
 			return;
 		}
 		putc_unlocked('[', f);
@@ -387,7 +651,7 @@ void output_json_value(FILE *f, const struct dec_field *df, const void *data, in
 	case DK_ARRAY:
 	case DK_BYTES:
 		if (!decode_span(df, data, size, &p, &len)) {
-			fputs_unlocked("null", f);
+			put_str(f, "null");
 			return;
 		}
 		putc_unlocked('[', f);
@@ -407,11 +671,72 @@ void output_json_value(FILE *f, const struct dec_field *df, const void *data, in
 
 static void json_field(FILE *f, const struct dec_field *df, const void *data, int size)
 {
-	fputs_unlocked(df->jkey, f);
+	put_str(f, df->jkey);
 	output_json_value(f, df, data, size);
 }
 
-static int json_record(struct output *o, struct dec_event *de, struct tep_record *rec)
+/* ,"sym":"name","off":N,"obj":"path" of a user frame, what of it is known. */
+static void json_usym(struct output *o, const struct dec_event *de, const void *data, int size,
+		      uint64_t addr, bool ret)
+{
+	unsigned long long off = 0;
+	const char *name, *obj;
+	uint64_t tgid;
+	FILE *f = o->f;
+
+	if (!de->tgid || !decode_int(de->tgid, data, size, &tgid))
+		return;
+	name = o->usym_fn(o->usym_ctx, (int)tgid, addr, ret, &off, &obj);
+	if (name) {
+		put_lit(f, ",\"sym\":");
+		json_write_string(f, name, strlen(name));
+		put_lit(f, ",\"off\":");
+		put_u64(f, off);
+	}
+	if (obj) {
+		put_lit(f, ",\"obj\":");
+		json_write_string(f, obj, strlen(obj));
+	}
+}
+
+/*
+ * A stack record's frames as a member of the object being written:
+ * "stack":[{"addr":N,"sym":"name","off":N},...] ("sym" as the kernel prints
+ * the frame, null with "off" for an address no symbol holds; "off" null for
+ * the kernel's marker names) or "user_stack":[{"addr":N},...] (with
+ * "sym", "off" and "obj" where output_set_user_symbols() names the frame).
+ */
+static void json_frames(struct output *o, const struct dec_event *de, const void *data,
+			int size)
+{
+	int i, n = decode_frames(de, data, size);
+	FILE *f = o->f;
+
+	if (de->special == DS_USTACK)
+		put_lit(f, ",\"user_stack\":[");
+	else
+		put_lit(f, ",\"stack\":[");
+	for (i = 0; i < n; i++) {
+		uint64_t addr = decode_frame(de, data, i);
+		const struct kframe *k;
+
+		if (i)
+			putc_unlocked(',', f);
+		if (de->special == DS_USTACK) {
+			put_lit(f, "{\"addr\":");
+			put_u64(f, addr);
+			if (o->usym_fn)
+				json_usym(o, de, data, size, addr, i > 0);
+			putc_unlocked('}', f);
+		} else if ((k = kframe_get(o, addr))) {
+			fwrite_unlocked(k->s, 1, k->len, f);
+		}
+	}
+	putc_unlocked(']', f);
+}
+
+/* One record's object up to and including its "fields"; the caller closes it. */
+static void json_open(struct output *o, struct dec_event *de, const struct tep_record *rec)
 {
 	const void *data = rec->data;
 	const struct pidinfo *pi = pid_info(o, decode_pid(data));
@@ -425,17 +750,17 @@ static int json_record(struct output *o, struct dec_event *de, struct tep_record
 	put_u64(f, rec->ts);
 	put_lit(f, ",\"cpu\":");
 	put_i64(f, rec->cpu);
-	fwrite_unlocked(pi->json, 1, pi->jlen, f);
+	put_mem(f, pi->json, pi->jlen);
 	put_lit(f, ",\"flags\":\"");
-	fwrite_unlocked(flags, 1, 5, f);
+	put_mem(f, flags, 5);
 	putc_unlocked('"', f);
 	if (!de) {
-		fputs_unlocked(",\"id\":", f);
+		put_str(f, ",\"id\":");
 		put_i64(f, decode_type(data));
-		fputs_unlocked(",\"system\":null,\"event\":null,\"fields\":{}}\n", f);
-		return 0;
+		put_str(f, ",\"system\":null,\"event\":null,\"fields\":{}");
+		return;
 	}
-	fputs_unlocked(de->jhead, f);
+	put_str(f, de->jhead);
 	for (i = 0; i < de->nfields; i++) {
 		const struct dec_field *df = &de->fields[i];
 
@@ -446,25 +771,23 @@ static int json_record(struct output *o, struct dec_event *de, struct tep_record
 		first = false;
 		json_field(f, df, data, rec->size);
 	}
-	fputs_unlocked("}}\n", f);
+	putc_unlocked('}', f);
+}
+
+static int json_record(struct output *o, struct dec_event *de, struct tep_record *rec)
+{
+	json_open(o, de, rec);
+	/* a stack that follows no event (no stacks expected, or its event was not read) */
+	if (de && de->special >= DS_KSTACK) {
+		json_frames(o, de, rec->data, rec->size);
+		put_lit(o->f, "}\n");
+		return 1;
+	}
+	put_lit(o->f, "}\n");
 	return 0;
 }
 
-int output_record(struct output *o, struct tep_record *rec)
-{
-	struct dec_event *de;
-
-	if (rec->size < 8)
-		return 0;
-	de = decoder_event(o->dec, decode_type(rec->data));
-	if (o->mode == OUTPUT_JSON)
-		json_record(o, de, rec);
-	else
-		text_record(o, de, rec);
-	return ferror(o->f) ? -1 : 0;
-}
-
-int output_lost(struct output *o, int cpu, long long count)
+static void lost_write(struct output *o, int cpu, long long count)
 {
 	FILE *f = o->f;
 
@@ -482,12 +805,655 @@ int output_lost(struct output *o, int cpu, long long count)
 	} else {
 		fprintf(f, "CPU:%d [LOST %lld EVENTS]\n", cpu, count);
 	}
+}
+
+int output_exit(struct output *o, int pid, int status, int sig)
+{
+	FILE *f = o->f;
+
+	if (o->mode != OUTPUT_JSON)
+		return 0;
+	fputs_unlocked("{\"type\":\"exit\",\"pid\":", f);
+	put_i64(f, pid);
+	fputs_unlocked(",\"status\":", f);
+	if (sig)
+		fputs_unlocked("null", f);
+	else
+		put_i64(f, status);
+	fputs_unlocked(",\"signal\":", f);
+	if (sig)
+		put_i64(f, sig);
+	else
+		fputs_unlocked("null", f);
+	fputs_unlocked("}\n", f);
 	return ferror(f) ? -1 : 0;
+}
+
+/* ------------------------------------------------- JSON with stacks: the queue */
+
+static struct pend *pend_at(struct pendq *q, size_t i)
+{
+	return &q->v[i & (q->cap - 1)];
+}
+
+/* Write the queue's head (an event with what it collected, or a lost marker). */
+static void pend_write(struct output *o)
+{
+	struct pendq *q = o->pq;
+	struct pend *p = pend_at(q, q->head);
+	struct tep_record rec = { 0 };
+
+	if (p->open && q->open[p->cpu] == (long long)q->head)
+		q->open[p->cpu] = -1;
+	p->open = false;
+	q->head++;
+	if (p->lost) {
+		lost_write(o, p->cpu, p->count);
+		return;
+	}
+	rec.ts = p->ts;
+	rec.cpu = p->cpu;
+	rec.size = p->size;
+	rec.data = p->buf;
+	json_open(o, p->de, &rec);
+	if (p->de && p->de->special >= DS_KSTACK)
+		json_frames(o, p->de, p->buf, p->size);
+	if (p->klen)
+		json_frames(o, p->kde, p->buf + p->koff, p->klen);
+	if (p->ulen)
+		json_frames(o, p->ude, p->buf + p->uoff, p->ulen);
+	put_lit(o->f, "}\n");
+}
+
+/* Write the head while it is complete; now: stamp of the newest record (0: none). */
+static void pend_drain(struct output *o, unsigned long long now)
+{
+	struct pendq *q = o->pq;
+
+	while (q->head != q->tail) {
+		struct pend *p = pend_at(q, q->head);
+
+		if (p->open && !(o->ns_clock && now > p->ts + HOLD_NS))
+			break;
+		pend_write(o);
+	}
+}
+
+/* Room for one more entry at the tail; NULL when out of memory. */
+static struct pend *pend_push(struct output *o, int cpu)
+{
+	struct pendq *q = o->pq;
+	struct pend *p;
+
+	if (q->tail - q->head >= PEND_MAX)
+		pend_write(o);
+	if (q->tail - q->head == q->cap) {
+		size_t ncap = q->cap ? q->cap * 2 : 64, i;
+		struct pend *nv = calloc(ncap, sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		for (i = q->head; i != q->tail; i++)
+			nv[i & (ncap - 1)] = *pend_at(q, i);
+		free(q->v);
+		q->v = nv;
+		q->cap = ncap;
+	}
+	if (cpu >= q->ncpu) {
+		int n = cpu + 16, i;
+		long long *no = realloc(q->open, n * sizeof(*no));
+
+		if (!no)
+			return NULL;
+		for (i = q->ncpu; i < n; i++)
+			no[i] = -1;
+		q->open = no;
+		q->ncpu = n;
+	}
+	p = pend_at(q, q->tail);
+	p->lost = p->open = false;
+	p->cpu = cpu;
+	p->size = p->koff = p->klen = p->uoff = p->ulen = 0;
+	p->idle = 0;
+	p->de = p->kde = p->ude = NULL;
+	q->tail++;
+	return p;
+}
+
+/* Append len bytes to the entry's buffer at offset at. */
+static int pend_copy(struct pend *p, size_t at, const void *data, size_t len)
+{
+	if (at + len > p->alloc) {
+		size_t na = (at + len) * 2 > 256 ? (at + len) * 2 : 256;
+		unsigned char *nb = realloc(p->buf, na);
+
+		if (!nb)
+			return -1;
+		p->buf = nb;
+		p->alloc = na;
+	}
+	memcpy(p->buf + at, data, len);
+	return 0;
+}
+
+static int pend_record(struct output *o, struct dec_event *de, struct tep_record *rec)
+{
+	struct pendq *q = o->pq;
+	struct pend *p = NULL;
+	bool stack = de && de->special >= DS_KSTACK;
+	int cpu = rec->cpu < 0 ? 0 : rec->cpu, at;
+
+	if (cpu < q->ncpu && q->open[cpu] >= 0)
+		p = pend_at(q, q->open[cpu]);
+	if (stack && p && decode_pid(p->buf) == decode_pid(rec->data) &&
+	    !(de->special == DS_KSTACK ? p->klen : p->ulen)) {
+		at = p->size + p->klen + p->ulen;
+		if (pend_copy(p, at, rec->data, rec->size) < 0)
+			return -1;
+		if (de->special == DS_KSTACK) {
+			p->kde = de;
+			p->koff = at;
+			p->klen = rec->size;
+		} else {
+			p->ude = de;
+			p->uoff = at;
+			p->ulen = rec->size;
+		}
+		pend_drain(o, rec->ts);
+		return 1;
+	}
+	/* the event before this record on its CPU is complete */
+	if (p) {
+		p->open = false;
+		q->open[cpu] = -1;
+	}
+	p = pend_push(o, cpu);
+	if (!p || pend_copy(p, 0, rec->data, rec->size) < 0)
+		return -1;
+	p->ts = rec->ts;
+	p->size = rec->size;
+	p->de = de;
+	if (!stack) {
+		p->open = true;
+		q->open[cpu] = q->tail - 1;
+	}
+	pend_drain(o, rec->ts);
+	return stack;
+}
+
+int output_record(struct output *o, struct tep_record *rec)
+{
+	struct dec_event *de;
+	int r;
+
+	if (rec->size < 8)
+		return 0;
+	de = decoder_event(o->dec, decode_type(rec->data));
+	/* text_record and json_record say whether rec was a stack: no test more per event */
+	if (o->mode == OUTPUT_TEXT) {
+		r = text_record(o, de, rec);
+	} else if (!o->pq) {
+		r = json_record(o, de, rec);
+	} else {
+		r = pend_record(o, de, rec);
+		if (r < 0) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	return ferror(o->f) ? -1 : r;
+}
+
+bool output_is_stack(struct output *o, const struct tep_record *rec)
+{
+	struct dec_event *de;
+
+	if (rec->size < 8)
+		return false;
+	de = decoder_event(o->dec, decode_type(rec->data));
+	return de && de->special >= DS_KSTACK;
+}
+
+int output_lost(struct output *o, int cpu, long long count)
+{
+	struct pendq *q = o->pq;
+	struct pend *p;
+
+	if (q && q->head != q->tail) {
+		/* in its place in the queue; what was open on cpu lost its stacks, if any */
+		if (cpu >= 0 && cpu < q->ncpu && q->open[cpu] >= 0) {
+			pend_at(q, q->open[cpu])->open = false;
+			q->open[cpu] = -1;
+		}
+		p = pend_push(o, cpu < 0 ? 0 : cpu);
+		if (!p) {
+			errno = ENOMEM;
+			return -1;
+		}
+		p->lost = true;
+		p->cpu = cpu;
+		p->count = count;
+		pend_drain(o, 0);
+	} else {
+		lost_write(o, cpu, count);
+	}
+	return ferror(o->f) ? -1 : 0;
+}
+
+static int flush_file(struct output *o)
+{
+	if (fflush(o->f) || ferror(o->f)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
 }
 
 int output_flush(struct output *o)
 {
-	if (fflush(o->f) || ferror(o->f)) {
+	struct pendq *q = o->pq;
+
+	if (q) {
+		while (q->head != q->tail)
+			pend_write(o);
+	}
+	return flush_file(o);
+}
+
+int output_idle(struct output *o)
+{
+	struct pendq *q = o->pq;
+	struct timespec now;
+	unsigned long long ns;
+	int cpu;
+
+	if (q && q->head != q->tail) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ns = now.tv_sec * 1000000000ULL + now.tv_nsec;
+		for (cpu = 0; cpu < q->ncpu; cpu++) {
+			struct pend *p;
+
+			if (q->open[cpu] < 0)
+				continue;
+			p = pend_at(q, q->open[cpu]);
+			if (!p->idle) {
+				p->idle = ns;
+			} else if (ns - p->idle >= HOLD_NS) {
+				p->open = false;
+				q->open[cpu] = -1;
+			}
+		}
+		pend_drain(o, 0);
+	}
+	return flush_file(o);
+}
+
+/* ---------------------------------------------------------------- count and hist tables */
+
+#define BAR_WIDTH 52
+/* Linear buckets: empty ones between two others are shown up to this many lines. */
+#define GAP_LINES_MAX 200
+
+/* A key cell as text; control bytes of strings become '?' so a terminal stays sane. */
+static void agg_cell_text(char *buf, size_t size, enum agg_col_type type, const struct agg_cell *c)
+{
+	size_t i;
+
+	switch (type) {
+	case AGG_COL_STR:
+		for (i = 0; c->s[i] && i < size - 1; i++)
+			buf[i] = (unsigned char)c->s[i] < 0x20 || c->s[i] == 0x7f ? '?' : c->s[i];
+		buf[i] = '\0';
+		break;
+	case AGG_COL_INT:
+		snprintf(buf, size, "%lld", (long long)c->v);
+		break;
+	default:
+		snprintf(buf, size, "%llu", (unsigned long long)c->v);
+	}
+}
+
+/* A frame of a stack key: "name+0xoff" (the kernel's sym-offset form), a marker, or the address. */
+static void agg_frame_text(FILE *f, uint64_t addr)
+{
+	unsigned long long off = 0;
+	const char *name;
+	bool sym;
+
+	name = frame_name(addr, &off, &sym);
+	if (sym)
+		fprintf(f, "    %s+0x%llx\n", name, off);
+	else if (name)
+		fprintf(f, "    %s\n", name);
+	else
+		fprintf(f, "    0x%016llx\n", (unsigned long long)addr);
+}
+
+/* The keys of a group or row that is printed as a block: "k=v k=v" and the frames after. */
+static int agg_block_keys(FILE *f, const struct agg_table *t, const struct agg_group *g)
+{
+	const struct agg_spec *s = t->spec;
+	char buf[512];
+	int k, n = 0;
+
+	for (k = 0; k < s->nkeys; k++) {
+		if (t->type[k] == AGG_COL_STACK)
+			continue;
+		agg_cell_text(buf, sizeof(buf), t->type[k], &g->key[k]);
+		fprintf(f, "%s%s=%s", n++ ? " " : "", s->name[k], buf);
+	}
+	return n;
+}
+
+static void agg_block_frames(FILE *f, const struct agg_table *t, const struct agg_group *g)
+{
+	size_t i;
+	int k;
+
+	for (k = 0; k < t->spec->nkeys; k++) {
+		if (t->type[k] != AGG_COL_STACK)
+			continue;
+		if (!g->key[k].v)
+			fputs("    (no stack)\n", f);
+		for (i = 0; i < g->key[k].v; i++)
+			agg_frame_text(f, g->key[k].frames[i]);
+	}
+}
+
+static void agg_value_text(char *buf, size_t size, bool sign, uint64_t v)
+{
+	if (sign)
+		snprintf(buf, size, "%lld", (long long)v);
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)v);
+}
+
+static char *i128_text(char *end, __int128 v)
+{
+	unsigned __int128 u = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+
+	*--end = '\0';
+	do {
+		*--end = '0' + (int)(u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--end = '-';
+	return end;
+}
+
+/* A log2 bound as bpftrace writes it: 512, 1K, 4M, 16E. */
+static void pow2_text(char *buf, size_t size, __int128 v)
+{
+	static const char sfx[] = "KMGTPE";
+	char tmp[48];
+	int i = -1;
+
+	while (v >= 1024 && !(v % 1024) && i < 5) {
+		v /= 1024;
+		i++;
+	}
+	if (i >= 0)
+		snprintf(buf, size, "%s%c", i128_text(tmp + sizeof(tmp), v), sfx[i]);
+	else
+		snprintf(buf, size, "%s", i128_text(tmp + sizeof(tmp), v));
+}
+
+static void bucket_label(char *buf, size_t size, bool log2, const struct agg_bucket *b)
+{
+	char lo[48], hi[48];
+
+	if (log2 && b->hi == 0) {
+		snprintf(buf, size, "(..., 0)");
+	} else if (log2 && b->hi - b->lo == 1) {
+		pow2_text(lo, sizeof(lo), b->lo);
+		snprintf(buf, size, "[%s]", lo);
+	} else if (log2) {
+		pow2_text(lo, sizeof(lo), b->lo);
+		pow2_text(hi, sizeof(hi), b->hi);
+		snprintf(buf, size, "[%s, %s)", lo, hi);
+	} else {
+		snprintf(buf, size, "[%s, ", i128_text(lo + sizeof(lo), b->lo));
+		snprintf(buf + strlen(buf), size - strlen(buf), "%s)",
+			 i128_text(hi + sizeof(hi), b->hi));
+	}
+}
+
+/* The bucket after b, for the empty ones shown between two others. */
+static struct agg_bucket bucket_next(bool log2, const struct agg_bucket *b)
+{
+	struct agg_bucket n = { .lo = b->hi, .count = 0 };
+
+	if (!log2)
+		n.hi = b->hi + (b->hi - b->lo);
+	else
+		n.hi = n.lo ? n.lo * 2 : 1;
+	return n;
+}
+
+static void text_hist_group(FILE *f, const struct agg_table *t, const struct agg_group *g)
+{
+	bool log2 = t->spec->scale == AGG_SCALE_LOG2;
+	struct agg_bucket *all, cur;
+	size_t n = 0, i, lw = 0, cw = 8, maxc = 0;
+	char label[112], num[32], bar[BAR_WIDTH + 1];
+	bool fill = true;
+
+	if (!g->nbuckets)
+		return;
+	if (!log2) {
+		__int128 span = (g->buckets[g->nbuckets - 1].hi - g->buckets[0].lo) /
+				(g->buckets[0].hi - g->buckets[0].lo);
+
+		fill = span <= GAP_LINES_MAX;
+	}
+	all = calloc(fill ? (log2 ? 70 : GAP_LINES_MAX + 2) : g->nbuckets, sizeof(*all));
+	if (!all)
+		return;
+	for (i = 0; i < g->nbuckets; i++) {
+		if (fill && n) {
+			for (cur = bucket_next(log2, &all[n - 1]); cur.lo < g->buckets[i].lo;
+			     cur = bucket_next(log2, &cur))
+				all[n++] = cur;
+		}
+		all[n++] = g->buckets[i];
+	}
+	for (i = 0; i < n; i++) {
+		bucket_label(label, sizeof(label), log2, &all[i]);
+		if (strlen(label) > lw)
+			lw = strlen(label);
+		if (all[i].count > maxc)
+			maxc = all[i].count;
+		if ((size_t)snprintf(num, sizeof(num), "%llu", (unsigned long long)all[i].count) > cw)
+			cw = strlen(num);
+	}
+	for (i = 0; i < n; i++) {
+		size_t len = maxc ? (size_t)((unsigned __int128)all[i].count * BAR_WIDTH / maxc) : 0;
+
+		bucket_label(label, sizeof(label), log2, &all[i]);
+		memset(bar, '@', len);
+		memset(bar + len, ' ', BAR_WIDTH - len);
+		bar[BAR_WIDTH] = '\0';
+		fprintf(f, "%-*s %*llu |%s|\n", (int)lw, label, (int)cw,
+			(unsigned long long)all[i].count, bar);
+	}
+	free(all);
+}
+
+static void text_agg(FILE *f, const struct agg_table *t, const struct output_agg *o)
+{
+	const struct agg_spec *s = t->spec;
+	size_t w[AGG_MAX_KEYS + 1], i;
+	bool stack = false;
+	char buf[512];
+	int k;
+
+	for (k = 0; k < s->nkeys; k++)
+		stack |= t->type[k] == AGG_COL_STACK;
+
+	if (o->clear)
+		fputs("\033[H\033[2J", f);
+	if (o->title)
+		fprintf(f, "%s\n", o->title);
+	if (o->hist) {
+		for (i = 0; i < t->n; i++) {
+			const struct agg_group *g = &t->g[i];
+			char sum[32], min[32], max[32];
+
+			if (agg_block_keys(f, t, g))
+				fputs("  ", f);
+			agg_value_text(sum, sizeof(sum), t->vsign, g->sum);
+			agg_value_text(min, sizeof(min), t->vsign, g->min);
+			agg_value_text(max, sizeof(max), t->vsign, g->max);
+			fprintf(f, "count=%llu sum=%s min=%s max=%s\n", (unsigned long long)g->count,
+				sum, min, max);
+			agg_block_frames(f, t, g);
+			text_hist_group(f, t, g);
+			if (i + 1 < t->n)
+				putc('\n', f);
+		}
+		if (!t->n)
+			fprintf(f, "count=0\n");
+	} else if (stack) {
+		/* a stack does not fit a column: a block per row, as hist has it */
+		for (i = 0; i < t->n; i++) {
+			if (agg_block_keys(f, t, &t->g[i]))
+				fputs("  ", f);
+			fprintf(f, "count=%llu\n", (unsigned long long)t->g[i].count);
+			agg_block_frames(f, t, &t->g[i]);
+			if (i + 1 < t->n)
+				putc('\n', f);
+		}
+	} else {
+		/* column widths: the header and every cell */
+		for (k = 0; k < s->nkeys; k++)
+			w[k] = strlen(s->name[k]);
+		w[k] = 5;
+		for (i = 0; i < t->n; i++) {
+			for (k = 0; k < s->nkeys; k++) {
+				agg_cell_text(buf, sizeof(buf), t->type[k], &t->g[i].key[k]);
+				if (strlen(buf) > w[k])
+					w[k] = strlen(buf);
+			}
+			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)t->g[i].count);
+			if (strlen(buf) > w[k])
+				w[k] = strlen(buf);
+		}
+		/* keys named as given (a field may be called count), then COUNT */
+		for (k = 0; k < s->nkeys; k++)
+			fprintf(f, t->type[k] == AGG_COL_STR ? "%-*s  " : "%*s  ", (int)w[k],
+				s->name[k]);
+		fprintf(f, "%*s\n", (int)w[k], "COUNT");
+		for (i = 0; i < t->n; i++) {
+			for (k = 0; k < s->nkeys; k++) {
+				agg_cell_text(buf, sizeof(buf), t->type[k], &t->g[i].key[k]);
+				fprintf(f, t->type[k] == AGG_COL_STR ? "%-*s  " : "%*s  ", (int)w[k],
+					buf);
+			}
+			fprintf(f, "%*llu\n", (int)w[k], (unsigned long long)t->g[i].count);
+		}
+	}
+	if (t->n < t->nall)
+		fprintf(f, "... %zu more\n", t->nall - t->n);
+}
+
+static void json_agg_value(struct json *j, const char *key, bool sign, uint64_t v)
+{
+	if (sign)
+		json_int(j, key, (int64_t)v);
+	else
+		json_uint(j, key, v);
+}
+
+/* A stack key as the stacks of events are (DESIGN.md): [{"addr":N,"sym":"name","off":N},...] */
+static void json_agg_frames(struct json *j, const char *key, const struct agg_cell *c)
+{
+	unsigned long long off;
+	const char *name;
+	size_t i;
+	bool sym;
+
+	json_arr_open(j, key);
+	for (i = 0; i < c->v; i++) {
+		off = 0;
+		name = frame_name(c->frames[i], &off, &sym);
+		json_obj_open(j, NULL);
+		json_uint(j, "addr", c->frames[i]);
+		json_str(j, "sym", name);
+		if (sym)
+			json_uint(j, "off", off);
+		else
+			json_null(j, "off");
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+}
+
+static void json_agg(FILE *f, const struct agg_table *t, const struct output_agg *o)
+{
+	const struct agg_spec *s = t->spec;
+	struct json j;
+	size_t i, b;
+	int k;
+
+	json_init(&j, f, false);
+	json_obj_open(&j, NULL);
+	json_str(&j, "type", o->hist ? "hist" : "count");
+	json_uint(&j, "ts_ns", o->ts_ns);
+	json_uint(&j, "interval_ns", o->interval_ns);
+	if (o->hist)
+		json_str(&j, "field", o->field);
+	json_arr_open(&j, "by");
+	for (k = 0; k < s->nkeys; k++)
+		json_str(&j, NULL, s->name[k]);
+	json_arr_close(&j);
+	json_arr_open(&j, o->hist ? "groups" : "rows");
+	for (i = 0; i < t->n; i++) {
+		const struct agg_group *g = &t->g[i];
+
+		json_obj_open(&j, NULL);
+		json_obj_open(&j, "key");
+		for (k = 0; k < s->nkeys; k++) {
+			if (t->type[k] == AGG_COL_STR)
+				json_str(&j, s->name[k], g->key[k].s);
+			else if (t->type[k] == AGG_COL_STACK)
+				json_agg_frames(&j, s->name[k], &g->key[k]);
+			else
+				json_agg_value(&j, s->name[k], t->type[k] == AGG_COL_INT, g->key[k].v);
+		}
+		json_obj_close(&j);
+		json_uint(&j, "count", g->count);
+		if (o->hist) {
+			json_agg_value(&j, "sum", t->vsign, g->sum);
+			json_agg_value(&j, "min", t->vsign, g->min);
+			json_agg_value(&j, "max", t->vsign, g->max);
+			json_arr_open(&j, "buckets");
+			for (b = 0; b < g->nbuckets; b++) {
+				json_obj_open(&j, NULL);
+				json_i128(&j, "min", g->buckets[b].lo);
+				json_i128(&j, "max", g->buckets[b].hi);
+				json_uint(&j, "count", g->buckets[b].count);
+				json_obj_close(&j);
+			}
+			json_arr_close(&j);
+		}
+		json_obj_close(&j);
+	}
+	json_arr_close(&j);
+	json_uint(&j, "lost", t->lost);
+	json_obj_close(&j);
+	json_end_line(&j);
+}
+
+int output_agg(FILE *f, enum output_mode mode, const struct agg_table *t,
+	       const struct output_agg *o)
+{
+	if (mode == OUTPUT_JSON)
+		json_agg(f, t, o);
+	else
+		text_agg(f, t, o);
+	if (fflush(f) || ferror(f)) {
 		if (!errno)
 			errno = EIO;
 		return -1;

@@ -9,6 +9,7 @@
 #define TPCTL_OUTPUT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct tep_handle;
@@ -23,16 +24,41 @@ enum output_mode {
 struct output *output_new(struct tep_handle *tep, FILE *f, enum output_mode mode);
 void output_free(struct output *o);
 
-/* Write one record (rec->cpu, rec->ts and rec->data must be set). */
+/*
+ * Write one record (rec->cpu, rec->ts and rec->data must be set).  Returns
+ * -1 when writing failed (errno set), 1 when rec was a stack record
+ * (ftrace:kernel_stack or ftrace:user_stack: it belongs to the event before
+ * it on its CPU, and is not an event of its own), else 0.
+ */
 int output_record(struct output *o, struct tep_record *rec);
+/* Is rec a stack record (see output_record)? */
+bool output_is_stack(struct output *o, const struct tep_record *rec);
 /*
  * Lost events on cpu before the next record; count < 0 when the kernel
  * does not say how many.  Text: the kernel's own marker line; JSON: a
  * {"type":"lost",...} object (count null when unknown).
  */
 int output_lost(struct output *o, int cpu, long long count);
-/* Flush f; returns -1 (errno set) when a write failed (EPIPE, ENOSPC, ...). */
+/*
+ * How a command tpctl ran ended (target.h).  JSON only, the last line:
+ * {"type":"exit","pid":N,"status":N,"signal":null} for an exit status,
+ * "status":null and "signal":N for a signal.  Text writes nothing: its
+ * lines are the kernel's, the note on stderr says it.
+ */
+int output_exit(struct output *o, int pid, int status, int sig);
+/*
+ * Write what is held (output_set_stacks) and flush f; returns -1 (errno set)
+ * when a write failed (EPIPE, ENOSPC, ...).  At the end, and whenever
+ * everything read so far must be out.
+ */
 int output_flush(struct output *o);
+/*
+ * Nothing more is ready now (a live reader before it waits): write what
+ * can no longer get stacks, and flush f.  An event held for its stacks
+ * comes out at the idle points 10 ms after the first one it waited through,
+ * if its CPU's next record does not release it sooner.
+ */
+int output_idle(struct output *o);
 
 /*
  * Notes for every user (stream, report):
@@ -69,5 +95,45 @@ struct dec_field;
 void output_json_value(FILE *f, const struct dec_field *df, const void *data, int size);
 /* false when the trace clock is a counter (x86-tsc, counter): raw stamps, no seconds. */
 void output_set_ns_clock(struct output *o, bool ns);
+/*
+ * JSON with stacks: the kernel records a stack as ftrace:kernel_stack and
+ * ftrace:user_stack records after the event, on its CPU; with hold, each
+ * event waits for them and carries them as "stack" and "user_stack" members
+ * (DESIGN.md section 2).  Without hold (the default: no cost per event), a
+ * stack record is written as an event of its own with those members.  Text
+ * prints stack records as the kernel does either way.  -1: out of memory.
+ */
+int output_set_stacks(struct output *o, bool hold);
+/*
+ * JSON: names for user stack frames ("sym", "off" and "obj" of the frame),
+ * e.g. usym_lookup() (usym.h) for a live stream; NULL: addresses only.
+ */
+typedef const char *(*output_usym_fn)(void *ctx, int tgid, uint64_t addr, bool ret,
+				      unsigned long long *off, const char **obj);
+void output_set_user_symbols(struct output *o, output_usym_fn fn, void *ctx);
+
+/*
+ * count and hist tables (agg.h), the other kind of output: text tables
+ * sorted by count, hist buckets as bars ("[4K, 8K)   3000 |@@@@...|"), or
+ * one JSON document per table (DESIGN.md section 2):
+ *   {"type":"count","ts_ns":N,"interval_ns":N,"by":[...],"rows":[{"key":{...},
+ *    "count":N}],"lost":N}
+ *   {"type":"hist","ts_ns":N,"interval_ns":N,"field":"F","by":[...],"groups":[{"key":{...},
+ *    "count":N,"sum":N,"min":N,"max":N,"buckets":[{"min":N,"max":N,"count":N}]}],"lost":N}
+ */
+struct agg_table;
+
+struct output_agg {
+	bool hist;
+	const char *field;		/* hist: the field whose values are counted */
+	unsigned long long ts_ns;	/* JSON: when the table was taken (CLOCK_REALTIME) */
+	unsigned long long interval_ns;	/* JSON: the time it covers */
+	const char *title;		/* text: a line above the table, or NULL */
+	bool clear;			/* text: clear the terminal first (a screen redrawn in place) */
+};
+
+/* Write one table to f; -1 (errno set) when writing failed. */
+int output_agg(FILE *f, enum output_mode mode, const struct agg_table *t,
+	       const struct output_agg *o);
 
 #endif

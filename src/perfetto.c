@@ -248,6 +248,7 @@ struct plan {
 	const char *name;		/* generic: the event's name */
 	int nfields;
 	struct plan_field *f;
+	const struct dec_event *stack;	/* kernel_stack, user_stack: their frames */
 };
 
 struct bundle {
@@ -337,6 +338,8 @@ static void plan_build(struct plan *pl, const struct dec_event *de)
 	pl->built = true;
 	pl->num = EVENT_GENERIC;
 	pl->name = ev->name;
+	if (de->special == DS_KSTACK || de->special == DS_USTACK)
+		pl->stack = de;
 	for (size_t i = 0; i < sizeof(typed) / sizeof(*typed); i++)
 		if (!strcmp(ev->system, typed[i].system) && !strcmp(ev->name, typed[i].event))
 			t = &typed[i];
@@ -407,6 +410,38 @@ static void pb_json_value(struct pb *b, uint32_t field, const struct dec_field *
 	free(buf);
 }
 
+/*
+ * A stack record's frames (decode.h keeps them out of the fields: the
+ * record holds as many as its size says) as a "caller" field, the JSON
+ * array of their addresses.
+ */
+static void pb_frames(struct perfetto *p, const struct dec_event *de, const struct tep_record *rec)
+{
+	int n = decode_frames(de, rec->data, rec->size);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&buf, &len);
+
+	if (!mf) {
+		p->body.oom = true;
+		return;
+	}
+	putc('[', mf);
+	for (int i = 0; i < n; i++)
+		fprintf(mf, i ? ",%llu" : "%llu",
+			(unsigned long long)decode_frame(de, rec->data, i));
+	putc(']', mf);
+	if (fclose(mf) == 0 && buf) {
+		p->field.len = 0;
+		pb_cstr(&p->field, FIELD_NAME, "caller");
+		pb_string(&p->field, FIELD_STR, buf, len);
+		pb_msg(&p->body, GENERIC_FIELD, &p->field);
+	} else {
+		p->body.oom = true;
+	}
+	free(buf);
+}
+
 static void encode_fields(struct perfetto *p, const struct plan *pl, const struct tep_record *rec)
 {
 	struct pb *body = &p->body, *fld = &p->field;
@@ -445,6 +480,8 @@ static void encode_fields(struct perfetto *p, const struct plan *pl, const struc
 		}
 		pb_msg(body, GENERIC_FIELD, fld);
 	}
+	if (pl->stack)
+		pb_frames(p, pl->stack, rec);
 }
 
 static struct bundle *bundle_get(struct perfetto *p, int cpu)
@@ -541,6 +578,16 @@ int perfetto_record(struct perfetto *p, struct tep_record *rec)
 		errno = ENOMEM;
 	}
 	return p->failed || ferror(p->f) ? -1 : 0;
+}
+
+bool perfetto_is_stack(struct perfetto *p, const struct tep_record *rec)
+{
+	struct dec_event *de;
+
+	if (rec->size < 8)
+		return false;
+	de = decoder_event(p->dec, decode_type(rec->data));
+	return de && (de->special == DS_KSTACK || de->special == DS_USTACK);
 }
 
 int perfetto_lost(struct perfetto *p, int cpu)

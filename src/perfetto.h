@@ -19,7 +19,8 @@
  *  - every other event as a GenericFtraceEvent: its name and every field,
  *    integers as int or uint (the format's signedness), strings as strings,
  *    arrays, bitmasks and other bytes as the text report --json writes for
- *    them ("[1,2,3]");
+ *    them ("[1,2,3]"); a kernel_stack or user_stack record's frames as its
+ *    "caller" field, the array of their addresses;
  *  - a ProcessTree packet naming the tasks of the file's saved cmdlines.
  *    The file does not say which tasks are threads of one process, so each
  *    is a process of its own, named by its comm.
@@ -31,6 +32,7 @@
 #ifndef TPCTL_PERFETTO_H
 #define TPCTL_PERFETTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -52,6 +54,8 @@ struct perfetto *perfetto_new(struct tep_handle *tep, FILE *f, const struct perf
 void perfetto_set_loader(struct perfetto *p, decode_loader_fn fn, void *ctx);
 /* One record (rec->cpu, ts, data and size set). 0, or -1 when f failed. */
 int perfetto_record(struct perfetto *p, struct tep_record *rec);
+/* Is rec a kernel_stack or user_stack record (for report's event selection)? */
+bool perfetto_is_stack(struct perfetto *p, const struct tep_record *rec);
 /* Events lost on cpu before its next record. */
 int perfetto_lost(struct perfetto *p, int cpu);
 /* Write what is held back (bundles, process names) and flush f. 0 or -1 (errno). */

@@ -133,6 +133,15 @@ static char *restore_value(const char *cur, enum state_kind kind)
 		if (len == 0 || strncmp(cur, "none", len) == 0)
 			return strdup("0");
 		return strndup(cur, len);
+	case STATE_LIST: {
+		/* a truncating write clears the list; writing it back refills it */
+		char *r = strdup(cur), *q;
+
+		for (q = r; q && *q; q++)
+			if (*q == '\n')
+				*q = ' ';
+		return r;
+	}
 	case STATE_PLAIN:
 	default:
 		return strndup(cur, len);
@@ -169,11 +178,17 @@ int state_write(const char *path, const char *val, enum state_kind kind)
 	sigset_t sigs;
 	int ret;
 
-	cur = tp_read_file(path, NULL);
-	if (!cur)
-		return -1;
-	old = restore_value(cur, kind);
-	free(cur);
+	if (kind == STATE_TRIGGER) {
+		/* a trigger file lists the triggers set, not what writing it back would do */
+		if (asprintf(&old, "!%.*s", (int)strcspn(val, " :\n"), val) < 0)
+			old = NULL;
+	} else {
+		cur = tp_read_file(path, NULL);
+		if (!cur)
+			return -1;
+		old = restore_value(cur, kind);
+		free(cur);
+	}
 	p = strdup(path);
 	block_signals(&sigs);
 	if (!old || !p || journal_reserve() < 0) {
@@ -192,6 +207,29 @@ int state_write(const char *path, const char *val, enum state_kind kind)
 	ret = write_file(path, val);
 	sigprocmask(SIG_SETMASK, &sigs, NULL);
 	return ret;
+}
+
+int state_journal(const char *path, const char *restore_val)
+{
+	char *p = strdup(path), *old = strdup(restore_val);
+	struct entry *e;
+	sigset_t sigs;
+
+	block_signals(&sigs);
+	if (!p || !old || journal_reserve() < 0) {
+		sigprocmask(SIG_SETMASK, &sigs, NULL);
+		free(p);
+		free(old);
+		errno = ENOMEM;
+		return -1;
+	}
+	e = &journal[njournal];
+	e->type = ENTRY_WRITE;
+	e->path = p;
+	e->old = old;
+	njournal++;
+	sigprocmask(SIG_SETMASK, &sigs, NULL);
+	return 0;
 }
 
 int state_created_instance(const char *path)

@@ -28,8 +28,17 @@ enum state_kind {
 	STATE_PLAIN,	/* write back the old content as read */
 	STATE_ENABLE,	/* "1"/"1*" -> "1", anything else -> "0" */
 	STATE_FILTER,	/* "none" -> "0" (clear), else the old expression */
+	STATE_LIST,	/* every line, joined by spaces (set_event_pid: one pid a line) */
+	STATE_TRIGGER,	/* val adds a trigger "cmd[ if ...]": "!cmd" removes it again */
 };
 int state_write(const char *path, const char *val, enum state_kind kind);
+
+/*
+ * A change the caller makes itself (through a library that writes the file):
+ * on rollback, path is opened with O_TRUNC and restore_val written.  For an
+ * event's trigger file that open alone removes every trigger of the event.
+ */
+int state_journal(const char *path, const char *restore_val);
 
 /* An instance directory we created: rmdir it on rollback (after undoing writes). */
 int state_created_instance(const char *path);

@@ -54,8 +54,13 @@ int tfs_init(void)
 			return TP_FAIL;
 		}
 	} else {
-		/* mounts tracefs at /sys/kernel/tracing when nothing has yet */
-		if (!tracefs_tracing_dir_is_mounted(true, &dir) || !dir) {
+		/*
+		 * Mounts tracefs at /sys/kernel/tracing when nothing has yet.
+		 * It returns 1 when tracefs was mounted already, 0 when it has
+		 * just mounted it (a success: the first run on a fresh machine)
+		 * and -1 when it could not.
+		 */
+		if (tracefs_tracing_dir_is_mounted(true, &dir) < 0 || !dir) {
 			int err = errno;
 
 			tp_error("tracefs is not mounted and cannot be mounted at "
@@ -778,4 +783,298 @@ int tfs_instance_write(struct tracefs_instance *inst, const char *file, const ch
 	}
 	tracefs_put_tracing_file(path);
 	return TP_OK;
+}
+
+/*
+ * Event pid lists and options.  libtracefs 1.6 has no helper for set_event_pid
+ * (tracefs_filter_pid_events came later), and its option writes would bypass
+ * the journal, so these write the files themselves, through state_write().
+ */
+static const char *pid_file(bool notrace)
+{
+	return notrace ? "set_event_notrace_pid" : "set_event_pid";
+}
+
+/* "1 2 3": the form the kernel parses (any white space separates). */
+static char *pids_text(const int *pids, size_t n)
+{
+	char *buf = malloc(n * 12 + 1), *p = buf;
+	size_t i;
+
+	if (!buf)
+		return NULL;
+	*p = '\0';
+	for (i = 0; i < n; i++)
+		p += sprintf(p, "%s%d", i ? " " : "", pids[i]);
+	return buf;
+}
+
+int tfs_pids_set(struct tracefs_instance *inst, bool notrace, const int *pids, size_t n)
+{
+	const char *file = pid_file(notrace);
+	char *path = tracefs_instance_get_file(inst, file), *val = pids_text(pids, n);
+	int ret = TP_OK;
+
+	if (!path || !val) {
+		tp_error("out of memory");
+		ret = TP_FAIL;
+	} else if (state_write(path, val, STATE_LIST) < 0) {
+		int err = errno;
+
+		tp_error("cannot write '%s' of %s: %s%s", file, tfs_instance_label(inst),
+			 strerror(err), perm_hint(err));
+		ret = TP_FAIL;
+	}
+	free(val);
+	tracefs_put_tracing_file(path);
+	return ret;
+}
+
+int tfs_pids_add(struct tracefs_instance *inst, bool notrace, const int *pids, size_t n)
+{
+	const char *file = pid_file(notrace);
+	char *val;
+	int ret = TP_OK;
+
+	if (!n)
+		return TP_OK;
+	val = pids_text(pids, n);
+	if (!val) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	/* opened without O_TRUNC, the kernel adds to the list */
+	if (tracefs_instance_file_append(inst, file, val) < 0) {
+		tp_error("cannot add to '%s' of %s: %s", file, tfs_instance_label(inst),
+			 strerror(errno));
+		ret = TP_FAIL;
+	}
+	free(val);
+	return ret;
+}
+
+int tfs_pids_get(struct tracefs_instance *inst, bool notrace, int **pids, size_t *n)
+{
+	const char *file = pid_file(notrace);
+	char *buf, *p, *end, *path;
+	size_t alloc = 0;
+
+	*pids = NULL;
+	*n = 0;
+	/* not tracefs_instance_file_read(): it fails on an empty file, an empty list */
+	path = tracefs_instance_get_file(inst, file);
+	buf = path ? tp_read_file(path, NULL) : NULL;
+	tracefs_put_tracing_file(path);
+	if (!buf) {
+		tp_error("cannot read '%s' of %s: %s", file, tfs_instance_label(inst),
+			 strerror(errno));
+		return TP_FAIL;
+	}
+	for (p = buf; *p; p = end) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p) {
+			end = p + 1;
+			continue;
+		}
+		if (*n == alloc) {
+			int *np = realloc(*pids, (alloc = alloc ? alloc * 2 : 16) * sizeof(*np));
+
+			if (!np) {
+				free(buf);
+				free(*pids);
+				*pids = NULL;
+				*n = 0;
+				tp_error("out of memory");
+				return TP_FAIL;
+			}
+			*pids = np;
+		}
+		(*pids)[(*n)++] = (int)v;
+	}
+	free(buf);
+	return TP_OK;
+}
+
+bool tfs_has_file(struct tracefs_instance *inst, const char *file)
+{
+	return tracefs_file_exists(inst, file);
+}
+
+int tfs_option_set(struct tracefs_instance *inst, const char *name, bool on)
+{
+	char file[128];
+
+	if (!tfs_name_valid(name))
+		return TP_USAGE;
+	snprintf(file, sizeof(file), "options/%s", name);
+	return tfs_instance_write(inst, file, on ? "1" : "0");
+}
+
+bool tfs_event_has_hist(struct tracefs_instance *inst, const struct tfs_event *ev)
+{
+	return tracefs_event_file_exists(inst, ev->system, ev->name, "hist");
+}
+
+int tfs_hist_start(struct tracefs_instance *inst, const struct tfs_event *ev,
+		   struct tracefs_hist *hist, bool paused, bool quiet)
+{
+	enum tracefs_hist_command cmd = paused ? TRACEFS_HIST_CMD_PAUSE : TRACEFS_HIST_CMD_START;
+	char *path = tracefs_event_get_file(inst, ev->system, ev->name, "trigger");
+	int err;
+
+	/* journal first: rollback opens the trigger file with O_TRUNC, which removes it */
+	if (!path || state_journal(path, "") < 0) {
+		tracefs_put_tracing_file(path);
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	tracefs_put_tracing_file(path);
+	if (tp.verbose) {
+		struct trace_seq seq;
+
+		trace_seq_init(&seq);
+		tracefs_hist_echo_cmd(&seq, inst, hist, cmd);
+		trace_seq_terminate(&seq);
+		tp_debug("%.*s", (int)strcspn(seq.buffer, "\n"), seq.buffer);
+		trace_seq_destroy(&seq);
+	}
+	/* a trigger written with :pause is made paused (the kernel's hist_register_trigger) */
+	if (tracefs_hist_command(inst, hist, cmd) == 0)
+		return TP_OK;
+	err = errno;
+	if (!quiet) {
+		tp_error("the kernel refused the hist trigger of '%s:%s'%s%s", ev->system,
+			 ev->name, err == EINVAL ? ":" : ": ", err == EINVAL ? "" : strerror(err));
+		if (err == EINVAL)
+			print_error_log(inst);
+	}
+	return TP_FAIL;
+}
+
+int tfs_hist_continue(struct tracefs_instance *inst, const struct tfs_event *ev,
+		      struct tracefs_hist *hist)
+{
+	if (tracefs_hist_continue(inst, hist) == 0)
+		return TP_OK;
+	tp_error("cannot start the hist trigger of '%s:%s': %s", ev->system, ev->name,
+		 strerror(errno));
+	return TP_FAIL;
+}
+
+char *tfs_hist_read(struct tracefs_instance *inst, const struct tfs_event *ev)
+{
+	int size = 0;
+
+	return tracefs_event_file_read(inst, ev->system, ev->name, "hist", &size);
+}
+
+/* Is word listed under "# Available triggers:" of the event's trigger file? */
+static bool trigger_available(struct tracefs_instance *inst, const struct tfs_event *ev,
+			      const char *word)
+{
+	char *buf = tracefs_event_file_read(inst, ev->system, ev->name, "trigger", NULL);
+	const char *p;
+	size_t n = strlen(word);
+	bool found = false;
+
+	if (!buf)
+		return false;
+	p = strstr(buf, "# Available triggers:");
+	p = p ? strchr(p, '\n') : NULL;
+	for (; p && (p = strstr(p, word)); p += n) {
+		if ((p[-1] == ' ' || p[-1] == '#') && (!p[n] || p[n] == ' ' || p[n] == '\n')) {
+			found = true;
+			break;
+		}
+	}
+	free(buf);
+	return found;
+}
+
+static int option_on(struct tracefs_instance *inst, const char *opt)
+{
+	char file[64];
+
+	snprintf(file, sizeof(file), "options/%s", opt);
+	if (!tracefs_file_exists(inst, file)) {
+		tp_error("this kernel has no '%s' option for %s", opt, tfs_instance_label(inst));
+		return TP_FAIL;
+	}
+	return tfs_instance_write(inst, file, "1");
+}
+
+int tfs_event_stacktrace(struct tracefs_instance *inst, const struct tfs_event *ev,
+			 const char *filter, const char **how)
+{
+	char *val;
+	int ret;
+
+	if (!tfs_name_valid(ev->system) || !tfs_name_valid(ev->name))
+		return TP_USAGE;
+	if (!trigger_available(inst, ev, "stacktrace")) {
+		*how = "options/stacktrace";
+		return option_on(inst, "stacktrace");
+	}
+	*how = "trigger";
+	if (filter ? asprintf(&val, "stacktrace if %s", filter) < 0 :
+		     !(val = strdup("stacktrace"))) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	ret = event_write(inst, ev, "trigger", val, STATE_TRIGGER);
+	free(val);
+	if (ret < 0) {
+		int err = errno;
+
+		tp_error("cannot set a stacktrace trigger on '%s:%s': %s%s", ev->system, ev->name,
+			 strerror(err), perm_hint(err));
+		if (err == EINVAL)
+			print_error_log(inst);
+		return TP_FAIL;
+	}
+	return TP_OK;
+}
+
+int tfs_user_stacktrace(struct tracefs_instance *inst)
+{
+	return option_on(inst, "userstacktrace");
+}
+
+static bool option_is_on(struct tracefs_instance *inst, const char *file)
+{
+	char *buf = tracefs_instance_file_read(inst, file, NULL);
+	bool on = buf && buf[0] == '1';
+
+	free(buf);
+	return on;
+}
+
+bool tfs_instance_stacks(struct tracefs_instance *inst)
+{
+	char *buf, *line, *save = NULL;
+	const char *p;
+	bool on = false;
+
+	if (option_is_on(inst, "options/stacktrace") ||
+	    option_is_on(inst, "options/userstacktrace"))
+		return true;
+	buf = tracefs_instance_file_read(inst, "set_event", NULL);
+	for (line = buf ? strtok_r(buf, "\n", &save) : NULL; line && !on;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':'), *trig;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		if (!tfs_name_valid(line) || !tfs_name_valid(colon + 1))
+			continue;
+		trig = tracefs_event_file_read(inst, line, colon + 1, "trigger", NULL);
+		/* the triggers set, one a line ("stacktrace:unlimited"), or "#" help */
+		for (p = trig; p && *p && !on; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : "")
+			on = !strncmp(p, "stacktrace", 10);
+		free(trig);
+	}
+	free(buf);
+	return on;
 }

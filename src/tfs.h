@@ -115,7 +115,59 @@ int tfs_event_filter_clear(struct tracefs_instance *inst, const struct tfs_event
 /* Current filter text, or NULL when there is none ("none" in the file). Caller frees. */
 char *tfs_event_filter_get(struct tracefs_instance *inst, const struct tfs_event *ev);
 
+/*
+ * Hist triggers (the kernel engine of count and hist).  tfs_event_has_hist():
+ * the kernel has them for this event (events/<sys>/<event>/hist exists; not
+ * every kernel is built with them).  tfs_hist_start(): start the trigger
+ * described by hist in inst, or make it paused, journaled so that rollback
+ * removes it; when the kernel refuses it, TP_FAIL, and unless quiet the error
+ * with the kernel's error_log.  tfs_hist_continue(): a paused one counts from
+ * now on.  tfs_hist_read(): the text of the hist file, NULL on failure;
+ * caller frees.
+ */
+struct tracefs_hist;
+bool tfs_event_has_hist(struct tracefs_instance *inst, const struct tfs_event *ev);
+int tfs_hist_start(struct tracefs_instance *inst, const struct tfs_event *ev,
+		   struct tracefs_hist *hist, bool paused, bool quiet);
+int tfs_hist_continue(struct tracefs_instance *inst, const struct tfs_event *ev,
+		      struct tracefs_hist *hist);
+char *tfs_hist_read(struct tracefs_instance *inst, const struct tfs_event *ev);
+
 /* Journaled write of an instance file (tracing_on, buffer_size_kb, ...). */
 int tfs_instance_write(struct tracefs_instance *inst, const char *file, const char *val);
+/* The instance has this file (set_event_notrace_pid appeared in Linux 5.8). */
+bool tfs_has_file(struct tracefs_instance *inst, const char *file);
+/* Journaled write of options/NAME. */
+int tfs_option_set(struct tracefs_instance *inst, const char *name, bool on);
+
+/*
+ * The event pid lists of an instance: set_event_pid, or set_event_notrace_pid
+ * when notrace.  tfs_pids_set() replaces the list, journaled (rollback puts
+ * the old list back).  tfs_pids_add() adds to it; call it only after a
+ * tfs_pids_set() of the same list, whose journal entry also undoes the
+ * additions.  tfs_pids_get() reads the list as the kernel has it now: with
+ * options/event-fork on, it adds the children of listed tasks when they are
+ * forked and drops tasks when they are freed.
+ */
+int tfs_pids_set(struct tracefs_instance *inst, bool notrace, const int *pids, size_t n);
+int tfs_pids_add(struct tracefs_instance *inst, bool notrace, const int *pids, size_t n);
+int tfs_pids_get(struct tracefs_instance *inst, bool notrace, int **pids, size_t *n);
+
+/*
+ * Stack traces for events of a (private) instance, journaled.  Kernel stacks:
+ * the event's own "stacktrace" trigger where the kernel offers it, with
+ * filter (or NULL) as its condition, since a trigger fires whatever the
+ * event's filter decides; else the instance's options/stacktrace, which
+ * stacks every event the instance records.  *how says which ("trigger" or
+ * "options/stacktrace").  User stacks exist only as options/userstacktrace.
+ */
+int tfs_event_stacktrace(struct tracefs_instance *inst, const struct tfs_event *ev,
+			 const char *filter, const char **how);
+int tfs_user_stacktrace(struct tracefs_instance *inst);
+/*
+ * Does the instance record stacks now (options/stacktrace or
+ * options/userstacktrace on, or a stacktrace trigger on an enabled event)?
+ */
+bool tfs_instance_stacks(struct tracefs_instance *inst);
 
 #endif

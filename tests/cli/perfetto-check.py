@@ -13,7 +13,10 @@ event) holds every field of the event by name, except those allowed to be
 dropped; a generic event holds every field in order, integers as int_value
 (negative ones always) or uint_value, strings as str_value, arrays as the
 JSON text of the array.  Lost-event marks must be where JSON has them.
-Prints a one-line summary; exit status 1 with the differences on failure.
+Stack records, which JSON puts inside the event before them ("stack",
+"user_stack"), are generic kernel_stack/user_stack events whose "caller"
+field holds the same frame addresses.  Prints a one-line summary; exit
+status 1 with the differences on failure.
 """
 import json
 import re
@@ -165,6 +168,38 @@ def main():
         seq.append(o)
         if o["pid"] and o["comm"] not in (None, "<...>"):
             comms[o["pid"]] = o["comm"]
+        # the stack records that followed the event, which JSON puts inside it
+        for key, name in (("stack", "kernel_stack"), ("user_stack", "user_stack")):
+            if key in o:
+                seq.append({"_stack": name, "frames": [f["addr"] for f in o[key]]})
+
+    # the order of a kernel and a user stack after one event is the kernel's:
+    # compare runs of stack records sorted by kind
+    def stack_kind(x, perfetto):
+        if x == "lost":
+            return None
+        if perfetto:
+            name = x.get("generic", {}).get("event_name")
+            return name if name in ("kernel_stack", "user_stack") else None
+        return x.get("_stack")
+
+    def sort_runs(seq, perfetto):
+        out, run = [], []
+        for x in seq + [None]:
+            k = stack_kind(x, perfetto) if x is not None else None
+            if k:
+                run.append((k, len(run), x))
+                continue
+            out.extend(v for _, _, v in sorted(run, key=lambda r: (r[0], r[1])))
+            run = []
+            if x is not None:
+                out.append(x)
+        return out
+
+    for cpu in js:
+        js[cpu] = sort_runs(js[cpu], False)
+    for cpu in pf:
+        pf[cpu] = sort_runs(pf[cpu], True)
 
     typed = generic = lost = 0
     for cpu in sorted(set(js) | set(pf)):
@@ -178,6 +213,16 @@ def main():
                 if j != p:
                     errs.append("%s: lost mark in only one of them" % where)
                 lost += j == "lost"
+                continue
+            if "_stack" in j:
+                ev = p.get("generic", {})
+                caller = [f.get("str_value") for f in ev.get("field", [])
+                          if f.get("name") == "caller"]
+                if ev.get("event_name") != j["_stack"] or not caller or \
+                   json.loads(caller[0]) != j["frames"]:
+                    errs.append("%s: %s with frames %s, JSON %s" % (
+                        where, ev.get("event_name"), caller, j["frames"]))
+                generic += 1
                 continue
             if p.get("timestamp") != j["ts_ns"] or p.get("pid") != (j["pid"] & 0xffffffff):
                 errs.append("%s: ts/pid %s/%s, JSON %s/%s" % (where, p.get("timestamp"),

@@ -30,15 +30,22 @@ echo 8192 > "$IDIR/buffer_size_kb"
 echo 0 > "$IDIR/options/hash-ptr"	# real addresses, as the file has them
 for e in $events $events_sym; do echo 1 > "$IDIR/events/${e/://}/enable"; done
 echo 1 > "$IDIR/tracing_on"
+# -a: every process, as the twin sees them; but record never traces itself
+# (set_event_notrace_pid), so the twin leaves out the same pid: tpctl starts
+# (exec keeps the pid) once the twin knows it.
+mkfifo "$TMP/go"
 # shellcheck disable=SC2086
-"$TPCTL" record -o "$TMP/rec.dat" --buffer-kb 8192 $events $events_sym -- \
+sh -c 'read x < "$1"; shift; exec "$@"' _ "$TMP/go" \
+	"$TPCTL" record -o "$TMP/rec.dat" --buffer-kb 8192 -a $events $events_sym -- \
 	sh -c 'for i in 1 2 3; do ls / > /dev/null; kill -0 $$; sleep 0.02; done; exec true' \
 	> "$TMP/out" 2> "$TMP/err" &
 rpid=$!
+echo $rpid > "$IDIR/set_event_notrace_pid"
+echo go > "$TMP/go"
 wait $rpid
 st=$?
 echo 0 > "$IDIR/tracing_on"
-ok $st "record -- COMMAND exits 0"
+ok $st "record -a -- COMMAND exits 0"
 diag "$TMP/err"
 ok $([ ! -d "$TRACEFS/instances/tpctl-$rpid" ]; echo $?) "the private instance is gone"
 ok $([ ! -s "$TMP/out" ]; echo $?) "record writes nothing on stdout"

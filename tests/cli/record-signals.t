@@ -97,9 +97,9 @@ ok $? "the error names the unknown event"
 expect_status "bad --duration: usage error" 2 "$TPCTL" record -o "$TMP/x.dat" -d soon sched:sched_switch
 expect_status "invalid filter: usage error" 2 \
 	"$TPCTL" record -o "$TMP/x.dat" --filter 'no_field > 1' sched:sched_switch
-expect_status "a command that does not exist: exit 1" 1 \
+expect_status "a command that does not exist: usage error" 2 \
 	"$TPCTL" record -o "$TMP/x.dat" sched:sched_switch -- /nonexistent/cmd
-[ "$(wc -l < "$TMP/err")" = 1 ] && grep -q "^tpctl: record: cannot run '/nonexistent/cmd'" "$TMP/err"
+[ "$(wc -l < "$TMP/err")" = 1 ] && grep -q "^tpctl: record: no such command '/nonexistent/cmd'" "$TMP/err"
 ok $? "... with one error line naming it"
 
 ok $([ "$(top_digest)" = "$top_before" ]; echo $?) "the top level is as it was"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # tpctl report FILE --perfetto OUT: a recording with typed events (sched,
 # task), generic ones (integers, strings, arrays) and atrace lines written to
-# the instance's trace_marker, and one with lost events, are decoded by a
+# the instance's trace_marker, one with stacks and one with lost events, are
+# decoded by a
 # protobuf decoder of our own (perfetto-check.py, names from perfetto.proto)
 # and must hold exactly what `tpctl report --json` shows of the same file.
 # protoc parses the files (--decode_raw) and prints them by our minimal
@@ -17,7 +18,7 @@ if [ ! -x "$GEN" ]; then
 fi
 PROTO=$TOP/tests/cli/perfetto.proto
 check() { python3 "$TOP/tests/cli/perfetto-check.py" "$PROTO" "$@"; }
-plan 22
+plan 23
 
 events="sched:sched_switch sched:sched_waking sched:sched_wakeup sched:sched_wakeup_new
 sched:sched_process_fork sched:sched_process_exec sched:sched_process_exit
@@ -78,6 +79,17 @@ ok $? "--perfetto - writes the same to standard output"
 check "$TMP/sel.pftrace" "$TMP/sel.json" > "$TMP/check" 2>&1 &&
 	[ "$(wc -l < "$TMP/sel.json")" -gt 0 ]
 ok $? "--cpu and EVENT select the same records: $(head -1 "$TMP/check")"
+diag "$TMP/check"
+
+# stacks: report --json puts them inside their event, the Perfetto file has
+# them as kernel_stack/user_stack events with their frames
+"$TPCTL" record -o "$TMP/stack.dat" --stack --user-stack sched:sched_switch -- \
+	sh -c 'ls / > /dev/null; sleep 0.05' > /dev/null 2> "$TMP/err"
+"$TPCTL" report --json "$TMP/stack.dat" > "$TMP/stack.json"
+"$TPCTL" report "$TMP/stack.dat" --perfetto "$TMP/stack.pftrace"
+check "$TMP/stack.pftrace" "$TMP/stack.json" > "$TMP/check" 2>&1 &&
+	grep -q '"stack":\[{' "$TMP/stack.json"
+ok $? "kernel and user stacks are events with the same frames: $(head -1 "$TMP/check")"
 diag "$TMP/check"
 
 # lost events: the recorder stopped while a generator fills a tiny buffer

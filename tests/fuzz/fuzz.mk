@@ -53,7 +53,7 @@ $(FUZZ_OUT)/obj/fuzz_common.o: tests/fuzz/fuzz_common.c tests/fuzz/fuzz_common.h
 
 $(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OUT)/obj/fuzz_common.o $(FUZZ_CORE)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
-		$(FUZZ_OUT)/obj/fuzz_common.o $(FUZZ_CORE) $(PKG_LIBS) -lm
+		$(FUZZ_OUT)/obj/fuzz_common.o $(FUZZ_CORE) $(PKG_LIBS) $(DW_LIBS) -lm
 
 fuzz-seeds: tests/unit/bin/dat
 	@mkdir -p $(FUZZ_OUT)/corpus

@@ -8,6 +8,7 @@
  *   bit 0: NDJSON instead of text (and the NDJSON must parse)
  *   bit 1: the 6.1 VM kernel's formats instead of the host's
  *   bit 2: split the pages between two CPUs (exercises the merge)
+ *   bit 3: NDJSON events held for their stacks (output_set_stacks)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +73,7 @@ int FUZZ_ENTRY(const uint8_t *data, size_t size)
 	if (!f)
 		abort();
 	o = output_new(tep, f, flags & 1 ? OUTPUT_JSON : OUTPUT_TEXT);
-	if (!o)
+	if (!o || output_set_stacks(o, flags & 8) < 0)
 		abort();
 	while (reader_next(r, &rec, &lost) > 0 && n++ < 100000) {
 		if (lost)

@@ -32,7 +32,8 @@ def pages(path, size=4096):
     return [raw[i:i + size] for i in range(0, len(raw) - size + 1, size)]
 
 
-# page: one flag byte (bit 0 json, bit 1 vm-6.1 formats, bit 2 two CPUs), pages
+# page: one flag byte (bit 0 json, bit 1 vm-6.1 formats, bit 2 two CPUs, bit 3 stacks
+# held), pages
 for name, flag in (("host", 0), ("vm-6.1", 2)):
     d = os.path.join(fix, name)
     allp = []
@@ -42,6 +43,32 @@ for name, flag in (("host", 0), ("vm-6.1", 2)):
         put("page", bytes([flag | (i & 1)]) + p)
     if len(allp) >= 2:
         put("page", bytes([flag | 5]) + allp[0] + allp[-1])
+
+# page, events held for their stacks (bit 3): a marker write followed by its kernel
+# stack (10 frames) and user stack, on one hand-built page of the host's layout
+def fmt_id(name):
+    m = re.search(r"^ID: (\d+)", open(os.path.join(fix, "host", "formats", name)).read(), re.M)
+    return int(m.group(1))
+
+
+def rec(payload, delta=0):
+    payload += b"\0" * (-len(payload) % 4)
+    return struct.pack("<I", (len(payload) // 4) | delta << 5) + payload
+
+
+try:
+    hdr = lambda i: struct.pack("<HBBi", i, 1, 0, 42)
+    body = rec(hdr(fmt_id("ftrace:print")) + struct.pack("<Q", 0xffffffff81000000) + b"hi\n\0")
+    body += rec(hdr(fmt_id("ftrace:kernel_stack")) + struct.pack("<ii", 10, 0) +
+                b"".join(struct.pack("<Q", 0xffffffff81000000 + 0x100 * i) for i in range(10)), 10)
+    body += rec(hdr(fmt_id("ftrace:user_stack")) + struct.pack("<Ii", 42, 0) +
+                struct.pack("<8Q", 0x7f0000001234, 0x401000, 0, 0, 0, 0, 0, 0), 10)
+    page = struct.pack("<QQ", 1000000000, len(body)) + body
+    page += b"\0" * (4096 - len(page))
+    for flag in (8 | 1, 8 | 1 | 4, 0):
+        put("page", bytes([flag]) + page)
+except OSError:
+    pass
 
 # format: flag byte (system), 16-bit length, format text, a record for it
 field_re = re.compile(r"field:(.*?);\s*offset:(\d+);\s*size:(\d+);")

@@ -6,7 +6,10 @@
  *   text  - every record as text (to compare with the kernel's DIR/trace)
  *   json  - every record as NDJSON
  *   lost  - DIR/lost.raw (a page after overwritten events) as NDJSON
- * Formats that do not parse are listed on stderr.
+ * Formats that do not parse are listed on stderr.  DIR/enums, when there,
+ * holds the values of the enum constants the formats name ("NAME VALUE" lines,
+ * written by enum-table from the capturing kernel's BTF): the test never
+ * reads the BTF of the machine it runs on.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -50,8 +53,62 @@ static char *slurp(const char *dir, const char *name, size_t *len)
 	return buf;
 }
 
+/* The saved enum table, sorted by name for bsearch. */
+struct enum_entry {
+	char *name;
+	unsigned long long value;
+};
+static struct enum_entry *enums;
+static size_t nenums;
+
+static int enum_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct enum_entry *)a)->name, ((const struct enum_entry *)b)->name);
+}
+
+static void enums_load(const char *dir)
+{
+	char *buf, *line, *save = NULL, name[256];
+	unsigned long long v;
+	size_t len;
+
+	buf = slurp(dir, "enums", &len);
+	if (!buf)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%255s %lli", name, (long long *)&v) != 2)
+			continue;
+		enums = realloc(enums, (nenums + 1) * sizeof(*enums));
+		if (!enums)
+			exit(1);
+		enums[nenums].name = strdup(name);
+		enums[nenums++].value = v;
+	}
+	free(buf);
+	if (nenums)
+		qsort(enums, nenums, sizeof(*enums), enum_cmp);
+}
+
+static bool enum_value(const char *name, size_t len, unsigned long long *value, void *ctx)
+{
+	struct enum_entry key, *e;
+	char buf[256];
+
+	(void)ctx;
+	if (len >= sizeof(buf) || !nenums)
+		return false;
+	memcpy(buf, name, len);
+	buf[len] = '\0';
+	key.name = buf;
+	e = bsearch(&key, enums, nenums, sizeof(*enums), enum_cmp);
+	if (e)
+		*value = e->value;
+	return e != NULL;
+}
+
 int main(int argc, char **argv)
 {
+	static const struct decode_names names = { .constant = enum_value };
 	const char *mode, *dir;
 	struct tep_handle *tep;
 	struct output *o;
@@ -78,6 +135,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	free(buf);
+	enums_load(dir);
+	if (nenums)
+		decode_set_names(&names);
 	snprintf(path, sizeof(path), "%s/formats", dir);
 	d = opendir(path);
 	if (!d) {

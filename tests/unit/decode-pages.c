@@ -7,6 +7,7 @@
  * event with every field kind (signed and unsigned ints, char[], __data_loc
  * char[], __data_loc int[], __rel_loc char[], a bitmask).  Prints TAP.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,52 @@ static const char tick_format[] =
 	"\tfield:int n;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\n"
 	"print fmt: \"n=%d\", REC->n\n";
+
+/* The kernel's own formats of its stack records (6.18; 6.1 has the same). */
+static const char kstack_format[] =
+	"name: kernel_stack\n"
+	"ID: 4\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" "
+	"\"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1], "
+	"(void *)REC->caller[2], (void *)REC->caller[3], (void *)REC->caller[4], "
+	"(void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]\n";
+
+static const char ustack_format[] =
+	"name: user_stack\n"
+	"ID: 13\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:unsigned int tgid;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" \"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n\" "
+	"\"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1], "
+	"(void *)REC->caller[2], (void *)REC->caller[3], (void *)REC->caller[4], "
+	"(void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]\n";
+
+/* Symbols as /proc/kallsyms lists them: kernel text, a module's, data. */
+static const char kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000100 T do_syscall_64\n"
+	"ffffffff81000180 t __kretprobe_trampoline\n"
+	"ffffffff81000200 T entry_SYSCALL_64\n"
+	"ffffffff81000300 D some_data\n"
+	"ffffffffc0001000 t st_main_fn\t[sample_trace]\n"
+	"ffffffffc0001100 t st_fire\t[sample_trace]\n"
+	"ffffffffc0002000 T _etext_sample\t[sample_trace]\n";
 
 /* Pages lie back to back in mem, as read from trace_pipe_raw. */
 static unsigned char mem[4][PAGE];
@@ -168,6 +215,23 @@ static size_t kinds(unsigned char *d)
 	return off;
 }
 
+/* A stack record: kernel (id 4, size field n) or user (id 13, 8 entries), frames f[0..n). */
+static size_t stack_rec(unsigned char *d, bool user, int pid, const uint64_t *f, int n)
+{
+	uint16_t id = user ? 13 : 4;
+	int32_t v = user ? pid : n;
+	int slots = user ? 8 : n;
+
+	memset(d, 0, 16 + 8 * slots);
+	memcpy(d, &id, 2);
+	d[2] = 0x01;
+	d[3] = 0x12;
+	memcpy(d + 4, &pid, 4);
+	memcpy(d + 8, &v, 4);
+	memcpy(d + 16, f, 8 * n);
+	return 16 + 8 * slots;
+}
+
 static int n;
 static int failed;
 
@@ -181,8 +245,8 @@ static void check(int ok, const char *what, const char *got, const char *want)
 }
 
 /* Decode the pages of cpus 0 and 1 through the merge; output into buf. */
-static char *run(struct tep_handle *tep, enum output_mode mode, struct page *p0, int n0,
-		 struct page *p1, int n1)
+static char *run_hold(struct tep_handle *tep, enum output_mode mode, bool hold,
+		      struct page *p0, int n0, struct page *p1, int n1)
 {
 	struct reader *r = reader_new(PAGE);
 	struct tep_record rec;
@@ -197,6 +261,7 @@ static char *run(struct tep_handle *tep, enum output_mode mode, struct page *p0,
 		reader_add_mem(r, 1, p1->b, (size_t)n1 * PAGE);
 	o = output_new(tep, f, mode);
 	output_set_kernel_release(o, "6.18.0");
+	output_set_stacks(o, hold);
 	while (reader_next(r, &rec, &lost) > 0) {
 		if (lost)
 			output_lost(o, rec.cpu, lost);
@@ -209,6 +274,12 @@ static char *run(struct tep_handle *tep, enum output_mode mode, struct page *p0,
 	return buf;
 }
 
+static char *run(struct tep_handle *tep, enum output_mode mode, struct page *p0, int n0,
+		 struct page *p1, int n1)
+{
+	return run_hold(tep, mode, false, p0, n0, p1, n1);
+}
+
 int main(void)
 {
 	struct tep_handle *tep = decode_tep_new(false);
@@ -219,7 +290,7 @@ int main(void)
 	const char *want;
 	uint64_t t0 = 1000000000ULL;	/* 1 s */
 
-	printf("1..6\n");
+	printf("1..12\n");
 	decode_header_page(tep, header_page, sizeof(header_page) - 1);
 	check(decode_add_format(tep, "test", kinds_format, sizeof(kinds_format) - 1) == 0 &&
 	      decode_add_format(tep, "test", tick_format, sizeof(tick_format) - 1) == 0,
@@ -301,6 +372,154 @@ int main(void)
 	       "mask=00000000,00000002,00000000,00008001\n";
 	check(!strcmp(got, want), "every field kind as text", got, want);
 	free(got);
+	/*
+	 * Stacks: on cpu0 an event, its kernel stack of 10 frames (the print
+	 * fmt shows 8) and its user stack; on cpu1 an event stamped between
+	 * cpu0's event and its stacks.  The kernel stack has a frame in a
+	 * module, the ftrace trampoline marker, an address no symbol holds and
+	 * the kretprobe trampoline.
+	 */
+	{
+		static const uint64_t kf[10] = {
+			0xffffffff81000105, 0xffffffffc0001010, 0x7fffffff, 0xffffffff00000010,
+			0xffffffff81000180, 0xffffffffc0001105, 0xffffffff81000201,
+			0xffffffff81000101, 0xffffffffc0001001, 0xffffffff81000250,
+		};
+		static const uint64_t uf[2] = { 0x7f0000001234, 0x401000 };
+		static const uint64_t cut[3] = {
+			0xffffffff81000105, 0xffffffffffffffff, 0xffffffffc0001105,
+		};
+		const char *kjson =
+			"\"stack\":[{\"addr\":18446744071578845445,\"sym\":\"do_syscall_64\",\"off\":5},"
+			"{\"addr\":18446744072635813904,\"sym\":\"st_main_fn\",\"off\":16},"
+			"{\"addr\":2147483647,\"sym\":\"[FTRACE TRAMPOLINE]\",\"off\":null},"
+			"{\"addr\":18446744069414584336,\"sym\":null,\"off\":null},"
+			"{\"addr\":18446744071578845568,\"sym\":\"[unknown/kretprobe'd]\",\"off\":null},"
+			"{\"addr\":18446744072635814149,\"sym\":\"st_fire\",\"off\":5},"
+			"{\"addr\":18446744071578845697,\"sym\":\"entry_SYSCALL_64\",\"off\":1},"
+			"{\"addr\":18446744071578845441,\"sym\":\"do_syscall_64\",\"off\":1},"
+			"{\"addr\":18446744072635813889,\"sym\":\"st_main_fn\",\"off\":1},"
+			"{\"addr\":18446744071578845776,\"sym\":\"entry_SYSCALL_64\",\"off\":80}]";
+		const char *ujson = "\"user_stack\":[{\"addr\":139637976732212},{\"addr\":4198400}]";
+		char *w1, *w2, *w3;
+
+		check(decode_add_format(tep, "ftrace", kstack_format, sizeof(kstack_format) - 1) == 0 &&
+		      decode_add_format(tep, "ftrace", ustack_format, sizeof(ustack_format) - 1) == 0 &&
+		      decode_kallsyms_parse(kallsyms, sizeof(kallsyms) - 1) == 0,
+		      "stack formats and symbols parse", "", "");
+		page_init(&p[0], t0);
+		put_event(&p[0], 0, d, tick(d, 7, 1));
+		put_event(&p[0], 100, d, stack_rec(d, false, 7, kf, 10));
+		put_event(&p[0], 0, d, stack_rec(d, true, 7, uf, 2));
+		page_commit(&p[0], 0);
+		page_init(&p[2], t0 + 50);
+		put_event(&p[2], 0, d, tick(d, 8, 10));
+		page_commit(&p[2], 0);
+
+		got = run(tep, OUTPUT_TEXT, &p[0], 1, &p[2], 1);
+		want =
+		"          worker-7       [000] d..21     1.000000: tick: n=1\n"
+		"           <...>-8       [001] d..21     1.000000: tick: n=10\n"
+		"          worker-7       [000] d..21     1.000000: <stack trace>\n"
+		" => do_syscall_64\n"
+		" => st_main_fn\n"
+		" => [FTRACE TRAMPOLINE]\n"
+		" => 0xffffffff00000010\n"
+		" => [unknown/kretprobe'd]\n"
+		" => st_fire\n"
+		" => entry_SYSCALL_64\n"
+		" => do_syscall_64\n"
+		" => st_main_fn\n"
+		" => entry_SYSCALL_64\n"
+		"          worker-7       [000] d..21     1.000000: <user stack trace>\n"
+		" =>  <00007f0000001234>\n"
+		" =>  <0000000000401000>\n";
+		check(!strcmp(got, want), "stack records as the kernel prints them, all 10 frames",
+		      got, want);
+		free(got);
+
+		got = run_hold(tep, OUTPUT_JSON, true, &p[0], 1, &p[2], 1);
+		if (asprintf(&w1, "{\"type\":\"event\",\"ts_ns\":1000000000,\"cpu\":0,\"pid\":7,"
+			     "\"comm\":\"worker\",\"flags\":\"d..21\",\"system\":\"test\","
+			     "\"event\":\"tick\",\"fields\":{\"n\":1},%s,%s}\n"
+			     "{\"type\":\"event\",\"ts_ns\":1000000050,\"cpu\":1,\"pid\":8,"
+			     "\"comm\":\"<...>\",\"flags\":\"d..21\",\"system\":\"test\","
+			     "\"event\":\"tick\",\"fields\":{\"n\":10}}\n", kjson, ujson) < 0)
+			return 1;
+		check(!strcmp(got, w1), "JSON: the stacks go into the event before them on their CPU, "
+		      "events stay in time order", got, w1);
+		free(got);
+
+		got = run(tep, OUTPUT_JSON, &p[0], 1, &p[2], 1);
+		if (asprintf(&w2, "{\"type\":\"event\",\"ts_ns\":1000000000,\"cpu\":0,\"pid\":7,"
+			     "\"comm\":\"worker\",\"flags\":\"d..21\",\"system\":\"test\","
+			     "\"event\":\"tick\",\"fields\":{\"n\":1}}\n"
+			     "{\"type\":\"event\",\"ts_ns\":1000000050,\"cpu\":1,\"pid\":8,"
+			     "\"comm\":\"<...>\",\"flags\":\"d..21\",\"system\":\"test\","
+			     "\"event\":\"tick\",\"fields\":{\"n\":10}}\n"
+			     "{\"type\":\"event\",\"ts_ns\":1000000100,\"cpu\":0,\"pid\":7,"
+			     "\"comm\":\"worker\",\"flags\":\"d..21\",\"system\":\"ftrace\","
+			     "\"event\":\"kernel_stack\",\"fields\":{\"size\":10},%s}\n"
+			     "{\"type\":\"event\",\"ts_ns\":1000000100,\"cpu\":0,\"pid\":7,"
+			     "\"comm\":\"worker\",\"flags\":\"d..21\",\"system\":\"ftrace\","
+			     "\"event\":\"user_stack\",\"fields\":{\"tgid\":7},%s}\n", kjson, ujson) < 0)
+			return 1;
+		check(!strcmp(got, w2), "JSON without holding: stack records as events of their own",
+		      got, w2);
+		free(got);
+
+		/*
+		 * A stack of another task stands alone and ends the event before
+		 * it; ULONG_MAX ends the frames; the size field counts them.
+		 */
+		page_init(&p[0], t0);
+		put_event(&p[0], 0, d, tick(d, 7, 2));
+		put_event(&p[0], 10, d, stack_rec(d, false, 9, kf, 1));
+		put_event(&p[0], 10, d, stack_rec(d, false, 7, cut, 3));
+		put_event(&p[0], 10, d, tick(d, 7, 3));
+		len = stack_rec(d, false, 7, kf, 3);
+		d[8] = 2;	/* size: 2 frames of the 3 the record holds */
+		put_event(&p[0], 10, d, len);
+		page_commit(&p[0], 0);
+		got = run_hold(tep, OUTPUT_JSON, true, &p[0], 1, NULL, 0);
+		if (asprintf(&w3, "{\"type\":\"event\",\"ts_ns\":1000000000,\"cpu\":0,\"pid\":7,"
+			     "\"comm\":\"worker\",\"flags\":\"d..21\",\"system\":\"test\","
+			     "\"event\":\"tick\",\"fields\":{\"n\":2}}\n"
+			     "{\"type\":\"event\",\"ts_ns\":1000000010,\"cpu\":0,\"pid\":9,"
+			     "\"comm\":\"<...>\",\"flags\":\"d..21\",\"system\":\"ftrace\","
+			     "\"event\":\"kernel_stack\",\"fields\":{\"size\":1},\"stack\":["
+			     "{\"addr\":18446744071578845445,\"sym\":\"do_syscall_64\",\"off\":5}]}\n"
+			     "{\"type\":\"event\",\"ts_ns\":1000000020,\"cpu\":0,\"pid\":7,"
+			     "\"comm\":\"worker\",\"flags\":\"d..21\",\"system\":\"ftrace\","
+			     "\"event\":\"kernel_stack\",\"fields\":{\"size\":3},\"stack\":["
+			     "{\"addr\":18446744071578845445,\"sym\":\"do_syscall_64\",\"off\":5}]}\n"
+			     "{\"type\":\"event\",\"ts_ns\":1000000030,\"cpu\":0,\"pid\":7,"
+			     "\"comm\":\"worker\",\"flags\":\"d..21\",\"system\":\"test\","
+			     "\"event\":\"tick\",\"fields\":{\"n\":3},\"stack\":["
+			     "{\"addr\":18446744071578845445,\"sym\":\"do_syscall_64\",\"off\":5},"
+			     "{\"addr\":18446744072635813904,\"sym\":\"st_main_fn\",\"off\":16}]}\n") < 0)
+			return 1;
+		check(!strcmp(got, w3), "JSON: another task's stack stands alone; ULONG_MAX and the "
+		      "size field end the frames", got, w3);
+		free(got);
+		got = run(tep, OUTPUT_TEXT, &p[0], 1, NULL, 0);
+		want =
+		"          worker-7       [000] d..21     1.000000: tick: n=2\n"
+		"           <...>-9       [000] d..21     1.000000: <stack trace>\n"
+		" => do_syscall_64\n"
+		"          worker-7       [000] d..21     1.000000: <stack trace>\n"
+		" => do_syscall_64\n"
+		"          worker-7       [000] d..21     1.000000: tick: n=3\n"
+		"          worker-7       [000] d..21     1.000000: <stack trace>\n"
+		" => do_syscall_64\n"
+		" => st_main_fn\n";
+		check(!strcmp(got, want), "text: ULONG_MAX and the size field end the frames",
+		      got, want);
+		free(got);
+		free(w1);
+		free(w2);
+		free(w3);
+	}
 	tep_free(tep);
 	return failed;
 }

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Decode cost of `tpctl stream`: instructions per event under callgrind
+(deterministic, so two builds compare on a busy machine), with and without
+stack traces.
+
+A private instance is filled with N syscalls:sys_enter_getpid events of
+bench/gen (filtered on its pid, tracing then off), and `tpctl -i INST stream
+--drain [--json]` decodes it under valgrind --tool=callgrind; the same with a
+small N gives the start-up cost, which is subtracted.  With --stacks the
+instance also records a kernel stack (options/stacktrace) and a user stack
+(options/userstacktrace) after each event: the figure is then per event with
+its two stack records.
+
+  bench/stream-cg.py [--events N] [--small N] [--tpctl PATH ...] [--stacks]
+
+Several --tpctl builds (e.g. before and after a change) are measured on the
+same kind of data, one fresh instance per run.  Needs root.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+TRACEFS = "/sys/kernel/tracing"
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GEN = os.path.join(TOP, "bench", "gen")
+
+
+def wr(path, val):
+    with open(path, "w") as f:
+        f.write(val)
+
+
+def fill(inst, n, stacks):
+    """A new instance holding n getpid events of one generator (and their stacks)."""
+    d = os.path.join(TRACEFS, "instances", inst)
+    os.mkdir(d)
+    wr(os.path.join(d, "buffer_size_kb"), "65536" if stacks else "16384")
+    wr(os.path.join(d, "tracing_on"), "0")
+    gen = subprocess.Popen([GEN, str(n)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           text=True)
+    pid = int(gen.stdout.readline())
+    ev = os.path.join(d, "events", "syscalls", "sys_enter_getpid")
+    wr(os.path.join(ev, "filter"), "common_pid == %d" % pid)
+    wr(os.path.join(ev, "enable"), "1")
+    if stacks:
+        wr(os.path.join(d, "options", "stacktrace"), "1")
+        wr(os.path.join(d, "options", "userstacktrace"), "1")
+    wr(os.path.join(d, "tracing_on"), "1")
+    gen.stdin.write("go\n")
+    gen.stdin.flush()
+    gen.stdout.readline()
+    gen.wait()
+    wr(os.path.join(d, "tracing_on"), "0")
+    wr(os.path.join(ev, "enable"), "0")
+    # the stack options stay on while tpctl reads: they tell it stacks are recorded
+
+
+def remove(inst):
+    d = os.path.join(TRACEFS, "instances", inst)
+    if os.path.isdir(d):
+        for o in ("stacktrace", "userstacktrace"):
+            wr(os.path.join(d, "options", o), "0")
+        os.rmdir(d)
+
+
+def callgrind(argv):
+    """Instructions of the run, and the lines it printed."""
+    with tempfile.TemporaryDirectory() as t:
+        out = os.path.join(t, "out")
+        cg = os.path.join(t, "cg.out")
+        with open(out, "wb") as f:
+            subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + cg] + argv,
+                           stdout=f, stderr=subprocess.DEVNULL, check=False)
+        with open(cg) as f:
+            ir = int(re.search(r"^summary: (\d+)", f.read(), re.M).group(1))
+        with open(out, "rb") as f:
+            lines = sum(1 for _ in f)
+        return ir, lines
+
+
+def measure(tpctl, n, small, json, stacks):
+    res = []
+    for k in (n, small):
+        inst = "tpbench-cg-%d" % os.getpid()
+        try:
+            fill(inst, k, stacks)
+            ir, lines = callgrind([tpctl, "-i", inst, "stream", "--drain"] +
+                                  (["--json"] if json else []))
+        finally:
+            remove(inst)
+        res.append((ir, lines))
+    (ir, lines), (ir0, lines0) = res
+    return (ir - ir0) / max(n - small, 1), ir0, lines
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--events", type=int, default=100000)
+    ap.add_argument("--small", type=int, default=1000)
+    ap.add_argument("--tpctl", action="append")
+    ap.add_argument("--stacks", action="store_true")
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("stream-cg.py: needs root")
+    builds = a.tpctl or [os.path.join(TOP, "tpctl")]
+    print("| build | output | stacks | instructions / event | start-up instructions "
+          "| lines (%d events) |" % a.events)
+    print("|---|---|---|---:|---:|---:|")
+    for b in builds:
+        for json in (True, False):
+            per, ir0, lines = measure(b, a.events, a.small, json, a.stacks)
+            print("| %s | %s | %s | %.0f | %.1f M | %d |" % (
+                b, "--json" if json else "text", "kernel+user" if a.stacks else "no",
+                per, ir0 / 1e6, lines))
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

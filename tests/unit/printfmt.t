@@ -1,0 +1,8 @@
+#!/bin/bash
+# Print fmt expressions: libtraceevent's values after printfmt.c's rewrites
+# against the C compiler's, and the kernel's text for __print_flags, %#x and
+# raw tabs (tests/unit/printfmt.c).
+cd "$(dirname "$0")/../.." || exit 1
+bin=tests/unit/bin/printfmt
+[ -x "$bin" ] || { echo "1..0 # SKIP $bin not built (run make check)"; exit 0; }
+exec "$bin"

@@ -1,0 +1,7 @@
+#!/bin/sh
+# The TARGET options (src/target.c) without a tracefs: pid lists, usage errors,
+# COMMAND looked up in PATH, users.  The program prints TAP itself.
+bin=$(dirname "$0")/bin/target
+[ -x "$bin" ] || { echo "1..0 # SKIP $bin not built (run make check)"; exit 0; }
+# the errors the refused cases print are not the test's output
+exec "$bin" 2> /dev/null

@@ -2,9 +2,9 @@
 # tpctl report FILE --perfetto OUT: a recording with typed events (sched,
 # task), generic ones (integers, strings, arrays) and atrace lines written to
 # the instance's trace_marker, one with stacks and one with lost events, are
-# decoded by a
-# protobuf decoder of our own (perfetto-check.py, names from perfetto.proto)
-# and must hold exactly what `tpctl report --json` shows of the same file.
+# decoded by a protobuf decoder of our own (perfetto-check.py, names from
+# perfetto.proto) and must hold exactly what `tpctl report --json` shows of
+# the same file.
 # protoc parses the files (--decode_raw) and prints them by our minimal
 # perfetto.proto, which names every field tpctl writes.
 . "$(dirname "$0")/lib.sh"

@@ -15,8 +15,7 @@ void json_init(struct json *j, FILE *f, bool pretty)
 	j->first[0] = true;
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not valid. */
-static size_t utf8_valid_len(const unsigned char *s, size_t left)
+size_t json_utf8_len(const unsigned char *s, size_t left)
 {
 	unsigned char c = s[0];
 	size_t n, i;
@@ -82,7 +81,7 @@ void json_write_string(FILE *f, const char *str, size_t len)
 			i++;
 			continue;
 		}
-		n = utf8_valid_len(s + i, len - i);
+		n = json_utf8_len(s + i, len - i);
 		if (n == 0) {
 			fputs("\xef\xbf\xbd", f);	/* U+FFFD */
 			i++;

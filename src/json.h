@@ -48,6 +48,13 @@ void json_null(struct json *j, const char *key);
 /* End of one NDJSON record (or of a document): newline. */
 void json_end_line(struct json *j);
 
+/*
+ * Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not valid
+ * (overlong forms, surrogates and values past U+10FFFF are not).  Writers of
+ * other formats use it to replace invalid bytes as the JSON writer does.
+ */
+size_t json_utf8_len(const unsigned char *s, size_t left);
+
 /* Write s as a quoted JSON string to f (the escaping used by all of the above). */
 void json_write_string(FILE *f, const char *s, size_t len);
 

@@ -605,14 +605,13 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	return 0;
 }
 
-static void json_field(FILE *f, const struct dec_field *df, const void *data, int size)
+void output_json_value(FILE *f, const struct dec_field *df, const void *data, int size)
 {
 	const char *p;
 	size_t len, i;
 	uint64_t v;
 	bool first = true;
 
-	put_str(f, df->jkey);
 	switch (df->kind) {
 	case DK_INT:
 		if (!decode_int(df, data, size, &v))
@@ -668,6 +667,12 @@ static void json_field(FILE *f, const struct dec_field *df, const void *data, in
 		putc_unlocked(']', f);
 		return;
 	}
+}
+
+static void json_field(FILE *f, const struct dec_field *df, const void *data, int size)
+{
+	put_str(f, df->jkey);
+	output_json_value(f, df, data, size);
 }
 
 /* ,"sym":"name","off":N,"obj":"path" of a user frame, what of it is known. */

@@ -87,6 +87,13 @@ void output_set_comm_loader(struct output *o, output_comm_fn fn, void *ctx);
  * its version (flag letters, syscall argument forms).  Default: uname's.
  */
 void output_set_kernel_release(struct output *o, const char *release);
+/*
+ * One field's value as report --json writes it (integer, string, array, or
+ * null when it lies outside the record), for writers of other formats that
+ * want the same rendering.
+ */
+struct dec_field;
+void output_json_value(FILE *f, const struct dec_field *df, const void *data, int size);
 /* false when the trace clock is a counter (x86-tsc, counter): raw stamps, no seconds. */
 void output_set_ns_clock(struct output *o, bool ns);
 /*

@@ -192,4 +192,20 @@ int agg_run(const struct agg_opts *o);
 struct tp_opt;
 int agg_opt_engine(const struct tp_opt *o, const char *arg);
 
+/*
+ * The options count and hist share, declared once for both option tables
+ * (opt.h); o is the command's struct agg_opts *, top its unsigned long long *
+ * for --top (o->top is a size_t).  The help of --filter, --top and
+ * --interval names what each command prints, so the command gives it.
+ */
+#define AGG_OPTS(o, top, filter_help, top_help, interval_help)		\
+	OPT_STRING('f', "filter", &(o)->filter, "EXPR", filter_help),		\
+	OPT_UINT(0, "top", (top), "N", 1, 0, top_help),				\
+	OPT_SECONDS(0, "interval", &(o)->interval, "SEC", interval_help),	\
+	OPT_SECONDS('d', "duration", &(o)->duration, "SEC", "stop after SEC seconds"), \
+	OPT_BOOL('j', "json", &(o)->json, "one JSON document per table"),	\
+	OPT_CALLBACK(0, "engine", &(o)->engine, "ENGINE", agg_opt_engine,	\
+		     "kernel (hist triggers), user (the ring buffers) or auto:\n"	\
+		     "the kernel's where it can (the default)")
+
 #endif

@@ -27,15 +27,8 @@ int cmd_count(int argc, char **argv)
 		OPT_STRING(0, "by", &by, "KEY,...", "count per key: event (the default), comm, pid,\n"
 			   "cpu, stack or a field of the events (fields.NAME for a field\n"
 			   "called like one of the others)"),
-		OPT_STRING('f', "filter", &o.filter, "EXPR", "count only the events matching EXPR"),
-		OPT_UINT(0, "top", &top, "N", 1, 0, "only the N largest rows"),
-		OPT_SECONDS(0, "interval", &o.interval, "SEC",
-			    "a table every SEC seconds (of that interval), the totals at the end"),
-		OPT_SECONDS('d', "duration", &o.duration, "SEC", "stop after SEC seconds"),
-		OPT_BOOL('j', "json", &o.json, "one JSON document per table"),
-		OPT_CALLBACK(0, "engine", &o.engine, "ENGINE", agg_opt_engine,
-			     "kernel (hist triggers), user (the ring buffers) or auto:\n"
-			     "the kernel's where it can (the default)"),
+		AGG_OPTS(&o, &top, "count only the events matching EXPR", "only the N largest rows",
+			 "a table every SEC seconds (of that interval), the totals at the end"),
 		OPT_BOOL(0, "stack", &stack, "count per kernel stack too (as --by ...,stack)"),
 		TARGET_OPTS(&tgt),
 		OPT_END(),
@@ -49,17 +42,12 @@ int cmd_count(int argc, char **argv)
 	struct tp_args args;
 	int ret;
 
-	target_init(&tgt);
+	ret = target_parse(&tgt, argc, argv, &spec, &args);
+	if (ret)
+		return opt_status(ret);
 	/* COMMAND's output must not mix with the tables on stdout */
 	tgt.stdout_to_stderr = true;
 	o.target = &tgt;
-	ret = opt_parse(argc, argv, &spec, &args);
-	if (!ret && args.cmd)
-		ret = target_set_command(&tgt, args.cmd);
-	if (ret) {
-		target_free(&tgt);
-		return opt_status(ret);
-	}
 	ret = TP_USAGE;
 	if (!args.argc)
 		tp_error("no event given");

@@ -30,15 +30,9 @@ int cmd_hist(int argc, char **argv)
 		OPT_BOOL(0, "log2", &log2, "power-of-two buckets: [0], [1], [2, 4), ... (the default)"),
 		OPT_UINT(0, "linear", &step, "STEP", 1, INT64_MAX,
 			 "buckets STEP wide: [0, STEP), [STEP, 2*STEP), ..."),
-		OPT_STRING('f', "filter", &o.filter, "EXPR", "only the events matching EXPR"),
-		OPT_UINT(0, "top", &top, "N", 1, 0, "only the N histograms with the most events"),
-		OPT_SECONDS(0, "interval", &o.interval, "SEC",
-			    "histograms every SEC seconds (of that interval), the totals at the end"),
-		OPT_SECONDS('d', "duration", &o.duration, "SEC", "stop after SEC seconds"),
-		OPT_BOOL('j', "json", &o.json, "one JSON document per table"),
-		OPT_CALLBACK(0, "engine", &o.engine, "ENGINE", agg_opt_engine,
-			     "kernel (hist triggers), user (the ring buffers) or auto:\n"
-			     "the kernel's where it can (the default)"),
+		AGG_OPTS(&o, &top, "only the events matching EXPR",
+			 "only the N histograms with the most events",
+			 "histograms every SEC seconds (of that interval), the totals at the end"),
 		TARGET_OPTS(&tgt),
 		OPT_END(),
 	};
@@ -52,17 +46,12 @@ int cmd_hist(int argc, char **argv)
 	struct tp_args args;
 	int ret;
 
-	target_init(&tgt);
+	ret = target_parse(&tgt, argc, argv, &spec, &args);
+	if (ret)
+		return opt_status(ret);
 	/* COMMAND's output must not mix with the tables on stdout */
 	tgt.stdout_to_stderr = true;
 	o.target = &tgt;
-	ret = opt_parse(argc, argv, &spec, &args);
-	if (!ret && args.cmd)
-		ret = target_set_command(&tgt, args.cmd);
-	if (ret) {
-		target_free(&tgt);
-		return opt_status(ret);
-	}
 	ret = TP_USAGE;
 	if (!args.argc)
 		tp_error("no event given");

@@ -569,14 +569,9 @@ int cmd_record(int argc, char **argv)
 	};
 	struct tp_args args;
 
-	target_init(&tgt);
-	ret = opt_parse(argc, argv, &spec, &args);
-	if (!ret && args.cmd)
-		ret = target_set_command(&tgt, args.cmd);
-	if (ret) {
-		target_free(&tgt);
+	ret = target_parse(&tgt, argc, argv, &spec, &args);
+	if (ret)
 		return opt_status(ret);
-	}
 	if (kb) {
 		snprintf(kbuf, sizeof(kbuf), "%llu", kb);
 		buffer_kb = kbuf;

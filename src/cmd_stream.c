@@ -391,16 +391,11 @@ int cmd_stream(int argc, char **argv)
 	long long lost;
 	int ret, cpu, n;
 
-	target_init(&tgt);
+	ret = target_parse(&tgt, argc, argv, &spec, &args);
+	if (ret)
+		return opt_status(ret);
 	/* COMMAND's output must not mix with the events on stdout */
 	tgt.stdout_to_stderr = true;
-	ret = opt_parse(argc, argv, &spec, &args);
-	if (!ret && args.cmd)
-		ret = target_set_command(&tgt, args.cmd);
-	if (ret) {
-		target_free(&tgt);
-		return opt_status(ret);
-	}
 	if (kb) {
 		snprintf(kbuf, sizeof(kbuf), "%llu", kb);
 		buffer_kb = kbuf;

@@ -149,6 +149,20 @@ int target_set_command(struct target *t, char **argv)
 	return TP_OK;
 }
 
+int target_parse(struct target *t, int argc, char **argv, const struct tp_cmd_spec *spec,
+		 struct tp_args *args)
+{
+	int ret;
+
+	target_init(t);
+	ret = opt_parse(argc, argv, spec, args);
+	if (!ret && args->cmd)
+		ret = target_set_command(t, args->cmd);
+	if (ret)
+		target_free(t);
+	return ret;
+}
+
 bool target_given(const struct target *t)
 {
 	return t->argv || t->npids || t->cgroup || t->all || t->follow || t->user;

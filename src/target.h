@@ -24,8 +24,8 @@
  *
  *	struct target t;
  *
- *	target_init(&t);
- *	...options: target_set_command(), target_parse_pids(), t.all, ...
+ *	ret = target_parse(&t, argc, argv, &spec, &args);	TARGET_OPTS in spec
+ *	...or by hand: target_init(&t), target_set_command(), target_parse_pids(), t.all...
  *	t.stdout_to_stderr = true;	(commands whose stdout carries data)
  *	ret = target_check(&t);		usage errors (TP_USAGE), nothing changed yet
  *	...create the private instance; enable nothing yet...
@@ -128,6 +128,18 @@ int target_opt_pid(const struct tp_opt *o, const char *arg);
  */
 int target_parse_pids(struct target *t, const char *list);
 int target_set_command(struct target *t, char **argv);
+
+/*
+ * What every command with TARGET_OPTS does first: target_init(t), then
+ * opt_parse() and target_set_command() with the words after "--".  0: go on
+ * with args filled; otherwise t is freed already and the command returns
+ * opt_status() of the value (TP_USAGE, or OPT_SHOWN after --help), which
+ * keeps --help apart from a parse that went through.
+ */
+struct tp_cmd_spec;
+struct tp_args;
+int target_parse(struct target *t, int argc, char **argv, const struct tp_cmd_spec *spec,
+		 struct tp_args *args);
 
 /* Any of the options was given (the command may then need events to trace, ...). */
 bool target_given(const struct target *t);

@@ -17,7 +17,7 @@ ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
 CC         ?= cc
-PKGS       := libtracefs libtraceevent libtracecmd libbpf
+PKGS       := libtracefs libtraceevent libtracecmd libbpf libzstd
 # Deferred (=) so that "make deps" works before pkg-config and the -dev packages exist.
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS))

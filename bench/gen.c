@@ -8,7 +8,8 @@
  *
  * It prints its pid and waits for a line on stdin before it starts, so that a
  * tracer can be set up with a filter on that pid first; when done it prints
- * the calls made and the seconds they took.
+ * the calls made, the seconds they took and the CLOCK_MONOTONIC time of the
+ * first call (to time how late a reader shows it).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,6 @@ int main(int argc, char **argv)
 		}
 	}
 	t1 = now();
-	printf("%llu %.6f\n", n, t1 - t0);
+	printf("%llu %.6f %.6f\n", n, t1 - t0, t0);
 	return 0;
 }

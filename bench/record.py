@@ -2,19 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Record and report benchmark.
 
-Record: `tpctl record` against `trace-cmd record`, both recording the
-syscalls:sys_enter_getpid events of one bench/gen process (filtered on its
-pid) at full speed into a trace.dat, with the same per-CPU buffer size.
-Columns: events in the file, loss %, recorder CPU seconds (user + system,
-from wait4, children included) and CPU seconds per million events.
+Record: `tpctl record` (trace.dat version 7, zstd-compressed, the default;
+and version 6, uncompressed) against `trace-cmd record` (version 7, zstd),
+all recording the syscalls:sys_enter_getpid events of one bench/gen process
+(filtered on its pid) at full speed into a trace.dat, with the same per-CPU
+buffer size.  Columns: events in the file, loss %, recorder CPU seconds
+(user + system, from wait4, children included), CPU seconds per million
+events, the file's size, and CPU and size as a ratio of trace-cmd's in the
+same run.
 
 Report: offline decode of the same tpctl-recorded file by `tpctl report`
-(text and --json) and `trace-cmd report`, as instructions per event under
+(text, --json and --perfetto) and `trace-cmd report`, as instructions per event under
 valgrind --tool=callgrind (stable on noisy machines; startup subtracted
 using a file with a handful of events) and as wall time (median of 3, output
 to /dev/null).
 
-  bench/record.py [--events N] [--callgrind-events N] [--quick] [--out FILE]
+  bench/record.py [--events N] [--callgrind-events N] [--quick] [--record-only] [--out FILE]
 
 Needs root and a writable tracefs; every instance it makes is removed again.
 """
@@ -82,7 +85,7 @@ def count_events(path, pid):
     return sum(1 for line in p.stdout.splitlines() if needle in line)
 
 
-def record(tool, n, buf_kb, out):
+def record(tool, n, buf_kb, out, version=None):
     gen = subprocess.Popen([GEN, str(n)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                            text=True)
     pid = int(gen.stdout.readline())
@@ -90,6 +93,8 @@ def record(tool, n, buf_kb, out):
     inst = None
     if tool == "tpctl":
         argv = [TPCTL, "record", "-o", out, "--buffer-kb", str(buf_kb), "--filter", filt, EVENT]
+        if version:
+            argv[2:2] = ["--file-version", str(version)]
     else:
         inst = "tpbench-rec-%d" % os.getpid()
         argv = [TC, "record", "--no-filter", "-B", inst, "-b", str(buf_kb), "-e", EVENT,
@@ -118,7 +123,7 @@ def record(tool, n, buf_kb, out):
             remove_instance(inst)
     got = count_events(out, pid)
     cpu = ru.ru_utime + ru.ru_stime
-    return {"tool": tool, "buf": buf_kb, "events": got, "loss": 100.0 * (n - got) / n,
+    return {"tool": tool, "version": version, "buf": buf_kb, "events": got, "loss": 100.0 * (n - got) / n,
             "cpu": cpu, "cpu_per_m": cpu / (got / 1e6) if got else float("nan"),
             "size": os.path.getsize(out)}
 
@@ -161,6 +166,7 @@ def wall(argv, runs=3):
 READERS = [
     ("tpctl report", lambda f: [TPCTL, "report", f], False),
     ("tpctl report --json", lambda f: [TPCTL, "report", "--json", f], False),
+    ("tpctl report --perfetto", lambda f: [TPCTL, "report", f, "--perfetto", "/dev/null"], False),
     ("trace-cmd report", lambda f: [TC, "report", "-i", f], True),
 ]
 
@@ -171,6 +177,7 @@ def main():
     ap.add_argument("--callgrind-events", type=int, default=100000)
     ap.add_argument("--buffers", default="1024,16384", help="per-CPU buffer sizes in KiB")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--record-only", action="store_true", help="skip the report part")
     ap.add_argument("--out", help="also write the Markdown tables to this file")
     a = ap.parse_args()
     if a.quick:
@@ -185,28 +192,36 @@ def main():
     tmp = tempfile.mkdtemp(prefix="tpbench-rec.")
     rows = []
     for buf in [int(b) for b in a.buffers.split(",")]:
-        for tool in ("tpctl", "trace-cmd"):
-            out = os.path.join(tmp, "%s-%d.dat" % (tool, buf))
-            rows.append(record(tool, a.events, buf, out))
+        for tool, version in (("tpctl", 7), ("tpctl", 6), ("trace-cmd", None)):
+            name = tool if tool == "trace-cmd" else "%s-v%d" % (tool, version)
+            out = os.path.join(tmp, "%s-%d.dat" % (name, buf))
+            rows.append(record(tool, a.events, buf, out, version))
     lines.append("Record: %d getpid events at full speed, one generator process" % a.events)
     lines.append("")
     lines.append("| recorder | buffer/CPU | events in file | loss | CPU s | CPU s / M events "
-                 "| file size |")
-    lines.append("|---|---:|---:|---:|---:|---:|---:|")
+                 "| file size | CPU vs trace-cmd | size vs trace-cmd |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        lines.append("| %s record | %d KiB | %d | %.2f %% | %.2f | %.2f | %.1f MiB |" % (
-            r["tool"], r["buf"], r["events"], r["loss"], r["cpu"], r["cpu_per_m"],
-            r["size"] / 1048576.0))
+        tc = [t for t in rows if t["tool"] == "trace-cmd" and t["buf"] == r["buf"]][0]
+        label = "trace-cmd record" if r["tool"] == "trace-cmd" else \
+            "tpctl record --file-version %d" % r["version"]
+        lines.append("| %s | %d KiB | %d | %.2f %% | %.3f | %.3f | %.2f MiB | %.2fx | %.2fx |" % (
+            label, r["buf"], r["events"], r["loss"], r["cpu"], r["cpu_per_m"],
+            r["size"] / 1048576.0, r["cpu_per_m"] / tc["cpu_per_m"],
+            r["size"] / float(tc["size"])))
     lines.append("")
+    if a.record_only:
+        finish(lines, a, tmp)
+        return
 
     # Decode: the tpctl-recorded file with the largest buffer (least loss).
-    big = os.path.join(tmp, "tpctl-%s.dat" % a.buffers.split(",")[-1])
+    big = os.path.join(tmp, "tpctl-v7-%s.dat" % a.buffers.split(",")[-1])
     small_n = a.callgrind_events
     cg = os.path.join(tmp, "cg.dat")
     tiny = os.path.join(tmp, "tiny.dat")
     cg_events = record("tpctl", small_n, 16384, cg)["events"]
     tiny_events = record("tpctl", 10, 16384, tiny)["events"]
-    lines.append("Report: offline decode of a tpctl-recorded file (getpid events); "
+    lines.append("Report: offline decode of a tpctl-recorded file (version 7, getpid events); "
                  "instructions per event from callgrind on a %d-event file, startup "
                  "(a %d-event file) subtracted; wall time on the %d-event file, median of 3, "
                  "stdout to /dev/null" % (cg_events, tiny_events, a.events))
@@ -215,7 +230,7 @@ def main():
                  "| wall s (%d events) | events / s |" % a.events)
     lines.append("|---|---:|---:|---:|---:|---:|")
     res = []
-    n_big = [r for r in rows if r["tool"] == "tpctl"][-1]["events"]
+    n_big = [r for r in rows if r["version"] == 7][-1]["events"]
     for name, argv, ns in READERS:
         ir = callgrind_ir(argv(cg), ns)
         ir0 = callgrind_ir(argv(tiny), ns)
@@ -226,6 +241,10 @@ def main():
     for name, per, ir0, w, eps in res:
         lines.append("| %s | %.0f | %.2fx | %.1f M | %.2f | %.0f |" % (
             name, per, per / base if base else 0, ir0 / 1e6, w, eps))
+    finish(lines, a, tmp)
+
+
+def finish(lines, a, tmp):
     text = "\n".join(lines) + "\n"
     print(text)
     if a.out:

@@ -195,6 +195,13 @@ _tpctl()
 			local IFS=$'\n'
 			COMPREPLY=($(compgen -u -- "$_tpctl_cur"))
 			;;
+		ENGINE) _tpctl_reply $'kernel\nuser\nauto' ;;
+		# count and hist: the fields of the first event (after the keys of every event)
+		FIELD) [[ $first_pos == *:* ]] && _tpctl_reply "$(_tpctl_fields "$first_pos")" ;;
+		KEY,...)
+			_tpctl_reply "$(printf '%s\n' event comm pid cpu stack
+				[[ $first_pos == *:* ]] && _tpctl_fields "$first_pos")"
+			;;
 		esac
 		return
 	fi
@@ -205,7 +212,7 @@ _tpctl()
 	fi
 
 	case $cmd in
-	list | format | enable | disable | stream | record)
+	list | format | enable | disable | stream | record | count | hist)
 		_tpctl_reply "$(_tpctl_events)"
 		;;
 	filter)

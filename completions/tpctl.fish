@@ -188,9 +188,21 @@ complete -c tpctl -n '__tpctl_prev_arg | string match -q USER' -a '(__fish_compl
 complete -c tpctl -n '__tpctl_no_command; and __tpctl_wants_word' -a '(__tpctl_run --list-commands)'
 
 # events for the commands that take them
-for c in list format enable disable stream record
+for c in list format enable disable stream record count hist
     complete -c tpctl -n "__tpctl_using $c; and __tpctl_wants_word" -a '(__tpctl_events)'
 end
+
+# count and hist: --engine, and the fields of the first event for --field and --by
+function __tpctl_first_event_fields
+    set -l pos (__tpctl_positionals)
+    set -q pos[1]; or return
+    __tpctl_run list --fields -- $pos[1] | string split -n ' ' | tail -n +2
+end
+
+complete -c tpctl -n '__tpctl_prev_arg | string match -q ENGINE' -a 'kernel user auto'
+complete -c tpctl -n '__tpctl_prev_arg | string match -q FIELD' -a '(__tpctl_first_event_fields)' -d field
+complete -c tpctl -n '__tpctl_prev_arg | string match -q "KEY,..."' -a 'event comm pid cpu stack' -d key
+complete -c tpctl -n '__tpctl_prev_arg | string match -q "KEY,..."' -a '(__tpctl_first_event_fields)' -d field
 
 # filter EVENT [EXPR | --clear]
 complete -c tpctl -n '__tpctl_filter_wants_event; and __tpctl_wants_word' -a '(__tpctl_events)'

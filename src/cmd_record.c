@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]
- *              [--stack] [--user-stack] [-- COMMAND ARGS...]
+ *              [--stack] [--user-stack] [--file-version 6|7] [-- COMMAND ARGS...]
  *
  * Traces the events in a private instance and moves the raw ring-buffer
- * pages into a trace.dat file (src/dat.c) without decoding them: splice from
- * trace_pipe_raw into the file through libtracefs where the kernel allows.
+ * pages into a trace.dat file (src/dat.c) without decoding them: for
+ * version 7 they are read into memory and the writer compresses them; for
+ * version 6, spliced from trace_pipe_raw into the file through libtracefs
+ * where the kernel allows.
  * The instance's tracing_on is off while events are enabled and switched on
  * once, so every event is recorded over the same window.
  */
@@ -48,6 +50,9 @@ struct recorder {
 	struct tracefs_cpu **tcpu;
 	unsigned long long bytes;
 	const char *output;
+	int subbuf;
+	char *page;			/* version 7: one sub-buffer read from the kernel */
+	double flushed;			/* version 7: last commit of kept-back pages */
 };
 
 static void meta_free(struct meta *m)
@@ -264,6 +269,32 @@ static void readers_close(struct recorder *r)
 	r->fds = NULL;
 }
 
+/*
+ * Version 7: pages are read into memory and handed to the writer, which
+ * compresses them (no splice: the data must pass through zstd anyway).
+ */
+static int drain_read(struct recorder *r, int c, bool flush, bool *moved)
+{
+	int n;
+
+	for (;;) {
+		n = flush ? tracefs_cpu_flush(r->tcpu[c], r->page) :
+			    tracefs_cpu_read(r->tcpu[c], r->page, true);
+		if (n <= 0)
+			break;
+		/* a short read is still a whole sub-buffer: its header says how much is data */
+		if (n < r->subbuf)
+			memset(r->page + n, 0, r->subbuf - n);
+		if (dat_cpu_write(r->dat, c, r->page, r->subbuf) < 0)
+			return -1;
+		r->bytes += r->subbuf;
+		*moved = true;
+	}
+	if (n < 0 && errno != EAGAIN && errno != EINTR && errno != ENODATA)
+		return -1;
+	return flush ? dat_cpu_flush(r->dat, c) : 0;
+}
+
 /* Move every full page of every CPU into the file; flush: also the partial ones. */
 static int drain(struct recorder *r, bool flush, bool *moved)
 {
@@ -273,6 +304,13 @@ static int drain(struct recorder *r, bool flush, bool *moved)
 
 		if (!r->tcpu[c])
 			continue;
+		if (fd < 0) {
+			if (drain_read(r, c, flush, moved) < 0) {
+				tp_error("cannot write '%s': %s", r->output, strerror(errno));
+				return TP_FAIL;
+			}
+			continue;
+		}
 		while ((n = tracefs_cpu_write(r->tcpu[c], fd, true)) > 0) {
 			r->bytes += n;
 			*moved = true;
@@ -348,6 +386,31 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * Version 7 keeps pages back until a compression chunk is full; at a low
+ * event rate that can take long, so whatever waits is committed every
+ * FLUSH_SECONDS: the bound on what a SIGKILL or a full disk can take from
+ * the file (besides the kernel's buffer), as the poll timeout is for
+ * version 6.
+ */
+#define FLUSH_SECONDS 1.0
+
+static int flush_kept(struct recorder *r)
+{
+	double t = now();
+
+	if (dat_version(r->dat) != 7 || t - r->flushed < FLUSH_SECONDS)
+		return TP_OK;
+	r->flushed = t;
+	for (int c = 0; c < r->ncpus; c++) {
+		if (dat_cpu_flush(r->dat, c) < 0) {
+			tp_error("cannot write '%s': %s", r->output, strerror(errno));
+			return TP_FAIL;
+		}
+	}
+	return TP_OK;
+}
+
 static int record_loop(struct recorder *r, double duration, struct target *tgt)
 {
 	struct pollfd *pfd = calloc(r->ncpus, sizeof(*pfd));
@@ -362,6 +425,7 @@ static int record_loop(struct recorder *r, double duration, struct target *tgt)
 		pfd[c].fd = r->fds[c];
 		pfd[c].events = POLLIN;
 	}
+	r->flushed = now();
 	while (!state_stop) {
 		bool moved = false;
 		int timeout = 250;
@@ -378,6 +442,8 @@ static int record_loop(struct recorder *r, double duration, struct target *tgt)
 				timeout = left * 1000 + 1;
 		}
 		ret = drain(r, false, &moved);
+		if (!ret)
+			ret = flush_kept(r);
 		if (ret)
 			break;
 		/*
@@ -429,7 +495,7 @@ static int setup_events(struct recorder *r, char **patterns, int npatterns, cons
 }
 
 static struct dat_writer *open_output(struct recorder *r, const char *path, struct meta *m,
-				      int subbuf)
+				      int subbuf, int version)
 {
 	struct dat_info in = { 0 };
 	struct utsname u;
@@ -439,6 +505,7 @@ static struct dat_writer *open_output(struct recorder *r, const char *path, stru
 	if (uname(&u) == 0 &&
 	    asprintf(&uname_s, "%s %s %s %s", u.sysname, u.release, u.version, u.machine) < 0)
 		uname_s = NULL;
+	in.version = version;
 	in.ncpus = r->ncpus;
 	in.page_size = subbuf;
 	in.header_page = m->header_page;
@@ -457,8 +524,10 @@ static struct dat_writer *open_output(struct recorder *r, const char *path, stru
 	in.cmdlines_len = m->cmdlines ? m->cmdlines_len : 0;
 	in.clock = m->clock;
 	in.uname = uname_s;
-	in.version = "tpctl " TPCTL_VERSION;
-	w = dat_create(path, &in);
+	in.version_text = "tpctl " TPCTL_VERSION;
+	r->subbuf = subbuf;
+	r->page = malloc(subbuf);
+	w = r->page ? dat_create(path, &in) : NULL;
 	if (!w)
 		tp_error("cannot create '%s': %s", path, strerror(errno));
 	free(uname_s);
@@ -474,7 +543,7 @@ int cmd_record(int argc, char **argv)
 	struct target tgt;
 	double duration = 0;
 	int subbuf = 0;
-	unsigned long long kb = 0;
+	unsigned long long kb = 0, version = DAT_VERSION_DEFAULT;
 	char kbuf[32];
 	int ret;
 	bool moved, kstack = false, ustack = false;
@@ -487,12 +556,14 @@ int cmd_record(int argc, char **argv)
 			 "per-CPU ring buffer size of the private instance, in KiB"),
 		OPT_BOOL(0, "stack", &kstack, "record the kernel stack of every EVENT"),
 		OPT_BOOL(0, "user-stack", &ustack, "record the user stack of every EVENT"),
+		OPT_UINT(0, "file-version", &version, "V", 6, 7,
+			 "trace.dat version 7 (zstd-compressed pages, the default) or 6"),
 		TARGET_OPTS(&tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]\n"
-		"                    [--stack] [--user-stack]\n"
+		"                    [--stack] [--user-stack] [--file-version 6|7]\n"
 		"                    [-p PID,... [-F] | --cgroup PATH | [-a] [--user USER] -- COMMAND [ARG...]]",
 		opts, OPT_COMMAND, NULL,
 	};
@@ -542,7 +613,7 @@ int cmd_record(int argc, char **argv)
 	if (!ret)
 		ret = meta_collect(&r, &evs, &m, kstack);
 	if (!ret) {
-		r.dat = open_output(&r, output, &m, subbuf);
+		r.dat = open_output(&r, output, &m, subbuf, version);
 		if (!r.dat)
 			ret = TP_FAIL;
 	}
@@ -581,6 +652,7 @@ out:
 	state_rollback();
 	if (r.inst)
 		tracefs_instance_free(r.inst);
+	free(r.page);
 	meta_free(&m);
 	tfs_event_list_free(&evs);
 	return ret;

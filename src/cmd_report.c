@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tpctl report FILE [--json] [--cpu LIST] [EVENT...]
+ * tpctl report FILE [--json | --perfetto OUT] [--cpu LIST] [EVENT...]
  *
  * Decodes any trace.dat (tpctl's or trace-cmd's, version 6 or 7) through
  * libtracecmd and prints its records with the same output layer as stream.
  * Damaged files must give one error line and exit status 1, never a crash.
  * Two layers see to that:
  *  - tpctl's own checks: the header is walked before libtracecmd sees the
- *    file (datfile_open), and each record must fit in its page (show_record);
+ *    file (dat_open in dat.c), and each record must fit in its page (show_record);
  *  - isolation: libtracecmd 3.1.6 and libtraceevent 1.7.1 trust sizes and
  *    format text read from the file in places no caller can check (a format
  *    parsed while the file is opened, page bookkeeping in
@@ -25,7 +25,6 @@
 #include <endian.h>
 #include <stdint.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -37,9 +36,11 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 
+#include "dat.h"
 #include "decode.h"
 #include "output.h"
 #include "opt.h"
+#include "perfetto.h"
 #include "tfs.h"
 #include "tpctl.h"
 
@@ -131,8 +132,22 @@ static int select_events(struct tep_handle *tep, char **pats, int npats, bool **
 	return TP_OK;
 }
 
+/* What the command line asked for. */
+struct report_opts {
+	char **pats;		/* EVENT patterns */
+	int npats;
+	bool json;
+	bool *cpus;		/* --cpu: a table of ncpus entries, or NULL */
+	int ncpus;
+	FILE *perfetto;		/* --perfetto: the trace to write instead of text */
+	const char *perfetto_path;
+	bool child;		/* decoding in report's child process */
+};
+
 struct report_ctx {
 	struct output *o;
+	struct perfetto *pf;
+	bool child;
 	struct tep_handle *tep;
 	bool *sel, *cpus;
 	int nsel, ncpus;
@@ -164,12 +179,30 @@ static int show_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 		tp_error("cannot read '%s': corrupt record at offset %llu", c->path,
 			 (unsigned long long)rec->offset);
 		c->failed = true;
+		/*
+		 * libtracecmd 3.1.6 goes on peeking at the other CPUs' pages
+		 * after the callback asked it to stop, and can fault on the
+		 * damaged data: a second message for one damage.  The child
+		 * ends here, with what it printed before.
+		 */
+		if (c->child) {
+			if (c->o)
+				output_flush(c->o);
+			fflush(stdout);
+			fflush(stderr);
+			_exit(TP_FAIL);
+		}
 		return -1;
 	}
 	if (c->cpus && (rec->cpu < 0 || rec->cpu >= c->ncpus || !c->cpus[rec->cpu]))
 		return 0;
-	if (rec->missed_events)
-		output_lost(c->o, rec->cpu, rec->missed_events > 0 ? rec->missed_events : -1);
+	if (rec->missed_events) {
+		if (c->pf)
+			perfetto_lost(c->pf, rec->cpu);
+		else
+			output_lost(c->o, rec->cpu,
+				    rec->missed_events > 0 ? rec->missed_events : -1);
+	}
 	if (c->sel) {
 		bool show;
 
@@ -189,304 +222,19 @@ static int show_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 			c->nshown = n;
 		}
 		/* a stack record goes with the event before it on its CPU */
-		if (!show && rec->cpu >= 0 && output_is_stack(c->o, rec))
+		if (!show && rec->cpu >= 0 &&
+		    (c->pf ? perfetto_is_stack(c->pf, rec) : output_is_stack(c->o, rec)))
 			show = c->shown[rec->cpu];
 		else if (rec->cpu >= 0)
 			c->shown[rec->cpu] = show;
 		if (!show)
 			return 0;
 	}
-	if (output_record(c->o, rec) < 0) {
+	if ((c->pf ? perfetto_record(c->pf, rec) : output_record(c->o, rec)) < 0) {
 		c->failed = true;
 		return -1;
 	}
 	return 0;
-}
-
-/*
- * The file, mapped, and for version 6 where its metadata is: with it report
- * sets up its tep exactly as stream does (decode.h), so that the text is the
- * kernel's for every event, symbols and pointers included.  Version 7
- * sections may be compressed; there libtracecmd's tep is used.
- */
-struct fmt {
-	const char *sys;	/* NUL-terminated, in the mapping */
-	const char *text;
-	size_t len;
-	int id;
-};
-
-struct datfile {
-	const unsigned char *map;
-	size_t len;		/* mapped: the whole file, or its start (see datfile_open) */
-	size_t file_len;
-	char version;
-	uint32_t page;
-	const char *header_page, *kallsyms, *printk, *cmdlines;
-	size_t header_page_len, kallsyms_len, printk_len, cmdlines_len;
-	struct fmt *fmts;
-	size_t nfmts;
-};
-
-/* A bounded cursor over the file's bytes, for the header checks. */
-struct cur {
-	const unsigned char *p;
-	size_t len, off;
-	bool bad;
-};
-
-static uint64_t cur_num(struct cur *c, int width)
-{
-	uint64_t v = 0;
-
-	if (c->bad || c->len - c->off < (size_t)width) {
-		c->bad = true;
-		return 0;
-	}
-	/* tpctl and trace-cmd on this host write little-endian files */
-	for (int i = width - 1; i >= 0; i--)
-		v = v << 8 | c->p[c->off + i];
-	c->off += width;
-	return v;
-}
-
-static void cur_skip(struct cur *c, uint64_t n)
-{
-	if (c->bad || c->len - c->off < n)
-		c->bad = true;
-	else
-		c->off += n;
-}
-
-static const char *cur_str(struct cur *c)
-{
-	const unsigned char *nul, *s = c->p + c->off;
-
-	if (c->bad)
-		return NULL;
-	nul = memchr(s, 0, c->len - c->off);
-	if (!nul) {
-		c->bad = true;
-		return NULL;
-	}
-	c->off = nul - c->p + 1;
-	return (const char *)s;
-}
-
-/* A sized blob at the cursor: its size (width bytes) then the bytes. */
-static const char *cur_blob(struct cur *c, int width, size_t *len)
-{
-	uint64_t n = cur_num(c, width);
-	const char *p = (const char *)c->p + c->off;
-
-	cur_skip(c, n);
-	*len = c->bad ? 0 : n;
-	return c->bad ? NULL : p;
-}
-
-static void add_fmt(struct datfile *df, struct cur *c, const char *sys, int width)
-{
-	struct fmt *f;
-	const char *id;
-	size_t len;
-	const char *text = cur_blob(c, width, &len);
-	void *p;
-
-	if (!text)
-		return;
-	p = realloc(df->fmts, (df->nfmts + 1) * sizeof(*df->fmts));
-	if (!p) {
-		c->bad = true;
-		return;
-	}
-	df->fmts = p;
-	f = &df->fmts[df->nfmts++];
-	f->sys = sys;
-	f->text = text;
-	f->len = len;
-	f->id = -1;
-	id = memmem(text, len, "\nID: ", 5);
-	if (id) {
-		/* bounded: the text is not NUL-terminated */
-		f->id = 0;
-		for (id += 5; id < text + len && *id >= '0' && *id <= '9' && f->id < 1000000; id++)
-			f->id = f->id * 10 + (*id - '0');
-	}
-}
-
-/*
- * Options that libtracecmd 3.1.6 reads as C strings (strdup, sscanf) without
- * looking at their size: their text must end inside the option.  The ids are
- * those of trace-cmd.dat.v6(5): 3 buffer and 22 text buffer (a name after an
- * 8-byte offset), 5 uname, 6 hook, 9 version, 10 procmaps, 13 guest.
- */
-static bool option_ok(unsigned id, const unsigned char *p, uint64_t size)
-{
-	uint64_t skip = 0;
-
-	switch (id) {
-	case 3:
-	case 22:
-		skip = 8;
-		break;
-	case 5:
-	case 6:
-	case 9:
-	case 10:
-	case 13:
-		break;
-	default:
-		return true;
-	}
-	return size > skip && memchr(p + skip, 0, size - skip) != NULL;
-}
-
-/*
- * Walk a version 6 header (trace-cmd.dat.v6(5)) and check that the CPU data
- * it points at is page aligned and inside the file: libtracecmd maps pages
- * from these offsets without checking them.
- */
-static bool v6_ok(struct cur *c, struct datfile *df)
-{
-	uint64_t n, ncpus;
-
-	cur_skip(c, 12);			/* "header_page\0" */
-	df->header_page = cur_blob(c, 8, &df->header_page_len);
-	cur_skip(c, 13);			/* "header_event\0" */
-	cur_skip(c, cur_num(c, 8));
-	n = cur_num(c, 4);			/* ftrace formats */
-	for (uint64_t i = 0; i < n && !c->bad; i++)
-		add_fmt(df, c, "ftrace", 8);
-	n = cur_num(c, 4);			/* systems */
-	for (uint64_t i = 0; i < n && !c->bad; i++) {
-		const char *sys = cur_str(c);
-		uint64_t nev = cur_num(c, 4);
-
-		for (uint64_t k = 0; k < nev && !c->bad; k++)
-			add_fmt(df, c, sys, 8);
-	}
-	df->kallsyms = cur_blob(c, 4, &df->kallsyms_len);
-	df->printk = cur_blob(c, 4, &df->printk_len);
-	df->cmdlines = cur_blob(c, 8, &df->cmdlines_len);
-	ncpus = cur_num(c, 4);
-	if (c->bad || c->len - c->off < 10)
-		return false;
-	if (!memcmp(c->p + c->off, "options  ", 10)) {
-		c->off += 10;
-		while (!c->bad) {
-			unsigned id = cur_num(c, 2);
-			uint64_t size;
-			const unsigned char *opt;
-
-			if (!id)
-				break;
-			size = cur_num(c, 4);
-			opt = c->p + c->off;
-			cur_skip(c, size);
-			if (!c->bad && !option_ok(id, opt, size))
-				return false;
-		}
-	}
-	if (c->bad || c->len - c->off < 10)
-		return false;
-	if (!memcmp(c->p + c->off, "latency  ", 10))
-		return true;
-	if (memcmp(c->p + c->off, "flyrecord", 10))
-		return false;
-	c->off += 10;
-	for (uint64_t i = 0; i < ncpus && !c->bad; i++) {
-		uint64_t off = cur_num(c, 8), size = cur_num(c, 8);
-
-		/* an empty CPU of an unfinished tpctl file points past the end */
-		if (size && (off % df->page || size > df->file_len ||
-			     off > df->file_len - size))
-			return false;
-	}
-	return !c->bad;
-}
-
-/*
- * The checks libtracecmd does not do for us: the file exists, is a regular
- * file, starts with the trace.dat magic, has a version we know and a sane
- * page size, and (version 6) its CPU data is where the header says.  The
- * file stays mapped for the version 6 metadata.
- */
-static int datfile_open(const char *path, struct datfile *df)
-{
-	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	struct cur c = { 0 };
-	struct stat st;
-	size_t len;
-	void *map;
-	int fd;
-
-	memset(df, 0, sizeof(*df));
-	/* non-blocking: a FIFO must be refused below, not waited on for a writer */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		tp_error("cannot open '%s': %s", path, strerror(errno));
-		return TP_FAIL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		tp_error("'%s' is not a regular file", path);
-		return TP_FAIL;
-	}
-	if (st.st_size < 18) {
-		close(fd);
-		tp_error("'%s' is not a trace.dat file", path);
-		return TP_FAIL;
-	}
-	/*
-	 * Only the metadata before the CPU data is read through the mapping;
-	 * libtracecmd maps the pages itself.  So map at most the first GiB
-	 * (formats, kallsyms and printk formats take a few MiB), and less if
-	 * the address space is limited (ulimit -v, valgrind), down to 16 MiB.
-	 * An unfinished tpctl recording has an apparent size of many GiB.
-	 */
-	df->file_len = st.st_size;
-	len = (uint64_t)st.st_size < (1ULL << 30) ? (size_t)st.st_size : (1U << 30);
-	for (;;) {
-		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (map != MAP_FAILED || len <= (16U << 20))
-			break;
-		len /= 4;
-	}
-	close(fd);
-	if (map == MAP_FAILED) {
-		tp_error("cannot read '%s': %s", path, strerror(errno));
-		return TP_FAIL;
-	}
-	df->map = c.p = map;
-	df->len = c.len = len;
-	if (memcmp(c.p, magic, sizeof(magic))) {
-		tp_error("'%s' is not a trace.dat file", path);
-		return TP_FAIL;
-	}
-	if ((c.p[10] != '6' && c.p[10] != '7') || c.p[11] != '\0' || c.p[12] > 1) {
-		tp_error("'%s': unsupported trace.dat version", path);
-		return TP_FAIL;
-	}
-	if (c.p[12] != (__BYTE_ORDER == __BIG_ENDIAN)) {
-		tp_error("'%s': byte order differs from this host's", path);
-		return TP_FAIL;
-	}
-	df->version = c.p[10];
-	c.off = 14;
-	df->page = cur_num(&c, 4);
-	if (df->page < 512 || df->page > (1U << 24) || (df->page & (df->page - 1)) ||
-	    (df->version == '6' && !v6_ok(&c, df))) {
-		tp_error("cannot read '%s': truncated or corrupt trace.dat", path);
-		return TP_FAIL;
-	}
-	return TP_OK;
-}
-
-static void datfile_close(struct datfile *df)
-{
-	if (df->map)
-		munmap((void *)df->map, df->len);
-	free(df->fmts);
 }
 
 /* NUL-terminated copy of a blob, for the libtraceevent parsers. */
@@ -498,27 +246,27 @@ static char *blob_str(const char *p, size_t len)
 /* Lazy loading: an event's format is parsed when its id first shows up. */
 static int load_format(struct tep_handle *tep, int id, void *ctx)
 {
-	struct datfile *df = ctx;
+	struct dat_file *df = ctx;
 
 	for (size_t i = 0; i < df->nfmts; i++)
 		if (df->fmts[i].id == id)
-			return decode_add_format(tep, df->fmts[i].sys, df->fmts[i].text,
+			return decode_add_format(tep, df->fmts[i].system, df->fmts[i].text,
 						 df->fmts[i].len);
 	return -1;
 }
 
 /* A tep set up from the file's own metadata as stream sets up its own. */
-static struct tep_handle *datfile_tep(struct datfile *df)
+static struct tep_handle *datfile_tep(struct dat_file *df)
 {
 	struct tep_handle *tep;
 	char *s;
 
-	if (df->version != '6' || !df->header_page)
+	if (!df->header_page)
 		return NULL;
 	tep = decode_tep_new(!getenv("TPCTL_NO_PLUGINS"));
 	if (!tep)
 		return NULL;
-	tep_set_page_size(tep, df->page);
+	tep_set_page_size(tep, df->page_size);
 	if (decode_header_page(tep, df->header_page, df->header_page_len) < 0) {
 		tep_free(tep);
 		return NULL;
@@ -538,16 +286,17 @@ static struct tep_handle *datfile_tep(struct datfile *df)
 
 /*
  * The decoding proper: libtracecmd opens the file (already checked by
- * datfile_open) and every record goes through the output layer.
+ * dat_open) and every record goes through the output layer.
  */
-static int report_decode(const char *path, struct datfile *df, char **pats, int npats,
-			 bool json, bool *cpus, int ncpus)
+static int report_decode(const char *path, struct dat_file *df, const struct report_opts *opt)
 {
 	struct tracecmd_input *h = NULL;
 	struct tracecmd_input **bufs = NULL;
 	struct tep_handle *tep, *own = NULL;
 	struct output *o = NULL;
+	struct perfetto *pf = NULL;
 	struct report_ctx ctx = { 0 };
+	struct dat_uname u;
 	bool *sel = NULL;
 	int nbuf, nh = 0, nsel = 0, ret, out_fd, null_fd;
 
@@ -589,7 +338,7 @@ static int report_decode(const char *path, struct datfile *df, char **pats, int 
 		return TP_FAIL;
 	}
 	/* Names are matched on libtracecmd's tep: it has every format of the file. */
-	ret = select_events(tracecmd_get_tep(h), pats, npats, &sel, &nsel);
+	ret = select_events(tracecmd_get_tep(h), opt->pats, opt->npats, &sel, &nsel);
 	if (ret)
 		goto out;
 	own = datfile_tep(df);
@@ -597,28 +346,44 @@ static int report_decode(const char *path, struct datfile *df, char **pats, int 
 	/* the recording host's symbols for stack frames, never this host's */
 	if (!own)
 		decode_kallsyms_use_tep(tep);
-	o = output_new(tep, stdout, json ? OUTPUT_JSON : OUTPUT_TEXT);
-	if (!o) {
-		tp_error("out of memory");
-		ret = TP_FAIL;
-		goto out;
+	if (opt->perfetto) {
+		struct perfetto_info info = {
+			.uname = df->uname,
+			.cmdlines = df->cmdlines,
+			.cmdlines_len = df->cmdlines_len,
+		};
+
+		pf = perfetto_new(tep, opt->perfetto, &info);
+		if (pf && own)
+			perfetto_set_loader(pf, load_format, df);
+	} else {
+		o = output_new(tep, stdout, opt->json ? OUTPUT_JSON : OUTPUT_TEXT);
+		if (o && own)
+			output_set_loader(o, load_format, df);
+		/* the text follows the kernel the records come from */
+		if (o && df->uname && dat_uname_parse(df->uname, &u))
+			output_set_kernel_release(o, u.release);
+		/* any record may be followed by its stacks: no way to know beforehand */
+		if (o && opt->json && output_set_stacks(o, true) < 0) {
+			output_free(o);
+			o = NULL;
+		}
 	}
-	if (own)
-		output_set_loader(o, load_format, df);
-	/* any record may be followed by its stacks: no way to know beforehand */
-	if (json && output_set_stacks(o, true) < 0) {
+	if (!o && !pf) {
 		tp_error("out of memory");
 		ret = TP_FAIL;
 		goto out;
 	}
 	ctx.o = o;
+	ctx.pf = pf;
+	ctx.child = opt->child;
 	/* event ids: libtracecmd's tep knows the common fields before any lazy load */
 	ctx.tep = tracecmd_get_tep(h);
 	ctx.sel = sel;
 	ctx.nsel = nsel;
-	ctx.cpus = cpus;
-	ctx.ncpus = ncpus;
-	ctx.page = df->page;
+	ctx.cpus = opt->cpus;
+	ctx.ncpus = opt->ncpus;
+	ctx.page = df->page_size;
 	ctx.path = path;
 	/*
 	 * trace-cmd record -B keeps the data of an instance in a buffer of its
@@ -646,7 +411,10 @@ static int report_decode(const char *path, struct datfile *df, char **pats, int 
 		tracecmd_iterate_events(h, NULL, 0, show_record, &ctx);
 	else
 		tracecmd_iterate_events_multi(bufs, nh, show_record, &ctx);
-	if (output_flush(o) < 0) {
+	if (pf && perfetto_finish(pf) < 0) {
+		tp_error("cannot write '%s': %s", opt->perfetto_path, strerror(errno));
+		ret = TP_FAIL;
+	} else if (o && output_flush(o) < 0) {
 		if (errno != EPIPE)
 			tp_error("cannot write to standard output: %s", strerror(errno));
 		/* told once: main's final flush must not say it again */
@@ -658,6 +426,7 @@ static int report_decode(const char *path, struct datfile *df, char **pats, int 
 	}
 out:
 	output_free(o);
+	perfetto_free(pf);
 	for (int i = 1; i < nh; i++)
 		tracecmd_close(bufs[i]);
 	free(bufs);
@@ -678,8 +447,7 @@ bool report_isolate = true;
  * our error line.  A signal that asks to stop (INT, TERM, HUP, QUIT) ends the
  * parent the same way; the child goes with its parent (PDEATHSIG).
  */
-static int report_isolated(const char *path, struct datfile *df, char **pats, int npats,
-			   bool json, bool *cpus, int ncpus)
+static int report_isolated(const char *path, struct dat_file *df, const struct report_opts *opt)
 {
 	pid_t parent = getpid(), pid;
 	int st, ret, sig;
@@ -689,13 +457,16 @@ static int report_isolated(const char *path, struct datfile *df, char **pats, in
 	pid = fork();
 	if (pid < 0) {
 		/* no process to spare: decode here, without the safety net */
-		return report_decode(path, df, pats, npats, json, cpus, ncpus);
+		return report_decode(path, df, opt);
 	}
 	if (pid == 0) {
+		struct report_opts in_child = *opt;
+
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(TP_FAIL);
-		ret = report_decode(path, df, pats, npats, json, cpus, ncpus);
+		in_child.child = true;
+		ret = report_decode(path, df, &in_child);
 		if (fflush(stdout) == EOF && errno != EPIPE) {
 			tp_error("cannot write to standard output: %s", strerror(errno));
 			ret = TP_FAIL;
@@ -734,20 +505,43 @@ static int report_isolated(const char *path, struct datfile *df, char **pats, in
 	}
 }
 
+/* The --perfetto output: "-" is standard output; never the file being read. */
+static FILE *perfetto_open(const char *out, const char *in)
+{
+	struct stat a, b;
+	FILE *f;
+
+	if (!strcmp(out, "-"))
+		return stdout;
+	if (stat(out, &a) == 0 && stat(in, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino) {
+		tp_error("'%s' is the file being read", out);
+		return NULL;
+	}
+	f = fopen(out, "wbe");
+	if (!f)
+		tp_error("cannot create '%s': %s", out, strerror(errno));
+	return f;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	struct datfile df = { 0 };
+	struct report_opts ro = { .ncpus = 4096 };
+	struct dat_file df = { 0 };
 	const char *cpu_list = NULL, *path;
-	bool json = false, *cpus = NULL;
-	int ret, ncpus = 4096;
+	int ret;
 	const struct tp_opt opts[] = {
 		OPT_ARG("FILE", "a trace.dat file (tpctl record or trace-cmd record)"),
 		OPT_ARG("EVENT", "only these events: system, system:event or a glob"),
-		OPT_BOOL('j', "json", &json, "NDJSON, one object per record"),
+		OPT_BOOL('j', "json", &ro.json, "NDJSON, one object per record"),
+		OPT_STRING(0, "perfetto", &ro.perfetto_path, "OUT",
+			   "write a Perfetto trace to OUT instead (- for standard output)"),
 		OPT_STRING('C', "cpu", &cpu_list, "LIST", "only these CPUs, e.g. 0,2-3"),
 		OPT_END(),
 	};
-	const struct tp_cmd_spec spec = { "tpctl report FILE [--json] [--cpu LIST] [EVENT...]", opts, 0, NULL };
+	const struct tp_cmd_spec spec = {
+		"tpctl report FILE [--json | --perfetto OUT] [--cpu LIST] [EVENT...]", opts, 0, NULL
+	};
 	struct tp_args args;
 
 	ret = opt_parse(argc, argv, &spec, &args);
@@ -757,24 +551,38 @@ int cmd_report(int argc, char **argv)
 		tp_error("no file given");
 		return TP_USAGE;
 	}
+	if (ro.json && ro.perfetto_path) {
+		tp_error("'--json' and '--perfetto' cannot be used together");
+		return TP_USAGE;
+	}
 	path = args.argv[0];
+	ro.pats = args.argv + 1;
+	ro.npats = args.argc - 1;
 	if (cpu_list) {
-		cpus = calloc(ncpus, sizeof(*cpus));
-		if (!cpus) {
+		ro.cpus = calloc(ro.ncpus, sizeof(*ro.cpus));
+		if (!ro.cpus) {
 			tp_error("out of memory");
 			return TP_FAIL;
 		}
-		if (!parse_cpus(cpu_list, cpus, ncpus)) {
+		if (!parse_cpus(cpu_list, ro.cpus, ro.ncpus)) {
 			tp_error("invalid CPU list '%s'", cpu_list);
-			free(cpus);
+			free(ro.cpus);
 			return TP_USAGE;
 		}
 	}
-	ret = datfile_open(path, &df);
+	ret = dat_open(path, &df);
+	if (!ret && ro.perfetto_path) {
+		ro.perfetto = perfetto_open(ro.perfetto_path, path);
+		if (!ro.perfetto)
+			ret = TP_FAIL;
+	}
 	if (!ret)
-		ret = (report_isolate ? report_isolated : report_decode)(
-			path, &df, args.argv + 1, args.argc - 1, json, cpus, ncpus);
-	datfile_close(&df);
-	free(cpus);
+		ret = (report_isolate ? report_isolated : report_decode)(path, &df, &ro);
+	if (ro.perfetto && ro.perfetto != stdout && fclose(ro.perfetto) && !ret) {
+		tp_error("cannot write '%s': %s", ro.perfetto_path, strerror(errno));
+		ret = TP_FAIL;
+	}
+	dat_file_close(&df);
+	free(ro.cpus);
 	return ret;
 }

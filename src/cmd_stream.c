@@ -25,6 +25,7 @@
 
 #include "btf.h"
 #include "decode.h"
+#include "live.h"
 #include "opt.h"
 #include "output.h"
 #include "reader.h"
@@ -36,6 +37,8 @@
 
 /* Poll timeout: the longest a record waits on a CPU whose buffer does not wake us. */
 #define WAIT_MS 50
+/* stdout's buffer: a pipe's capacity (glibc ignores the size unless given the buffer) */
+static char stdout_buf[65536];
 
 struct stream {
 	struct tracefs_instance *inst;
@@ -94,23 +97,6 @@ static bool parse_cpus(const char *s, bool *cpus, int ncpu)
 	return true;
 }
 
-static int load_format(struct tep_handle *tep, const char *sys, const char *name)
-{
-	char *buf;
-	int size = 0, ret;
-
-	if (tep_find_event_by_name(tep, sys, name))
-		return 0;
-	buf = tfs_event_format_text(sys, name, &size);
-	if (!buf)
-		return -1;
-	ret = decode_add_format(tep, sys, buf, size);
-	free(buf);
-	if (ret)
-		tp_warn("libtraceevent cannot parse the format of '%s:%s'", sys, name);
-	return ret;
-}
-
 /* Lazy loading: an event id we have no format for (enabled later, ftrace:print, ...). */
 static int load_by_id(struct tep_handle *tep, int id, void *ctx)
 {
@@ -158,7 +144,7 @@ static int load_by_id(struct tep_handle *tep, int id, void *ctx)
 		return -1;
 	colon = strchr(st->idmap[id], ':');
 	*colon = '\0';
-	i = load_format(tep, st->idmap[id], colon + 1);
+	i = live_load_format(tep, st->idmap[id], colon + 1);
 	*colon = ':';
 	return i;
 }
@@ -173,27 +159,6 @@ static int reload_cmdlines(struct tep_handle *tep, void *ctx)
 {
 	(void)ctx;
 	return tfs_tep_load_cmdlines(tep);
-}
-
-/* overrun and dropped events of one CPU, from per_cpu/cpuN/stats */
-static void cpu_stats(struct tracefs_instance *inst, int cpu, unsigned long long *overrun,
-		      unsigned long long *dropped)
-{
-	char path[64], *buf, *p;
-	int size = 0;
-
-	*overrun = *dropped = 0;
-	snprintf(path, sizeof(path), "per_cpu/cpu%d/stats", cpu);
-	buf = tracefs_instance_file_read(inst, path, &size);
-	if (!buf)
-		return;
-	p = strstr(buf, "\noverrun:");
-	if (p || !strncmp(buf, "overrun:", 8))
-		*overrun = strtoull(strchr(p ? p + 1 : buf, ':') + 1, NULL, 10);
-	p = strstr(buf, "dropped events:");
-	if (p)
-		*dropped = strtoull(p + 15, NULL, 10);
-	free(buf);
 }
 
 /* The clock of the instance counts nanoseconds unless it is a raw counter. */
@@ -225,7 +190,7 @@ static void preload_enabled(struct stream *st)
 			continue;
 		*colon = '\0';
 		if (tfs_name_valid(line) && tfs_name_valid(colon + 1))
-			load_format(st->tep, line, colon + 1);
+			live_load_format(st->tep, line, colon + 1);
 	}
 	free(buf);
 }
@@ -271,23 +236,11 @@ static struct tep_handle *stream_tep(bool json)
 	 * Plugins only change how events are printed as text; loading them
 	 * costs a dlopen each, which JSON (typed from the formats) can skip.
 	 */
-	struct tep_handle *tep = decode_tep_new(!json && !getenv("TPCTL_NO_PLUGINS"));
+	struct tep_handle *tep = live_tep(!json && !getenv("TPCTL_NO_PLUGINS"));
 	char *buf;
 	int size = 0;
 
-	if (!tep) {
-		tp_error("out of memory");
-		return NULL;
-	}
-	buf = tracefs_instance_file_read(NULL, "events/header_page", &size);
-	if (!buf || decode_header_page(tep, buf, size)) {
-		tp_error("cannot parse events/header_page of '%s'", tfs_dir());
-		free(buf);
-		tep_free(tep);
-		return NULL;
-	}
-	free(buf);
-	if (!json) {
+	if (tep && !json) {
 		/*
 		 * Text prints what the kernel prints: names of enum constants
 		 * (BTF, read on first need), strings that %s fields point to
@@ -307,75 +260,18 @@ static struct tep_handle *stream_tep(bool json)
 	return tep;
 }
 
-/*
- * Stacks before the events are enabled, so that every event has them:
- * kernel stacks per event (the stacktrace trigger, else options/stacktrace),
- * user stacks for the instance (the kernel has no trigger for them).
- */
-static int setup_stacks(struct stream *st, struct tfs_event_list *evs, const char *filter,
-			bool kstack, bool ustack)
-{
-	const char *how = NULL;
-	size_t i;
-	int ret = 0;
-
-	for (i = 0; !ret && kstack && i < evs->n; i++)
-		ret = tfs_event_stacktrace(st->inst, &evs->v[i], filter, &how);
-	if (!ret && how)
-		tp_debug("kernel stacks by %s", how);
-	if (!ret && ustack)
-		ret = tfs_user_stacktrace(st->inst);
-	return ret;
-}
-
 static int setup_events(struct stream *st, char **pats, int npats, const char *filter,
 			const char *buffer_kb, bool kstack, bool ustack, struct target *tgt)
 {
 	struct tfs_event_list evs = { 0 };
-	size_t i;
 	int ret;
 
 	/* names and filters are checked before anything is created */
-	ret = tfs_events_resolve(NULL, pats, npats, &evs);
-	for (i = 0; !ret && i < evs.n; i++)
-		load_format(st->tep, evs.v[i].system, evs.v[i].name);
-	for (i = 0; !ret && filter && i < evs.n; i++)
-		ret = tfs_filter_check(st->tep, &evs.v[i], filter);
+	ret = live_resolve_events(st->tep, pats, npats, filter, &evs);
 	if (!ret)
-		ret = tfs_private_instance(&st->inst);
-	/* the pid lists before any event is on: nothing else gets into the buffer */
-	if (!ret)
-		ret = target_start(tgt);
-	if (!ret)
-		ret = target_apply(tgt, st->inst);
-	if (!ret && buffer_kb)
-		ret = tfs_instance_write(st->inst, "buffer_size_kb", buffer_kb);
-	/*
-	 * Wake the poll on the first record: a new instance waits for its
-	 * buffer to be half full (buffer_percent 50), which would delay the
-	 * first lines by up to WAIT_MS and batch them needlessly.
-	 */
-	if (!ret)
-		ret = tfs_instance_write(st->inst, "buffer_percent", "0");
-	/*
-	 * A trigger on a disabled event soft-enables it: the kernel then
-	 * discards the event but still records the trigger's stack.  Nothing
-	 * is recorded until every event is on, so no stack comes without it.
-	 */
-	if (!ret && kstack)
-		ret = tfs_instance_write(st->inst, "tracing_on", "0");
-	if (!ret)
-		ret = setup_stacks(st, &evs, filter, kstack, ustack);
-	for (i = 0; !ret && i < evs.n; i++) {
-		if (filter)
-			ret = tfs_event_filter_set(st->inst, st->tep, &evs.v[i], filter);
-		if (!ret)
-			ret = tfs_event_enable(st->inst, &evs.v[i], true);
-	}
-	if (!ret && kstack)
-		ret = tfs_instance_write(st->inst, "tracing_on", "1");
-	if (!ret)
-		tp_debug("streaming %zu event(s) in %s", evs.n, tfs_instance_label(st->inst));
+		ret = live_setup_instance(&st->inst, st->tep, &evs, filter, buffer_kb,
+					  LIVE_PROMPT | (kstack ? LIVE_KSTACK : 0) |
+					  (ustack ? LIVE_USTACK : 0), tgt);
 	tfs_event_list_free(&evs);
 	return ret;
 }
@@ -392,7 +288,7 @@ static bool loss_summary(struct stream *st, bool fail_on_loss)
 	for (cpu = 0; cpu < st->ncpu; cpu++) {
 		if (!st->cpus[cpu])
 			continue;
-		cpu_stats(st->inst, cpu, &o, &d);
+		live_cpu_stats(st->inst, cpu, &o, &d);
 		o -= o >= st->overrun0[cpu] ? st->overrun0[cpu] : o;
 		d -= d >= st->dropped0[cpu] ? st->dropped0[cpu] : d;
 		to += o;
@@ -571,9 +467,9 @@ int cmd_stream(int argc, char **argv)
 	 * stacks of options/stacktrace, options/userstacktrace and stacktrace
 	 * triggers (ftrace's events have no id file for the lazy loader).
 	 */
-	load_format(st.tep, "ftrace", "print");
-	load_format(st.tep, "ftrace", "kernel_stack");
-	load_format(st.tep, "ftrace", "user_stack");
+	live_load_format(st.tep, "ftrace", "print");
+	live_load_format(st.tep, "ftrace", "kernel_stack");
+	live_load_format(st.tep, "ftrace", "user_stack");
 	tfs_tep_load_cmdlines(st.tep);
 	stacks = kstack || ustack || (!n && tfs_instance_stacks(st.inst));
 
@@ -607,7 +503,7 @@ int cmd_stream(int argc, char **argv)
 		 * was lost meanwhile (tests/cli/fault-loss.t under valgrind).
 		 */
 		if (!n)
-			cpu_stats(st.inst, cpu, &st.overrun0[cpu], &st.dropped0[cpu]);
+			live_cpu_stats(st.inst, cpu, &st.overrun0[cpu], &st.dropped0[cpu]);
 		if (reader_add_cpu(st.rd, st.inst, cpu) < 0) {
 			/* a CPU that is not there (offline, or beyond the possible ones) */
 			if (errno == ENOENT && !cpulist) {
@@ -621,6 +517,12 @@ int cmd_stream(int argc, char **argv)
 		}
 	}
 
+	/*
+	 * stdio would pick 4 KiB for a pipe: one write(2), and a wake-up of the
+	 * reader, per 20 JSON lines.  We flush whenever nothing is ready, so a
+	 * bigger buffer only matters while the stream is busy.
+	 */
+	setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
 	/* from here on, INT/TERM/HUP only set state_stop: we drain and clean up */
 	state_set_graceful(true);
 	/* tracing is on since the instance was made: COMMAND may run */

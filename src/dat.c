@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * dat - trace.dat (version 6) writer; the layout and why it survives
- * truncation are described in dat.h.
+ * dat - trace.dat writers (version 6 and 7) and the reader's checks; the
+ * layouts and why they survive truncation are described in dat.h.
  */
 #include <endian.h>
 #include <errno.h>
@@ -9,47 +9,100 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "dat.h"
+#include <zstd.h>
 
-/* Option ids of trace-cmd.dat(5). */
+#include "dat.h"
+#include "tpctl.h"
+
+/* Option ids of trace-cmd.dat.v6(5) and v7(5); in version 7, 16-21 are section ids too. */
 enum {
 	OPT_DONE = 0,
 	OPT_CPUSTAT = 2,
+	OPT_BUFFER = 3,
 	OPT_TRACECLOCK = 4,
 	OPT_UNAME = 5,
+	OPT_HOOK = 6,
 	OPT_CPUCOUNT = 8,
 	OPT_VERSION = 9,
+	OPT_PROCMAPS = 10,
+	OPT_GUEST = 13,
+	SEC_STRINGS = 15,
+	SEC_HEADER_INFO = 16,
+	SEC_FTRACE = 17,
+	SEC_EVENTS = 18,
+	SEC_KALLSYMS = 19,
+	SEC_PRINTK = 20,
+	SEC_CMDLINES = 21,
+	OPT_BUFFER_TEXT = 22,
 };
+
+/* Section flag of version 7: the section's content is compressed. */
+#define SEC_COMPRESSED 1
+/* Section header: id (2), flags (2), description string id (4), size (8). */
+#define SEC_HDR 16
+/* Option id (2 bytes) and size (4 bytes). */
+#define OPT_HDR 6
 
 /* Room reserved for one per_cpu/cpuN/stats text (about 300 bytes in practice). */
 #define CPUSTAT_ROOM 1024
-/* Option id (2 bytes) and size (4 bytes). */
-#define OPT_HDR 6
 /* Room for saved_cmdlines growing during the recording, beyond its size at start. */
 #define CMDLINES_SLACK (64 * 1024)
 /* Per-CPU region: large enough never to fill, small enough for any file system. */
 #define REGION_MAX (64ULL << 30)
 #define REGION_TOTAL (8ULL << 40)
 
+/*
+ * Version 7 pages are compressed in chunks of up to this many bytes, each on
+ * its own (a reader decompresses a whole chunk to get one page of it).
+ * zstd level 1 on 256 KiB of ring-buffer pages: about 1 GB/s on the
+ * development machine and within 3 % of level 3's size (bench/record.py).
+ */
+#define CHUNK_BYTES (256 * 1024)
+#define ZSTD_LEVEL_PAGES 1
+#define ZSTD_LEVEL_META 3
+/* A reader's limits for what a file asks it to allocate. */
+#define MAX_SECTION (1ULL << 30)
+#define MAX_CHUNK (64U << 20)
+#define MAX_CPUS 65536
+
 struct dat_cpu {
-	int fd;			/* own file position: the end of this CPU's data */
+	int fd;			/* v6: own file position: the end of this CPU's data */
 	uint64_t start;		/* offset of the region (while recording) */
 	uint64_t size;		/* committed bytes */
+	uint64_t pages;		/* committed bytes of pages, before compression */
+	char *pend;		/* v7: pages not compressed yet */
+	size_t pend_len;
+	uint32_t nchunks;	/* v7: chunks committed */
 };
 
 struct dat_writer {
+	int version;
 	int fd;
 	int ncpus;
 	unsigned int page_size;
 	uint64_t region;		/* distance between CPU regions */
+	char *uname;			/* filler option text */
+	struct dat_cpu *cpu;
+	/* version 6 */
 	uint64_t cmdlines_off;		/* offset of the cmdlines text */
 	uint64_t cmdlines_room;
 	uint64_t *cpustat_off;		/* offset of each CPU's CPUSTAT room */
-	char *uname;			/* filler option text */
 	uint64_t table_off;		/* offset of the flyrecord (offset, size) table */
-	struct dat_cpu *cpu;
+	/* version 7 */
+	ZSTD_CCtx *zc;
+	char *zbuf;			/* count, chunk header and one compressed chunk */
+	size_t zbuf_size;
+	uint64_t entries_off;		/* the BUFFER option's first (cpu, offset, size) */
+	uint64_t fly_off;		/* the flyrecord section's header */
+	uint64_t done_off;		/* the next-options offset of the first DONE option */
+	char **cpustat;			/* texts for dat_finish */
+	char *cmdlines;
+	size_t cmdlines_len;
+	bool have_cmdlines;
 };
 
 /* A growable buffer for the header, written with one pwrite. */
@@ -61,7 +114,7 @@ struct buf {
 
 static void buf_add(struct buf *b, const void *data, size_t len)
 {
-	if (b->oom)
+	if (b->oom || !len)
 		return;
 	if (b->len + len > b->alloc) {
 		size_t n = b->alloc ? b->alloc : 65536;
@@ -122,6 +175,20 @@ static void buf_option_str(struct buf *b, uint16_t id, const char *s)
 	buf_str(b, s);
 }
 
+static void buf_option_u64(struct buf *b, uint16_t id, uint64_t v)
+{
+	buf_u16(b, id);
+	buf_u32(b, 8);
+	buf_u64(b, v);
+}
+
+/* Overwrite a number already in the buffer. */
+static void buf_put_u64(struct buf *b, size_t off, uint64_t v)
+{
+	if (!b->oom)
+		memcpy(b->p + off, &v, 8);
+}
+
 static int pwrite_all(int fd, const void *data, size_t len, uint64_t off)
 {
 	const char *p = data;
@@ -141,41 +208,47 @@ static int pwrite_all(int fd, const void *data, size_t len, uint64_t off)
 	return 0;
 }
 
-static void build_header(struct dat_writer *w, const struct dat_info *in, struct buf *b)
+static int pwrite_u32(int fd, uint32_t v, uint64_t off)
 {
-	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	uint8_t endian = __BYTE_ORDER == __BIG_ENDIAN;
-	uint8_t lsize = sizeof(long);
-	size_t i, j;
+	return pwrite_all(fd, &v, 4, off);
+}
 
-	buf_add(b, magic, sizeof(magic));
-	buf_str(b, "6");
-	buf_add(b, &endian, 1);
-	buf_add(b, &lsize, 1);
-	buf_u32(b, in->page_size);
+static int pwrite_u64(int fd, uint64_t v, uint64_t off)
+{
+	return pwrite_all(fd, &v, 8, off);
+}
 
+/* ------------------------------------------------ metadata shared by both versions */
+
+static void put_header_info(struct buf *b, const struct dat_info *in)
+{
 	buf_str(b, "header_page");
 	buf_u64(b, in->header_page_len);
 	buf_add(b, in->header_page, in->header_page_len);
 	buf_str(b, "header_event");
 	buf_u64(b, in->header_event_len);
 	buf_add(b, in->header_event, in->header_event_len);
+}
 
+static void put_ftrace_formats(struct buf *b, const struct dat_info *in)
+{
 	buf_u32(b, in->nftrace);
-	for (i = 0; i < in->nftrace; i++) {
+	for (size_t i = 0; i < in->nftrace; i++) {
 		buf_u64(b, in->ftrace[i].len);
 		buf_add(b, in->ftrace[i].text, in->ftrace[i].len);
 	}
+}
+
+static void put_event_formats(struct buf *b, const struct dat_info *in)
+{
+	uint32_t nsys = 0;
+	size_t i, j;
 
 	/* Systems: runs of adjacent formats with the same system name. */
-	{
-		uint32_t nsys = 0;
-
-		for (i = 0; i < in->nevents; i++)
-			if (!i || strcmp(in->events[i].system, in->events[i - 1].system))
-				nsys++;
-		buf_u32(b, nsys);
-	}
+	for (i = 0; i < in->nevents; i++)
+		if (!i || strcmp(in->events[i].system, in->events[i - 1].system))
+			nsys++;
+	buf_u32(b, nsys);
 	for (i = 0; i < in->nevents; i = j) {
 		for (j = i; j < in->nevents && !strcmp(in->events[j].system,
 						      in->events[i].system); j++)
@@ -187,6 +260,29 @@ static void build_header(struct dat_writer *w, const struct dat_info *in, struct
 			buf_add(b, in->events[k].text, in->events[k].len);
 		}
 	}
+}
+
+static void put_magic(struct buf *b, const char *version, unsigned int page_size)
+{
+	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	uint8_t endian = __BYTE_ORDER == __BIG_ENDIAN;
+	uint8_t lsize = sizeof(long);
+
+	buf_add(b, magic, sizeof(magic));
+	buf_str(b, version);
+	buf_add(b, &endian, 1);
+	buf_add(b, &lsize, 1);
+	buf_u32(b, page_size);
+}
+
+/* ------------------------------------------------ version 6 */
+
+static void build_header_v6(struct dat_writer *w, const struct dat_info *in, struct buf *b)
+{
+	put_magic(b, "6", in->page_size);
+	put_header_info(b, in);
+	put_ftrace_formats(b, in);
+	put_event_formats(b, in);
 
 	buf_u32(b, in->kallsyms ? in->kallsyms_len : 0);
 	if (in->kallsyms)
@@ -212,8 +308,8 @@ static void build_header(struct dat_writer *w, const struct dat_info *in, struct
 		buf_option_str(b, OPT_TRACECLOCK, in->clock);
 	if (in->uname)
 		buf_option_str(b, OPT_UNAME, in->uname);
-	if (in->version)
-		buf_option_str(b, OPT_VERSION, in->version);
+	if (in->version_text)
+		buf_option_str(b, OPT_VERSION, in->version_text);
 	buf_u16(b, OPT_CPUCOUNT);
 	buf_u32(b, 4);
 	buf_u32(b, in->ncpus);
@@ -223,11 +319,6 @@ static void build_header(struct dat_writer *w, const struct dat_info *in, struct
 	 * is a filler option (UNAME again, same string, NUL padded) that
 	 * dat_set_cpustat() splits into an exact CPUSTAT plus a shorter filler.
 	 */
-	w->uname = strdup(in->uname ? in->uname : "");
-	if (!w->uname || strlen(w->uname) + 1 + 2 * OPT_HDR > CPUSTAT_ROOM / 2) {
-		b->oom = true;
-		return;
-	}
 	for (int c = 0; c < in->ncpus; c++) {
 		w->cpustat_off[c] = b->len;
 		buf_u16(b, OPT_UNAME);
@@ -245,24 +336,219 @@ static void build_header(struct dat_writer *w, const struct dat_info *in, struct
 
 static int write_table_entry(struct dat_writer *w, int cpu, bool offset, bool size)
 {
-	uint64_t off = w->table_off + 16 * (uint64_t)cpu;
+	uint64_t off;
 
-	if (offset && pwrite_all(w->fd, &w->cpu[cpu].start, 8, off) < 0)
+	if (w->version == 7) {
+		/* as trace-cmd writes it: the size of the chunks, without their count */
+		uint64_t chunks = w->cpu[cpu].size ? w->cpu[cpu].size - 4 : 0;
+
+		off = w->entries_off + 20 * (uint64_t)cpu + 4;
+		if (offset && pwrite_u64(w->fd, w->cpu[cpu].start, off) < 0)
+			return -1;
+		return size ? pwrite_u64(w->fd, chunks, off + 8) : 0;
+	}
+	off = w->table_off + 16 * (uint64_t)cpu;
+	if (offset && pwrite_u64(w->fd, w->cpu[cpu].start, off) < 0)
 		return -1;
-	if (size && pwrite_all(w->fd, &w->cpu[cpu].size, 8, off + 8) < 0)
+	if (size && pwrite_u64(w->fd, w->cpu[cpu].size, off + 8) < 0)
 		return -1;
 	return 0;
 }
+
+/* ------------------------------------------------ version 7 */
+
+/* The descriptions of the sections, in the strings section; ids are offsets. */
+static const char v7_strings[] =
+	"options\0headers\0ftrace events\0events format\0kallsyms\0printk\0"
+	"command lines\0buffer flyrecord\0strings";
+
+static uint32_t v7_string_id(const char *s)
+{
+	const char *p = v7_strings;
+
+	while (p < v7_strings + sizeof(v7_strings)) {
+		if (!strcmp(p, s))
+			return p - v7_strings;
+		p += strlen(p) + 1;
+	}
+	return 0;
+}
+
+static void buf_section_header(struct buf *b, uint16_t id, uint16_t flags, const char *desc,
+			       uint64_t size)
+{
+	buf_u16(b, id);
+	buf_u16(b, flags);
+	buf_u32(b, v7_string_id(desc));
+	buf_u64(b, size);
+}
+
+/* A compressed section holding content: header, sizes, zstd frame. */
+static void buf_section_z(struct buf *b, ZSTD_CCtx *zc, uint16_t id, const char *desc,
+			  const struct buf *content)
+{
+	size_t cap = ZSTD_compressBound(content->len), n;
+	char *z;
+
+	if (b->oom || content->oom || content->len > UINT32_MAX) {
+		b->oom = true;
+		return;
+	}
+	z = malloc(cap ? cap : 1);
+	if (!z) {
+		b->oom = true;
+		return;
+	}
+	n = ZSTD_compressCCtx(zc, z, cap, content->p ? content->p : "", content->len,
+			      ZSTD_LEVEL_META);
+	if (ZSTD_isError(n)) {
+		free(z);
+		b->oom = true;
+		return;
+	}
+	buf_section_header(b, id, SEC_COMPRESSED, desc, 8 + n);
+	buf_u32(b, n);
+	buf_u32(b, content->len);
+	buf_add(b, z, n);
+	free(z);
+}
+
+/* A section of one blob behind its size (width 4 or 8 bytes), compressed. */
+static void buf_section_blob(struct buf *b, ZSTD_CCtx *zc, uint16_t id, const char *desc,
+			     const char *data, size_t len, int width)
+{
+	struct buf c = { 0 };
+
+	if (width == 4)
+		buf_u32(&c, len);
+	else
+		buf_u64(&c, len);
+	buf_add(&c, data, len);
+	buf_section_z(b, zc, id, desc, &c);
+	free(c.p);
+}
+
+/* "[local] global counter" -> "local": the clock a BUFFER option names. */
+static char *clock_name(const char *clock)
+{
+	const char *open = clock ? strchr(clock, '[') : NULL;
+	const char *close = open ? strchr(open, ']') : NULL;
+
+	if (!close)
+		return strdup("local");
+	return strndup(open + 1, close - open - 1);
+}
+
+static void build_header_v7(struct dat_writer *w, const struct dat_info *in, struct buf *b)
+{
+	uint64_t off[SEC_CMDLINES + 1] = { 0 }, opts_ptr, opts, sizeoff, bufoff;
+	struct buf c = { 0 };
+	char *clk = clock_name(in->clock);
+
+	if (!clk) {
+		b->oom = true;
+		return;
+	}
+	put_magic(b, "7", in->page_size);
+	buf_str(b, "zstd");
+	buf_str(b, ZSTD_versionString());
+	opts_ptr = b->len;
+	buf_u64(b, 0);
+
+	/* libtracecmd looks for the strings while scanning the sections from the start */
+	buf_section_header(b, SEC_STRINGS, 0, "strings", sizeof(v7_strings));
+	buf_add(b, v7_strings, sizeof(v7_strings));
+
+	off[SEC_HEADER_INFO] = b->len;
+	put_header_info(&c, in);
+	buf_section_z(b, w->zc, SEC_HEADER_INFO, "headers", &c);
+	c.len = 0;
+	off[SEC_FTRACE] = b->len;
+	put_ftrace_formats(&c, in);
+	buf_section_z(b, w->zc, SEC_FTRACE, "ftrace events", &c);
+	c.len = 0;
+	off[SEC_EVENTS] = b->len;
+	put_event_formats(&c, in);
+	buf_section_z(b, w->zc, SEC_EVENTS, "events format", &c);
+	if (c.oom)
+		b->oom = true;
+	free(c.p);
+	if (in->kallsyms) {
+		off[SEC_KALLSYMS] = b->len;
+		buf_section_blob(b, w->zc, SEC_KALLSYMS, "kallsyms", in->kallsyms,
+				 in->kallsyms_len, 4);
+	}
+	off[SEC_PRINTK] = b->len;
+	buf_section_blob(b, w->zc, SEC_PRINTK, "printk", in->printk ? in->printk : "",
+			 in->printk ? in->printk_len : 0, 4);
+	off[SEC_CMDLINES] = b->len;
+	buf_section_blob(b, w->zc, SEC_CMDLINES, "command lines",
+			 in->cmdlines ? in->cmdlines : "", in->cmdlines ? in->cmdlines_len : 0, 8);
+
+	opts = b->len;
+	buf_put_u64(b, opts_ptr, opts);
+	buf_section_header(b, OPT_DONE, 0, "options", 0);
+	sizeoff = b->len - 8;
+	for (int id = SEC_HEADER_INFO; id <= SEC_CMDLINES; id++)
+		if (off[id])
+			buf_option_u64(b, id, off[id]);
+	if (in->clock)
+		buf_option_str(b, OPT_TRACECLOCK, in->clock);
+	if (in->uname)
+		buf_option_str(b, OPT_UNAME, in->uname);
+	if (in->version_text)
+		buf_option_str(b, OPT_VERSION, in->version_text);
+	buf_u16(b, OPT_CPUCOUNT);
+	buf_u32(b, 4);
+	buf_u32(b, in->ncpus);
+	/* BUFFER: the top instance's flyrecord data, its table filled in by dat_create() */
+	buf_u16(b, OPT_BUFFER);
+	buf_u32(b, 8 + 1 + strlen(clk) + 1 + 4 + 4 + 20 * (size_t)in->ncpus);
+	bufoff = b->len;
+	buf_u64(b, 0);
+	buf_str(b, "");
+	buf_str(b, clk);
+	buf_u32(b, in->page_size);
+	buf_u32(b, in->ncpus);
+	w->entries_off = b->len;
+	for (int cpu = 0; cpu < in->ncpus; cpu++) {
+		buf_u32(b, cpu);
+		buf_u64(b, 0);
+		buf_u64(b, 0);
+	}
+	buf_u16(b, OPT_DONE);
+	buf_u32(b, 8);
+	w->done_off = b->len;
+	buf_u64(b, 0);
+	buf_put_u64(b, sizeoff, b->len - sizeoff - 8);
+
+	w->fly_off = b->len;
+	/* the BUFFER option points at the section header */
+	buf_put_u64(b, bufoff, w->fly_off);
+	/* its size: set by dat_create() to span every region until dat_finish() */
+	buf_section_header(b, OPT_BUFFER, SEC_COMPRESSED, "buffer flyrecord", 0);
+	free(clk);
+}
+
+/* ------------------------------------------------ creating */
 
 static void writer_free(struct dat_writer *w)
 {
 	if (!w)
 		return;
-	for (int c = 0; w->cpu && c < w->ncpus; c++)
+	for (int c = 0; w->cpu && c < w->ncpus; c++) {
 		if (w->cpu[c].fd >= 0)
 			close(w->cpu[c].fd);
+		free(w->cpu[c].pend);
+		if (w->cpustat)
+			free(w->cpustat[c]);
+	}
 	if (w->fd >= 0)
 		close(w->fd);
+	ZSTD_freeCCtx(w->zc);
+	free(w->zbuf);
+	free(w->cpustat);
+	free(w->cmdlines);
 	free(w->cpu);
 	free(w->cpustat_off);
 	free(w->uname);
@@ -275,32 +561,55 @@ struct dat_writer *dat_create(const char *path, const struct dat_info *in)
 	struct buf b = { 0 };
 	uint64_t align, base;
 	long sys_page = sysconf(_SC_PAGESIZE);
-	int err;
+	int err, version = in->version ? in->version : DAT_VERSION_DEFAULT;
 
-	if (in->ncpus <= 0 || in->page_size < 64 || (in->page_size & (in->page_size - 1))) {
+	if (in->ncpus <= 0 || in->page_size < 64 || (in->page_size & (in->page_size - 1)) ||
+	    (version != 6 && version != 7)) {
 		errno = EINVAL;
 		return NULL;
 	}
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
+	w->version = version;
 	w->fd = -1;
 	w->ncpus = in->ncpus;
 	w->page_size = in->page_size;
 	w->cpu = calloc(in->ncpus, sizeof(*w->cpu));
 	w->cpustat_off = calloc(in->ncpus, sizeof(*w->cpustat_off));
-	if (!w->cpu || !w->cpustat_off)
+	w->cpustat = calloc(in->ncpus, sizeof(*w->cpustat));
+	w->uname = strdup(in->uname ? in->uname : "");
+	if (!w->cpu || !w->cpustat_off || !w->cpustat || !w->uname)
 		goto fail;
 	for (int c = 0; c < in->ncpus; c++)
 		w->cpu[c].fd = -1;
-
-	build_header(w, in, &b);
+	if (version == 6) {
+		if (strlen(w->uname) + 1 + 2 * OPT_HDR > CPUSTAT_ROOM / 2) {
+			errno = EINVAL;
+			goto fail;
+		}
+		build_header_v6(w, in, &b);
+	} else {
+		/* a chunk is at least one page; its sizes are 32-bit numbers */
+		w->zbuf_size = 12 + ZSTD_compressBound(CHUNK_BYTES > in->page_size ?
+						      CHUNK_BYTES : in->page_size);
+		w->zc = ZSTD_createCCtx();
+		w->zbuf = malloc(w->zbuf_size);
+		if (!w->zc || !w->zbuf)
+			goto fail;
+		build_header_v7(w, in, &b);
+	}
 	if (b.oom) {
 		errno = ENOMEM;
 		goto fail;
 	}
 
-	/* CPU data starts page aligned: trace-cmd maps it page by page. */
+	/*
+	 * Version 6 CPU data starts page aligned: trace-cmd maps it page by
+	 * page.  Version 7 chunks are read, not mapped: CPU 0 starts right
+	 * after the section header, the other regions are aligned so that
+	 * the holes between them take no room.
+	 */
 	align = in->page_size;
 	if (sys_page > 0 && (uint64_t)sys_page > align)
 		align = sys_page;
@@ -311,7 +620,22 @@ struct dat_writer *dat_create(const char *path, const struct dat_info *in)
 	w->region = w->region / align * align;
 	for (int c = 0; c < in->ncpus; c++) {
 		w->cpu[c].start = base + c * w->region;
-		memcpy(b.p + w->table_off + 16 * c, &w->cpu[c].start, 8);
+		if (version == 7 && c == 0)
+			w->cpu[c].start = b.len;
+		if (version == 6)
+			memcpy(b.p + w->table_off + 16 * c, &w->cpu[c].start, 8);
+		else
+			memcpy(b.p + w->entries_off + 20 * c + 4, &w->cpu[c].start, 8);
+	}
+	if (version == 7) {
+		/*
+		 * libtracecmd walks the sections by their sizes from the start
+		 * of the file to its end: until dat_finish() the flyrecord
+		 * section reaches past every region, so that walk ends there
+		 * and never reads the holes between them as sections.
+		 */
+		buf_put_u64(&b, w->fly_off + 8, base + w->ncpus * w->region -
+			    (w->fly_off + SEC_HDR));
 	}
 
 	w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -319,7 +643,7 @@ struct dat_writer *dat_create(const char *path, const struct dat_info *in)
 		goto fail;
 	if (pwrite_all(w->fd, b.p, b.len, 0) < 0)
 		goto fail;
-	for (int c = 0; c < in->ncpus; c++) {
+	for (int c = 0; c < in->ncpus && version == 6; c++) {
 		w->cpu[c].fd = open(path, O_WRONLY | O_CLOEXEC);
 		if (w->cpu[c].fd < 0)
 			goto fail;
@@ -336,6 +660,11 @@ fail:
 	return NULL;
 }
 
+int dat_version(const struct dat_writer *w)
+{
+	return w->version;
+}
+
 int dat_cpu_fd(struct dat_writer *w, int cpu)
 {
 	return w->cpu[cpu].fd;
@@ -346,12 +675,22 @@ uint64_t dat_cpu_size(struct dat_writer *w, int cpu)
 	return w->cpu[cpu].size;
 }
 
+uint64_t dat_cpu_pages_size(struct dat_writer *w, int cpu)
+{
+	return w->cpu[cpu].pages;
+}
+
 int dat_cpu_commit(struct dat_writer *w, int cpu)
 {
 	struct dat_cpu *c = &w->cpu[cpu];
-	off_t pos = lseek(c->fd, 0, SEEK_CUR);
+	off_t pos;
 	uint64_t size;
 
+	if (w->version != 6) {
+		errno = EINVAL;
+		return -1;
+	}
+	pos = lseek(c->fd, 0, SEEK_CUR);
 	if (pos < 0)
 		return -1;
 	size = ((uint64_t)pos - c->start) / w->page_size * w->page_size;
@@ -362,22 +701,104 @@ int dat_cpu_commit(struct dat_writer *w, int cpu)
 	if (size == c->size)
 		return 0;
 	c->size = size;
+	c->pages = size;
 	return write_table_entry(w, cpu, false, true);
+}
+
+/*
+ * One chunk of pages into cpu's region: the chunk, then the size that covers
+ * it, then the count that counts it (see dat.h).  The count of the first
+ * chunk goes with it: the CPU is empty (size 0) until its size is patched.
+ */
+static int chunk_write(struct dat_writer *w, int cpu, const char *pages, size_t len)
+{
+	struct dat_cpu *c = &w->cpu[cpu];
+	size_t n, head = c->nchunks ? 0 : 4;
+	uint32_t count = c->nchunks + 1;
+	char *z = w->zbuf + 4;
+
+	n = ZSTD_compressCCtx(w->zc, z + 8, w->zbuf_size - 12, pages, len, ZSTD_LEVEL_PAGES);
+	if (ZSTD_isError(n)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(z, &(uint32_t){ n }, 4);
+	memcpy(z + 4, &(uint32_t){ len }, 4);
+	if (head)
+		memcpy(w->zbuf, &count, 4);
+	if (c->size + head + 8 + n > w->region) {
+		errno = EFBIG;
+		return -1;
+	}
+	if (pwrite_all(w->fd, z - head, head + 8 + n, c->start + c->size) < 0)
+		return -1;
+	c->size += head + 8 + n;
+	if (write_table_entry(w, cpu, false, true) < 0)
+		return -1;
+	if (!head && pwrite_u32(w->fd, count, c->start) < 0)
+		return -1;
+	c->nchunks = count;
+	c->pages += len;
+	return 0;
+}
+
+int dat_cpu_flush(struct dat_writer *w, int cpu)
+{
+	struct dat_cpu *c = &w->cpu[cpu];
+	int ret;
+
+	if (w->version != 7 || !c->pend_len)
+		return 0;
+	ret = chunk_write(w, cpu, c->pend, c->pend_len);
+	if (!ret)
+		c->pend_len = 0;
+	return ret;
 }
 
 int dat_cpu_write(struct dat_writer *w, int cpu, const void *pages, size_t len)
 {
 	struct dat_cpu *c = &w->cpu[cpu];
+	size_t chunk = CHUNK_BYTES / w->page_size * w->page_size;
+	const char *p = pages;
 
 	if (len % w->page_size) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (pwrite_all(c->fd, pages, len, c->start + c->size) < 0)
-		return -1;
-	if (lseek(c->fd, c->start + c->size + len, SEEK_SET) < 0)
-		return -1;
-	return dat_cpu_commit(w, cpu);
+	if (w->version == 6) {
+		if (pwrite_all(c->fd, pages, len, c->start + c->size) < 0)
+			return -1;
+		if (lseek(c->fd, c->start + c->size + len, SEEK_SET) < 0)
+			return -1;
+		return dat_cpu_commit(w, cpu);
+	}
+	if (!chunk)
+		chunk = w->page_size;
+	/* whole chunks straight from the caller's pages, the rest kept back */
+	while (len) {
+		size_t n;
+
+		if (!c->pend_len && len >= chunk) {
+			if (chunk_write(w, cpu, p, chunk) < 0)
+				return -1;
+			p += chunk;
+			len -= chunk;
+			continue;
+		}
+		if (!c->pend) {
+			c->pend = malloc(chunk);
+			if (!c->pend)
+				return -1;
+		}
+		n = chunk - c->pend_len < len ? chunk - c->pend_len : len;
+		memcpy(c->pend + c->pend_len, p, n);
+		c->pend_len += n;
+		p += n;
+		len -= n;
+		if (c->pend_len == chunk && dat_cpu_flush(w, cpu) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 int dat_set_cpustat(struct dat_writer *w, int cpu, const char *stats)
@@ -390,6 +811,11 @@ int dat_set_cpustat(struct dat_writer *w, int cpu, const char *stats)
 	uint32_t size;
 	char *p = room;
 
+	if (w->version == 7) {
+		free(w->cpustat[cpu]);
+		w->cpustat[cpu] = strdup(stats);
+		return w->cpustat[cpu] ? 0 : -1;
+	}
 	if (len > max)
 		len = max;
 	id = OPT_CPUSTAT;
@@ -411,6 +837,17 @@ int dat_set_cmdlines(struct dat_writer *w, const char *text, size_t len)
 	char *room;
 	int ret;
 
+	if (w->version == 7) {
+		room = malloc(len ? len : 1);
+		if (!room)
+			return -1;
+		memcpy(room, text, len);
+		free(w->cmdlines);
+		w->cmdlines = room;
+		w->cmdlines_len = len;
+		w->have_cmdlines = true;
+		return 0;
+	}
 	/* Keep whole lines only. */
 	if (len > w->cmdlines_room) {
 		len = w->cmdlines_room;
@@ -462,11 +899,57 @@ static int move_down(int fd, uint64_t dst, uint64_t src, uint64_t len)
 	return 0;
 }
 
+/*
+ * Version 7, after the regions are together at [data, end): the final
+ * saved cmdlines and a second options section (CPUSTAT, the new cmdlines)
+ * go after them; then the flyrecord section's size is made exact, so that
+ * libtracecmd's walk of the sections reaches them; last the first options
+ * section's DONE links the second one.  A kill between two of these steps
+ * leaves a valid file that lacks only what was not linked yet.
+ */
+static int finish_v7(struct dat_writer *w, uint64_t end)
+{
+	struct buf b = { 0 };
+	uint64_t cmd_off = 0, opts, sizeoff;
+	int ret;
+
+	if (w->have_cmdlines) {
+		cmd_off = end;
+		buf_section_blob(&b, w->zc, SEC_CMDLINES, "command lines", w->cmdlines,
+				 w->cmdlines_len, 8);
+	}
+	opts = end + b.len;
+	buf_section_header(&b, OPT_DONE, 0, "options", 0);
+	sizeoff = b.len - 8;
+	for (int c = 0; c < w->ncpus; c++)
+		if (w->cpustat[c])
+			buf_option_str(&b, OPT_CPUSTAT, w->cpustat[c]);
+	if (cmd_off)
+		buf_option_u64(&b, SEC_CMDLINES, cmd_off);
+	buf_option_u64(&b, OPT_DONE, 0);
+	buf_put_u64(&b, sizeoff, b.len - sizeoff - 8);
+	if (b.oom) {
+		free(b.p);
+		errno = ENOMEM;
+		return -1;
+	}
+	ret = pwrite_all(w->fd, b.p, b.len, end);
+	free(b.p);
+	if (!ret)
+		ret = pwrite_u64(w->fd, end - (w->fly_off + SEC_HDR), w->fly_off + 8);
+	if (!ret)
+		ret = pwrite_u64(w->fd, opts, w->done_off);
+	return ret;
+}
+
 int dat_finish(struct dat_writer *w)
 {
-	uint64_t end = w->cpu[0].start + w->cpu[0].size;
+	uint64_t end;
 	int ret = 0, err = 0;
 
+	for (int c = 0; c < w->ncpus && !ret; c++)
+		ret = dat_cpu_flush(w, c);
+	end = w->cpu[0].start + w->cpu[0].size;
 	for (int c = 1; c < w->ncpus && !ret; c++) {
 		struct dat_cpu *cpu = &w->cpu[c];
 
@@ -486,10 +969,12 @@ int dat_finish(struct dat_writer *w)
 	}
 	if (!ret)
 		ret = ftruncate(w->fd, end);
+	if (!ret && w->version == 7)
+		ret = finish_v7(w, end);
 	if (ret)
 		err = errno;
 	for (int c = 0; c < w->ncpus; c++) {
-		if (close(w->cpu[c].fd) < 0 && !ret) {
+		if (w->cpu[c].fd >= 0 && close(w->cpu[c].fd) < 0 && !ret) {
 			ret = -1;
 			err = errno;
 		}
@@ -508,4 +993,767 @@ int dat_finish(struct dat_writer *w)
 void dat_close(struct dat_writer *w)
 {
 	writer_free(w);
+}
+
+/* ------------------------------------------------ reading */
+
+/* A bounded cursor over bytes of the file, for the header checks. */
+struct cur {
+	const unsigned char *p;
+	size_t len, off;
+	bool bad;
+};
+
+static uint64_t cur_num(struct cur *c, int width)
+{
+	uint64_t v = 0;
+
+	if (c->bad || c->len - c->off < (size_t)width) {
+		c->bad = true;
+		return 0;
+	}
+	/* tpctl and trace-cmd on this host write little-endian files */
+	for (int i = width - 1; i >= 0; i--)
+		v = v << 8 | c->p[c->off + i];
+	c->off += width;
+	return v;
+}
+
+static void cur_skip(struct cur *c, uint64_t n)
+{
+	if (c->bad || c->len - c->off < n)
+		c->bad = true;
+	else
+		c->off += n;
+}
+
+static const char *cur_str(struct cur *c)
+{
+	const unsigned char *nul, *s;
+
+	if (c->bad)
+		return NULL;
+	s = c->p + c->off;
+	nul = memchr(s, 0, c->len - c->off);
+	if (!nul) {
+		c->bad = true;
+		return NULL;
+	}
+	c->off = nul - c->p + 1;
+	return (const char *)s;
+}
+
+/* A sized blob at the cursor: its size (width bytes) then the bytes. */
+static const char *cur_blob(struct cur *c, int width, size_t *len)
+{
+	uint64_t n = cur_num(c, width);
+	const char *p;
+
+	*len = 0;
+	/* no pointer arithmetic on a cursor without bytes (a section that failed) */
+	if (c->bad)
+		return NULL;
+	p = (const char *)c->p + c->off;
+	cur_skip(c, n);
+	if (c->bad)
+		return NULL;
+	*len = n;
+	return p;
+}
+
+static void add_fmt(struct dat_file *df, struct cur *c, const char *sys, int width)
+{
+	struct dat_file_format *f;
+	const char *id;
+	size_t len;
+	const char *text = cur_blob(c, width, &len);
+	void *p;
+
+	if (!text)
+		return;
+	p = realloc(df->fmts, (df->nfmts + 1) * sizeof(*df->fmts));
+	if (!p) {
+		c->bad = true;
+		return;
+	}
+	df->fmts = p;
+	f = &df->fmts[df->nfmts++];
+	f->system = sys;
+	f->text = text;
+	f->len = len;
+	f->id = -1;
+	id = memmem(text, len, "\nID: ", 5);
+	if (id) {
+		/* bounded: the text is not NUL-terminated */
+		f->id = 0;
+		for (id += 5; id < text + len && *id >= '0' && *id <= '9' && f->id < 1000000; id++)
+			f->id = f->id * 10 + (*id - '0');
+	}
+}
+
+static void parse_ftrace_formats(struct dat_file *df, struct cur *c)
+{
+	uint64_t n = cur_num(c, 4);
+
+	for (uint64_t i = 0; i < n && !c->bad; i++)
+		add_fmt(df, c, "ftrace", 8);
+}
+
+static void parse_event_formats(struct dat_file *df, struct cur *c)
+{
+	uint64_t n = cur_num(c, 4);
+
+	for (uint64_t i = 0; i < n && !c->bad; i++) {
+		const char *sys = cur_str(c);
+		uint64_t nev = cur_num(c, 4);
+
+		for (uint64_t k = 0; k < nev && !c->bad; k++)
+			add_fmt(df, c, sys, 8);
+	}
+}
+
+/*
+ * Options that libtracecmd 3.1.6 reads as C strings (strdup, sscanf) without
+ * looking at their size: their text must end inside the option.  The ids are
+ * those of trace-cmd.dat.v6(5): 3 buffer and 22 text buffer (a name after an
+ * 8-byte offset; version 7 adds the clock name after it), 5 uname, 6 hook,
+ * 9 version, 10 procmaps, 13 guest.
+ */
+static bool option_ok(int version, unsigned id, const unsigned char *p, uint64_t size)
+{
+	const unsigned char *nul;
+	uint64_t skip = 0;
+
+	switch (id) {
+	case OPT_BUFFER:
+	case OPT_BUFFER_TEXT:
+		skip = 8;
+		break;
+	case OPT_UNAME:
+	case OPT_HOOK:
+	case OPT_VERSION:
+	case OPT_PROCMAPS:
+	case OPT_GUEST:
+		break;
+	case OPT_CPUCOUNT:
+		/* libtracecmd allocates per CPU for every record it reads */
+		return size < 4 || (p[0] | p[1] << 8 | (uint64_t)p[2] << 16 |
+				    (uint64_t)p[3] << 24) <= MAX_CPUS;
+	default:
+		return true;
+	}
+	if (size <= skip)
+		return false;
+	nul = memchr(p + skip, 0, size - skip);
+	if (!nul)
+		return false;
+	if (version == 7 && skip)
+		return memchr(nul + 1, 0, p + size - nul - 1) != NULL;
+	return true;
+}
+
+/*
+ * Walk a version 6 header (trace-cmd.dat.v6(5)) and check that the CPU data
+ * it points at is page aligned and inside the file: libtracecmd maps pages
+ * from these offsets without checking them.
+ */
+static bool v6_ok(struct cur *c, struct dat_file *df)
+{
+	uint64_t ncpus;
+
+	cur_skip(c, 12);			/* "header_page\0" */
+	df->header_page = cur_blob(c, 8, &df->header_page_len);
+	cur_skip(c, 13);			/* "header_event\0" */
+	cur_skip(c, cur_num(c, 8));
+	parse_ftrace_formats(df, c);
+	parse_event_formats(df, c);
+	df->kallsyms = cur_blob(c, 4, &df->kallsyms_len);
+	df->printk = cur_blob(c, 4, &df->printk_len);
+	df->cmdlines = cur_blob(c, 8, &df->cmdlines_len);
+	ncpus = cur_num(c, 4);
+	if (c->bad || ncpus > MAX_CPUS || c->len - c->off < 10)
+		return false;
+	if (!memcmp(c->p + c->off, "options  ", 10)) {
+		c->off += 10;
+		while (!c->bad) {
+			unsigned id = cur_num(c, 2);
+			uint64_t size;
+			const unsigned char *opt;
+
+			if (!id)
+				break;
+			size = cur_num(c, 4);
+			opt = c->p + c->off;
+			cur_skip(c, size);
+			if (!c->bad && !option_ok(6, id, opt, size))
+				return false;
+			if (!c->bad && id == OPT_UNAME && !df->uname)
+				df->uname = (const char *)opt;
+		}
+	}
+	if (c->bad || c->len - c->off < 10)
+		return false;
+	if (!memcmp(c->p + c->off, "latency  ", 10))
+		return true;
+	if (memcmp(c->p + c->off, "flyrecord", 10))
+		return false;
+	c->off += 10;
+	for (uint64_t i = 0; i < ncpus && !c->bad; i++) {
+		uint64_t off = cur_num(c, 8), size = cur_num(c, 8);
+
+		/* an empty CPU of an unfinished tpctl file points past the end */
+		if (size && (off % df->page_size || size > df->file_len ||
+			     off > df->file_len - size))
+			return false;
+	}
+	return !c->bad;
+}
+
+static bool read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= n;
+		off += n;
+	}
+	return true;
+}
+
+static uint64_t le(const unsigned char *p, int width)
+{
+	uint64_t v = 0;
+
+	for (int i = width - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Version 7: the file is read with pread; what is read is kept until close. */
+struct v7 {
+	int fd;
+	struct dat_file *df;
+	bool zstd;
+	uint64_t sec[SEC_CMDLINES + 1];
+	ZSTD_DCtx *dc;
+	void *zbuf, *ubuf;		/* one chunk, compressed and not */
+	size_t zsize, usize;
+};
+
+/* buf holds at least n bytes, grown as needed; false when out of memory. */
+static bool grow(void **buf, size_t *size, size_t n)
+{
+	void *p;
+
+	if (n <= *size)
+		return true;
+	p = realloc(*buf, n);
+	if (!p)
+		return false;
+	*buf = p;
+	*size = n;
+	return true;
+}
+
+/*
+ * A chunk must decompress to its stated size: libtracecmd 3.1.6 stops
+ * reading a CPU quietly at a chunk that does not (its messages go to
+ * stderr), so a damaged chunk would cut the output short without a word.
+ */
+static bool v7_chunk_ok(struct v7 *v, uint64_t pos, uint64_t zsize, uint64_t usize)
+{
+	size_t n;
+
+	if (!v->dc)
+		v->dc = ZSTD_createDCtx();
+	if (!v->dc || !grow(&v->zbuf, &v->zsize, zsize ? zsize : 1) ||
+	    !grow(&v->ubuf, &v->usize, usize) || !read_at(v->fd, v->zbuf, zsize, pos))
+		return false;
+	n = ZSTD_decompressDCtx(v->dc, v->ubuf, usize, v->zbuf, zsize);
+	return !ZSTD_isError(n) && n == usize;
+}
+
+static void *df_keep(struct dat_file *df, void *p)
+{
+	void **v;
+
+	if (!p)
+		return NULL;
+	v = realloc(df->owned, (df->nowned + 1) * sizeof(*v));
+	if (!v) {
+		free(p);
+		return NULL;
+	}
+	df->owned = v;
+	v[df->nowned++] = p;
+	return p;
+}
+
+/*
+ * The content of the section at off (its id must be id), decompressed;
+ * NULL when it is not where and what it should be.
+ */
+static unsigned char *v7_section(struct v7 *v, uint64_t off, unsigned id, size_t *len)
+{
+	unsigned char hdr[SEC_HDR], *z = NULL, *out = NULL;
+	uint64_t size, csize, usize;
+	size_t n;
+
+	if (off > v->df->file_len || v->df->file_len - off < SEC_HDR ||
+	    !read_at(v->fd, hdr, SEC_HDR, off) || le(hdr, 2) != id)
+		return NULL;
+	size = le(hdr + 8, 8);
+	off += SEC_HDR;
+	if (size > v->df->file_len - off || size > MAX_SECTION)
+		return NULL;
+	if (!(le(hdr + 2, 2) & SEC_COMPRESSED)) {
+		out = malloc(size ? size : 1);
+		if (out && !read_at(v->fd, out, size, off)) {
+			free(out);
+			return NULL;
+		}
+		*len = size;
+		return df_keep(v->df, out);
+	}
+	if (!v->zstd || size < 8 || !read_at(v->fd, hdr, 8, off))
+		return NULL;
+	csize = le(hdr, 4);
+	usize = le(hdr + 4, 4);
+	if (csize > size - 8 || usize > MAX_SECTION)
+		return NULL;
+	z = malloc(csize ? csize : 1);
+	out = malloc(usize ? usize : 1);
+	if (!z || !out || !read_at(v->fd, z, csize, off + 8))
+		goto fail;
+	n = ZSTD_decompress(out, usize, z, csize);
+	if (ZSTD_isError(n) || n != usize)
+		goto fail;
+	free(z);
+	*len = usize;
+	return df_keep(v->df, out);
+fail:
+	free(z);
+	free(out);
+	return NULL;
+}
+
+/*
+ * The CPU data of a BUFFER option: inside the file, and when compressed,
+ * every chunk inside the CPU's data with a whole number of pages (what
+ * libtracecmd decompresses and then indexes page by page).
+ */
+static bool v7_cpu_ok(struct v7 *v, bool compressed, uint64_t off, uint64_t size)
+{
+	struct dat_file *df = v->df;
+	unsigned char h[8];
+	uint64_t pos, end, count;
+
+	if (!size)
+		return true;
+	if (size > df->file_len || off > df->file_len - size)
+		return false;
+	if (!compressed)
+		return off % df->page_size == 0;
+	/* the size counts the chunks, not the chunk count before them */
+	if (df->file_len - off - size < 4 || !read_at(v->fd, h, 4, off))
+		return false;
+	end = off + 4 + size;
+	count = le(h, 4);
+	pos = off + 4;
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t zsize, usize;
+
+		if (end - pos < 8 || !read_at(v->fd, h, 8, pos))
+			return false;
+		zsize = le(h, 4);
+		usize = le(h + 4, 4);
+		pos += 8;
+		if (zsize > end - pos || !usize || usize % df->page_size || usize > MAX_CHUNK ||
+		    !v7_chunk_ok(v, pos, zsize, usize))
+			return false;
+		pos += zsize;
+	}
+	return true;
+}
+
+/* BUFFER (3) and BUFFER_TEXT (22) options of version 7, and their data. */
+static bool v7_buffer_ok(struct v7 *v, unsigned id, const unsigned char *p, uint64_t size)
+{
+	struct cur c = { .p = p, .len = size };
+	unsigned char hdr[SEC_HDR];
+	uint64_t fly, ncpus;
+	bool compressed;
+
+	fly = cur_num(&c, 8);
+	cur_str(&c);			/* name */
+	cur_str(&c);			/* clock */
+	if (c.bad || fly > v->df->file_len || v->df->file_len - fly < SEC_HDR ||
+	    !read_at(v->fd, hdr, SEC_HDR, fly))
+		return false;
+	if (id == OPT_BUFFER_TEXT)
+		return true;
+	compressed = le(hdr + 2, 2) & SEC_COMPRESSED;
+	if (compressed && !v->zstd)
+		return false;
+	cur_num(&c, 4);			/* page size */
+	ncpus = cur_num(&c, 4);
+	if (ncpus > MAX_CPUS)
+		return false;
+	for (uint64_t i = 0; i < ncpus && !c.bad; i++) {
+		uint64_t cpu = cur_num(&c, 4), off = cur_num(&c, 8), sz = cur_num(&c, 8);
+
+		if (c.bad || cpu >= MAX_CPUS || !v7_cpu_ok(v, compressed, off, sz))
+			return false;
+	}
+	return !c.bad;
+}
+
+/* One options section; *next is where the next one is (0: none). */
+static bool v7_options_ok(struct v7 *v, uint64_t off, uint64_t *next)
+{
+	struct cur c = { 0 };
+	size_t len = 0;
+
+	c.p = v7_section(v, off, OPT_DONE, &len);
+	c.len = len;
+	if (!c.p)
+		return false;
+	for (;;) {
+		unsigned id = cur_num(&c, 2);
+		uint64_t size = cur_num(&c, 4);
+		const unsigned char *opt = c.p + c.off;
+
+		cur_skip(&c, size);
+		if (c.bad)
+			return false;
+		if (!option_ok(7, id, opt, size))
+			return false;
+		switch (id) {
+		case OPT_DONE:
+			if (size < 8)
+				return false;
+			*next = le(opt, 8);
+			return true;
+		case OPT_BUFFER:
+		case OPT_BUFFER_TEXT:
+			if (!v7_buffer_ok(v, id, opt, size))
+				return false;
+			break;
+		case OPT_UNAME:
+			if (!v->df->uname)
+				v->df->uname = (const char *)opt;
+			break;
+		case SEC_HEADER_INFO:
+		case SEC_FTRACE:
+		case SEC_EVENTS:
+		case SEC_KALLSYMS:
+		case SEC_PRINTK:
+		case SEC_CMDLINES:
+			/* a later option for the same section replaces it, as in libtracecmd */
+			if (size >= 8)
+				v->sec[id] = le(opt, 8);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* A cursor over the content of the section id points at; false when it cannot be had. */
+static bool v7_cur(struct v7 *v, unsigned id, struct cur *c)
+{
+	size_t len = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->p = v7_section(v, v->sec[id], id, &len);
+	c->len = len;
+	c->bad = !c->p;
+	return c->p != NULL;
+}
+
+/* Walk a version 7 file from the first options section (trace-cmd.dat.v7(5)). */
+static bool v7_ok(struct v7 *v, uint64_t options)
+{
+	struct dat_file *df = v->df;
+	struct cur c;
+	int n = 0;
+
+	while (options) {
+		/* a chain of options sections that loops back would never end */
+		if (++n > 64 || !v7_options_ok(v, options, &options))
+			return false;
+	}
+	if (v->sec[SEC_HEADER_INFO]) {
+		v7_cur(v, SEC_HEADER_INFO, &c);
+		cur_skip(&c, 12);		/* "header_page\0" */
+		df->header_page = cur_blob(&c, 8, &df->header_page_len);
+		if (c.bad)
+			return false;
+	}
+	if (v->sec[SEC_FTRACE]) {
+		v7_cur(v, SEC_FTRACE, &c);
+		parse_ftrace_formats(df, &c);
+		if (c.bad)
+			return false;
+	}
+	if (v->sec[SEC_EVENTS]) {
+		v7_cur(v, SEC_EVENTS, &c);
+		parse_event_formats(df, &c);
+		if (c.bad)
+			return false;
+	}
+	if (v->sec[SEC_KALLSYMS]) {
+		v7_cur(v, SEC_KALLSYMS, &c);
+		df->kallsyms = cur_blob(&c, 4, &df->kallsyms_len);
+		if (c.bad)
+			return false;
+	}
+	if (v->sec[SEC_PRINTK]) {
+		v7_cur(v, SEC_PRINTK, &c);
+		df->printk = cur_blob(&c, 4, &df->printk_len);
+		if (c.bad)
+			return false;
+	}
+	if (v->sec[SEC_CMDLINES]) {
+		v7_cur(v, SEC_CMDLINES, &c);
+		df->cmdlines = cur_blob(&c, 8, &df->cmdlines_len);
+		if (c.bad)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * libtracecmd 3.1.6 opens a version 7 file by walking every section from the
+ * first one, each header's size leading to the next, until a read fails.  A
+ * size that leads backwards, or bytes after the last section that read as
+ * empty headers (zeros appended to a file), make that walk endless or
+ * nearly so: walk it first, with a bound.  (tpctl's unfinished recordings
+ * end the walk with a flyrecord section that reaches past the file's end.)
+ */
+#define MAX_SECTIONS 10000
+
+static bool v7_walk_ok(struct v7 *v, uint64_t pos)
+{
+	unsigned char hdr[SEC_HDR];
+	uint64_t len = v->df->file_len;
+
+	for (int n = 0; n < MAX_SECTIONS; n++) {
+		int64_t size;
+
+		if (pos > len || len - pos < SEC_HDR || !read_at(v->fd, hdr, SEC_HDR, pos))
+			return true;
+		size = (int64_t)le(hdr + 8, 8);
+		/* a compressed strings section is read, not skipped: its own sizes count */
+		if (le(hdr, 2) == SEC_STRINGS && (le(hdr + 2, 2) & SEC_COMPRESSED)) {
+			if (len - pos - SEC_HDR < 4 || !read_at(v->fd, hdr, 4, pos + SEC_HDR))
+				return true;
+			size = 8 + le(hdr, 4);
+		}
+		pos += SEC_HDR;
+		if (size < 0) {
+			/* lseek fails before the start of the file: the walk ends */
+			if (0 - (uint64_t)size > pos)
+				return true;
+			return false;
+		}
+		if ((uint64_t)size > INT64_MAX - pos)
+			return true;
+		pos += size;
+	}
+	return false;
+}
+
+/* After the page size: compression name and version, the first options offset. */
+static int v7_open(const char *path, int fd, struct dat_file *df)
+{
+	unsigned char head[18 + 512];
+	struct v7 v = { .fd = fd, .df = df };
+	struct cur c = { .p = head };
+	const char *zname;
+	uint64_t options;
+	ssize_t n;
+	bool ok;
+
+	n = pread(fd, head, sizeof(head), 0);
+	if (n < 18) {
+		tp_error("cannot read '%s': truncated or corrupt trace.dat", path);
+		return TP_FAIL;
+	}
+	c.len = n;
+	c.off = 18;
+	zname = cur_str(&c);
+	cur_str(&c);
+	if (!c.bad && strcmp(zname, "zstd") && strcmp(zname, "none")) {
+		tp_error("'%s': unsupported compression '%s'", path, zname);
+		return TP_FAIL;
+	}
+	if (!c.bad) {
+		df->compression = df_keep(df, strdup(zname));
+		v.zstd = !strcmp(zname, "zstd");
+	}
+	options = cur_num(&c, 8);
+	ok = !c.bad && df->compression && v7_walk_ok(&v, c.off) && v7_ok(&v, options);
+	ZSTD_freeDCtx(v.dc);
+	free(v.zbuf);
+	free(v.ubuf);
+	if (!ok) {
+		tp_error("cannot read '%s': truncated or corrupt trace.dat", path);
+		return TP_FAIL;
+	}
+	return TP_OK;
+}
+
+int dat_open(const char *path, struct dat_file *df)
+{
+	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	unsigned char head[18];
+	struct cur c = { 0 };
+	struct stat st;
+	size_t len;
+	void *map;
+	int fd, ret;
+
+	memset(df, 0, sizeof(*df));
+	/* non-blocking: a FIFO must be refused below, not waited on for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		tp_error("cannot open '%s': %s", path, strerror(errno));
+		return TP_FAIL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		tp_error("'%s' is not a regular file", path);
+		return TP_FAIL;
+	}
+	if (st.st_size < 18 || !read_at(fd, head, sizeof(head), 0) ||
+	    memcmp(head, magic, sizeof(magic))) {
+		close(fd);
+		tp_error("'%s' is not a trace.dat file", path);
+		return TP_FAIL;
+	}
+	if ((head[10] != '6' && head[10] != '7') || head[11] != '\0' || head[12] > 1) {
+		close(fd);
+		tp_error("'%s': unsupported trace.dat version", path);
+		return TP_FAIL;
+	}
+	if (head[12] != (__BYTE_ORDER == __BIG_ENDIAN)) {
+		close(fd);
+		tp_error("'%s': byte order differs from this host's", path);
+		return TP_FAIL;
+	}
+	df->file_len = st.st_size;
+	df->version = head[10] - '0';
+	df->page_size = le(head + 14, 4);
+	if (df->page_size < 512 || df->page_size > (1U << 24) ||
+	    (df->page_size & (df->page_size - 1))) {
+		close(fd);
+		tp_error("cannot read '%s': truncated or corrupt trace.dat", path);
+		return TP_FAIL;
+	}
+	if (df->version == 7) {
+		ret = v7_open(path, fd, df);
+		close(fd);
+		return ret;
+	}
+	/*
+	 * Version 6: only the metadata before the CPU data is read through
+	 * the mapping; libtracecmd maps the pages itself.  So map at most the
+	 * first GiB (formats, kallsyms and printk formats take a few MiB), and
+	 * less if the address space is limited (ulimit -v, valgrind), down to
+	 * 16 MiB.  An unfinished tpctl recording has an apparent size of many
+	 * GiB.
+	 */
+	len = (uint64_t)st.st_size < (1ULL << 30) ? (size_t)st.st_size : (1U << 30);
+	for (;;) {
+		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map != MAP_FAILED || len <= (16U << 20))
+			break;
+		len /= 4;
+	}
+	close(fd);
+	if (map == MAP_FAILED) {
+		tp_error("cannot read '%s': %s", path, strerror(errno));
+		return TP_FAIL;
+	}
+	df->map = c.p = map;
+	df->map_len = c.len = len;
+	c.off = 18;
+	if (!v6_ok(&c, df)) {
+		tp_error("cannot read '%s': truncated or corrupt trace.dat", path);
+		return TP_FAIL;
+	}
+	return TP_OK;
+}
+
+void dat_file_close(struct dat_file *df)
+{
+	if (df->map)
+		munmap((void *)df->map, df->map_len);
+	for (size_t i = 0; i < df->nowned; i++)
+		free(df->owned[i]);
+	free(df->owned);
+	free(df->fmts);
+	memset(df, 0, sizeof(*df));
+}
+
+/* Copy the n bytes at s into out (size outlen), NUL-terminated, cut if need be. */
+static void copy_word(char *out, size_t outlen, const char *s, size_t n)
+{
+	if (n >= outlen)
+		n = outlen - 1;
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
+static bool is_release(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++;
+	return i > 0 && i + 1 < n && s[i] == '.' && s[i + 1] >= '0' && s[i + 1] <= '9';
+}
+
+bool dat_uname_parse(const char *text, struct dat_uname *u)
+{
+	const char *w[64];
+	size_t wl[64], n = 0;
+	const char *p = text;
+
+	memset(u, 0, sizeof(*u));
+	while (p && *p && n < 64) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		w[n] = p;
+		while (*p && *p != ' ')
+			p++;
+		wl[n] = p - w[n];
+		n++;
+	}
+	if (n < 2)
+		return false;
+	copy_word(u->sysname, sizeof(u->sysname), w[0], wl[0]);
+	for (size_t i = 1; i < n; i++) {
+		if (!is_release(w[i], wl[i]))
+			continue;
+		copy_word(u->release, sizeof(u->release), w[i], wl[i]);
+		if (i + 1 < n)
+			copy_word(u->machine, sizeof(u->machine), w[n - 1], wl[n - 1]);
+		/* the version, when there are words between the release and the machine */
+		if (i + 2 < n)
+			copy_word(u->version, sizeof(u->version), w[i + 1],
+				  w[n - 2] + wl[n - 2] - w[i + 1]);
+		return true;
+	}
+	return false;
 }

@@ -421,29 +421,30 @@ enum conv_fix { FIX_NONE, FIX_SYMOFF, FIX_SYM, FIX_SYMOFF_B, FIX_PTR, FIX_ALT_HE
 #define MAX_CONV 64
 
 /*
- * Rewrite the print fmt line "print fmt: \"...\", args" in place of the
- * original.  Conversions are counted as printf does ("*" widths take an
- * argument) so that each %p* is matched with its argument.
+ * Find the print fmt line "print fmt: \"...\", args" and what each conversion
+ * of its format needs: *fmt and *fend bound the quoted format, fix[] gets one
+ * entry per conversion (counted as printf does: "*" widths take an argument,
+ * so that each %p* is matched with its argument), *pnconv their number.
+ * Returns how many need a rewrite, or -1 when there is no usable print fmt.
  */
-static char *rewrite_print_fmt(const char *buf, size_t len)
+static int scan_print_fmt(const char *buf, size_t len, const char **fmt, const char **fend,
+			  enum conv_fix *fix, int *pnconv)
 {
-	const char *line, *end = buf + len, *fmt, *fend, *p, *args, *conv_start = NULL;
-	enum conv_fix fix[MAX_CONV];
-	struct sbuf out = { 0 };
-	int nconv = 0, nfix = 0, i;
+	const char *line, *end = buf + len, *p, *conv_start = NULL;
+	int nconv = 0, nfix = 0;
 
 	line = buf;
 	while (line < end && (end - line < 12 || memcmp(line, "print fmt: \"", 12))) {
 		line = memchr(line, '\n', end - line);
 		if (!line)
-			return NULL;
+			return -1;
 		line++;
 	}
 	if (line >= end)
-		return NULL;
-	fmt = line + 11;
-	fend = skip_literal(fmt, end);
-	for (p = fmt + 1; p < fend - 1; p++) {
+		return -1;
+	*fmt = line + 11;
+	*fend = skip_literal(*fmt, end);
+	for (p = *fmt + 1; p < *fend - 1; p++) {
 		if (*p == '\\') {
 			p++;
 			continue;
@@ -478,7 +479,7 @@ static char *rewrite_print_fmt(const char *buf, size_t len)
 		while (*p && strchr("hlLqjzt", *p))
 			p++;
 		if (nconv >= MAX_CONV)
-			return NULL;
+			return -1;
 		fix[nconv] = FIX_NONE;
 		if (*p == 'p' && p[-1] == '%') {
 			switch (p[1]) {
@@ -502,7 +503,20 @@ static char *rewrite_print_fmt(const char *buf, size_t len)
 			nfix++;
 		nconv++;
 	}
-	if (!nfix)
+	*pnconv = nconv;
+	return nfix;
+}
+
+/* Rewrite the print fmt line in place of the original (see scan_print_fmt). */
+static char *rewrite_print_fmt(const char *buf, size_t len)
+{
+	const char *end = buf + len, *fmt, *fend, *p, *args;
+	enum conv_fix fix[MAX_CONV];
+	struct sbuf out = { 0 };
+	int nconv = 0, nfix, i;
+
+	nfix = scan_print_fmt(buf, len, &fmt, &fend, fix, &nconv);
+	if (nfix <= 0)
 		return NULL;
 
 	/* the text before the format, then the format with the conversions replaced */
@@ -600,6 +614,60 @@ static char *rewrite_print_fmt(const char *buf, size_t len)
 	}
 	sb_add(&out, args, end - args);
 	return out.s;
+}
+
+enum dec_sym decode_format_field_sym(const char *buf, size_t len, const char *field)
+{
+	const char *end = buf + len, *fmt, *fend, *args;
+	enum conv_fix fix[MAX_CONV];
+	size_t flen = strlen(field);
+	int nconv = 0, i;
+
+	if (scan_print_fmt(buf, len, &fmt, &fend, fix, &nconv) <= 0)
+		return DEC_SYM_NONE;
+	args = fend;
+	for (i = 0; i < nconv && args < end && *args == ','; i++) {
+		const char *a = args + 1, *ae = skip_arg(a, end), *rec, *p;
+		const char *nl = memchr(a, '\n', ae - a);
+
+		if (nl)
+			ae = nl;
+		args = ae;
+		if (fix[i] != FIX_SYM && fix[i] != FIX_SYMOFF && fix[i] != FIX_SYMOFF_B)
+			continue;
+		/* only the bare field, maybe cast: "REC->f", "(void *)REC->f" */
+		rec = memmem(a, ae - a, "REC->", 5);
+		if (!rec || (size_t)(ae - rec - 5) < flen || memcmp(rec + 5, field, flen))
+			continue;
+		for (p = rec + 5 + flen; p < ae && (*p == ' ' || *p == ')'); p++)
+			;
+		if (p < ae)
+			continue;
+		for (p = a; p < rec && !strchr("+-/%&|^~!?:<>", *p); p++)
+			;
+		if (p < rec)
+			continue;
+		return fix[i] == FIX_SYM ? DEC_SYM : fix[i] == FIX_SYMOFF ? DEC_SYM_OFF :
+		       DEC_SYM_OFF_B;
+	}
+	return DEC_SYM_NONE;
+}
+
+void decode_sym_print(struct trace_seq *s, unsigned long long addr, enum dec_sym how)
+{
+	switch (how) {
+	case DEC_SYM:
+		print_sym(s, addr, addr, false);
+		break;
+	case DEC_SYM_OFF:
+		print_sym(s, addr, addr, true);
+		break;
+	case DEC_SYM_OFF_B:
+		helper_symoff_b(s, &addr);
+		break;
+	default:
+		trace_seq_printf(s, "0x%llx", addr);
+	}
 }
 
 static int type_elem_size(const char *type);

@@ -84,6 +84,21 @@ int decode_kallsyms_parse(const char *buf, size_t len);
  */
 void decode_kallsyms_use_tep(struct tep_handle *tep);
 
+/*
+ * Kernel symbols in print fmts: which conversion (%ps, %pS, %pB) a format's
+ * print fmt uses for the bare field (REC->field, maybe cast), from the format
+ * text as tracefs has it; and an address printed that way, as the kernel does.
+ */
+enum dec_sym {
+	DEC_SYM_NONE,
+	DEC_SYM,	/* %ps: "sym" */
+	DEC_SYM_OFF,	/* %pS: "sym+0xoff/0xsize" */
+	DEC_SYM_OFF_B,	/* %pB: the same for the call before a return address */
+};
+struct trace_seq;
+enum dec_sym decode_format_field_sym(const char *buf, size_t len, const char *field);
+void decode_sym_print(struct trace_seq *s, unsigned long long addr, enum dec_sym how);
+
 enum dec_kind {
 	DK_INT,		/* scalar integer of 1, 2, 4 or 8 bytes */
 	DK_STR,		/* char[N], __data_loc char[], __rel_loc char[] */

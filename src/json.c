@@ -15,8 +15,7 @@ void json_init(struct json *j, FILE *f, bool pretty)
 	j->first[0] = true;
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not valid. */
-static size_t utf8_valid_len(const unsigned char *s, size_t left)
+size_t json_utf8_len(const unsigned char *s, size_t left)
 {
 	unsigned char c = s[0];
 	size_t n, i;
@@ -82,7 +81,7 @@ void json_write_string(FILE *f, const char *str, size_t len)
 			i++;
 			continue;
 		}
-		n = utf8_valid_len(s + i, len - i);
+		n = json_utf8_len(s + i, len - i);
 		if (n == 0) {
 			fputs("\xef\xbf\xbd", f);	/* U+FFFD */
 			i++;
@@ -186,6 +185,22 @@ void json_uint(struct json *j, const char *key, uint64_t v)
 {
 	member(j, key);
 	fprintf(j->f, "%" PRIu64, v);
+}
+
+void json_i128(struct json *j, const char *key, __int128 v)
+{
+	unsigned __int128 u = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+	char buf[48], *p = buf + sizeof(buf);
+
+	*--p = '\0';
+	do {
+		*--p = '0' + (int)(u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	member(j, key);
+	fputs(p, j->f);
 }
 
 void json_bool(struct json *j, const char *key, bool v)

@@ -40,11 +40,20 @@ void json_str(struct json *j, const char *key, const char *s);
 void json_strn(struct json *j, const char *key, const char *s, size_t len);
 void json_int(struct json *j, const char *key, int64_t v);
 void json_uint(struct json *j, const char *key, uint64_t v);
+/* Exact beyond 64 bits: bucket bounds run from -2^63 to 2^64. */
+void json_i128(struct json *j, const char *key, __int128 v);
 void json_bool(struct json *j, const char *key, bool v);
 void json_null(struct json *j, const char *key);
 
 /* End of one NDJSON record (or of a document): newline. */
 void json_end_line(struct json *j);
+
+/*
+ * Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not valid
+ * (overlong forms, surrogates and values past U+10FFFF are not).  Writers of
+ * other formats use it to replace invalid bytes as the JSON writer does.
+ */
+size_t json_utf8_len(const unsigned char *s, size_t left);
 
 /* Write s as a quoted JSON string to f (the escaping used by all of the above). */
 void json_write_string(FILE *f, const char *s, size_t len);

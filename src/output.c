@@ -23,6 +23,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "agg.h"
 #include "decode.h"
 #include "json.h"
 #include "output.h"
@@ -214,25 +215,66 @@ void output_set_user_symbols(struct output *o, output_usym_fn fn, void *ctx)
 	o->usym_ctx = ctx;
 }
 
+/*
+ * A record is written as a dozen short pieces, and fwrite_unlocked() costs
+ * about 100 instructions a call before it copies a byte: more than the
+ * pieces themselves, and the larger part of a JSON line's cost.  glibc's
+ * FILE has public write pointers (its putc_unlocked() macro works on them),
+ * so a piece that fits into the buffer is copied there directly; anything
+ * else (no room, line-buffered or unbuffered stdout, another libc) goes
+ * through fwrite_unlocked().
+ */
+static inline void put_mem(FILE *f, const void *s, size_t n)
+{
+#ifdef __GLIBC__
+	if ((size_t)(f->_IO_write_end - f->_IO_write_ptr) >= n) {
+		memcpy(f->_IO_write_ptr, s, n);
+		f->_IO_write_ptr += n;
+		return;
+	}
+#endif
+	fwrite_unlocked(s, 1, n, f);
+}
+
+static inline void put_str(FILE *f, const char *s)
+{
+	put_mem(f, s, strlen(s));
+}
+
 /* A string literal, its length known at compile time. */
-#define put_lit(f, lit) fwrite_unlocked(lit, 1, sizeof(lit) - 1, f)
+#define put_lit(f, lit) put_mem(f, lit, sizeof(lit) - 1)
 
 /* Decimal digits of v into the end of buf; returns the start. */
 static char *fmt_u64(char *end, uint64_t v)
 {
+	/* two digits per division: a nanosecond stamp has 13 or more */
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+
 	*--end = '\0';
-	do {
-		*--end = '0' + v % 10;
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		unsigned d = v % 100;
+
+		v /= 100;
+		end -= 2;
+		memcpy(end, pairs + 2 * d, 2);
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, pairs + 2 * v, 2);
+	} else {
+		*--end = '0' + v;
+	}
 	return end;
 }
 
 static inline void put_u64(FILE *f, uint64_t v)
 {
-	char buf[24];
+	char buf[24], *p = fmt_u64(buf + sizeof(buf), v);
 
-	fputs_unlocked(fmt_u64(buf + sizeof(buf), v), f);
+	put_mem(f, p, buf + sizeof(buf) - 1 - p);
 }
 
 static inline void put_i64(FILE *f, int64_t v)
@@ -493,7 +535,7 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	int i;
 
 	pi = pid_info(o, pid);
-	fwrite_unlocked(pi->text, 1, pi->tlen, f);
+	put_mem(f, pi->text, pi->tlen);
 	/* "[%03d] " */
 	if (rec->cpu >= 0 && rec->cpu < 1000) {
 		hdr[0] = '[';
@@ -510,7 +552,7 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	n += 5;
 	hdr[n++] = ' ';
 	n += fmt_ts(hdr + n, rec->ts, o->ns_clock);
-	fwrite_unlocked(hdr, 1, n, f);
+	put_mem(f, hdr, n);
 
 	if (!de) {
 		fprintf(f, "[UNKNOWN EVENT %d]\n", decode_type(data));
@@ -518,7 +560,7 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	}
 	switch (de->special) {
 	case DS_SYS_ENTER:
-		fputs_unlocked(de->sysname, f);
+		put_str(f, de->sysname);
 		putc_unlocked('(', f);
 		for (i = de->first_arg; i < de->nfields; i++) {
 			uint64_t v = 0;
@@ -529,7 +571,7 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 				i > de->first_arg ? ", " : "", de->fields[i].name,
 				(unsigned long long)v);
 		}
-		fputs_unlocked(")\n", f);
+		put_str(f, ")\n");
 		return 0;
 	case DS_SYS_EXIT: {
 		uint64_t v = 0;
@@ -553,28 +595,27 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	tep_print_event(o->tep, &o->seq, rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&o->seq);
 	if (de->special != DS_FTRACE) {
-		fputs_unlocked(de->event->name, f);
-		fputs_unlocked(": ", f);
+		put_str(f, de->event->name);
+		put_str(f, ": ");
 	}
-	fwrite_unlocked(o->seq.buffer, 1, o->seq.len, f);
+	put_mem(f, o->seq.buffer, o->seq.len);
 	/* ftrace:print carries its own newline, as the kernel prints it */
 	if (!o->seq.len || o->seq.buffer[o->seq.len - 1] != '\n' || de->special != DS_FTRACE)
 		putc_unlocked('\n', f);
 	return 0;
 }
 
-static void json_field(FILE *f, const struct dec_field *df, const void *data, int size)
+void output_json_value(FILE *f, const struct dec_field *df, const void *data, int size)
 {
 	const char *p;
 	size_t len, i;
 	uint64_t v;
 	bool first = true;
 
-	fputs_unlocked(df->jkey, f);
 	switch (df->kind) {
 	case DK_INT:
 		if (!decode_int(df, data, size, &v))
-			fputs_unlocked("null", f);
+			put_str(f, "null");
 		else if (df->sign)
 			put_i64(f, (int64_t)v);
 		else
@@ -582,13 +623,13 @@ static void json_field(FILE *f, const struct dec_field *df, const void *data, in
 		return;
 	case DK_STR:
 		if (!decode_span(df, data, size, &p, &len))
-			fputs_unlocked("null", f);
+			put_str(f, "null");
 		else
 			json_write_string(f, p, len);
 		return;
 	case DK_BITMASK:
 		if (!decode_span(df, data, size, &p, &len)) {
-			fputs_unlocked("null", f);
+			put_str(f, "null");
 			return;
 		}
 		putc_unlocked('[', f);
@@ -610,7 +651,7 @@ static void json_field(FILE *f, const struct dec_field *df, const void *data, in
 	case DK_ARRAY:
 	case DK_BYTES:
 		if (!decode_span(df, data, size, &p, &len)) {
-			fputs_unlocked("null", f);
+			put_str(f, "null");
 			return;
 		}
 		putc_unlocked('[', f);
@@ -626,6 +667,12 @@ static void json_field(FILE *f, const struct dec_field *df, const void *data, in
 		putc_unlocked(']', f);
 		return;
 	}
+}
+
+static void json_field(FILE *f, const struct dec_field *df, const void *data, int size)
+{
+	put_str(f, df->jkey);
+	output_json_value(f, df, data, size);
 }
 
 /* ,"sym":"name","off":N,"obj":"path" of a user frame, what of it is known. */
@@ -703,17 +750,17 @@ static void json_open(struct output *o, struct dec_event *de, const struct tep_r
 	put_u64(f, rec->ts);
 	put_lit(f, ",\"cpu\":");
 	put_i64(f, rec->cpu);
-	fwrite_unlocked(pi->json, 1, pi->jlen, f);
+	put_mem(f, pi->json, pi->jlen);
 	put_lit(f, ",\"flags\":\"");
-	fwrite_unlocked(flags, 1, 5, f);
+	put_mem(f, flags, 5);
 	putc_unlocked('"', f);
 	if (!de) {
-		fputs_unlocked(",\"id\":", f);
+		put_str(f, ",\"id\":");
 		put_i64(f, decode_type(data));
-		fputs_unlocked(",\"system\":null,\"event\":null,\"fields\":{}", f);
+		put_str(f, ",\"system\":null,\"event\":null,\"fields\":{}");
 		return;
 	}
-	fputs_unlocked(de->jhead, f);
+	put_str(f, de->jhead);
 	for (i = 0; i < de->nfields; i++) {
 		const struct dec_field *df = &de->fields[i];
 
@@ -1040,4 +1087,376 @@ int output_idle(struct output *o)
 		pend_drain(o, 0);
 	}
 	return flush_file(o);
+}
+
+/* ---------------------------------------------------------------- count and hist tables */
+
+#define BAR_WIDTH 52
+/* Linear buckets: empty ones between two others are shown up to this many lines. */
+#define GAP_LINES_MAX 200
+
+/* A key cell as text; control bytes of strings become '?' so a terminal stays sane. */
+static void agg_cell_text(char *buf, size_t size, enum agg_col_type type, const struct agg_cell *c)
+{
+	size_t i;
+
+	switch (type) {
+	case AGG_COL_STR:
+		for (i = 0; c->s[i] && i < size - 1; i++)
+			buf[i] = (unsigned char)c->s[i] < 0x20 || c->s[i] == 0x7f ? '?' : c->s[i];
+		buf[i] = '\0';
+		break;
+	case AGG_COL_INT:
+		snprintf(buf, size, "%lld", (long long)c->v);
+		break;
+	default:
+		snprintf(buf, size, "%llu", (unsigned long long)c->v);
+	}
+}
+
+/* A frame of a stack key: "name+0xoff" (the kernel's sym-offset form), a marker, or the address. */
+static void agg_frame_text(FILE *f, uint64_t addr)
+{
+	unsigned long long off = 0;
+	const char *name;
+	bool sym;
+
+	name = frame_name(addr, &off, &sym);
+	if (sym)
+		fprintf(f, "    %s+0x%llx\n", name, off);
+	else if (name)
+		fprintf(f, "    %s\n", name);
+	else
+		fprintf(f, "    0x%016llx\n", (unsigned long long)addr);
+}
+
+/* The keys of a group or row that is printed as a block: "k=v k=v" and the frames after. */
+static int agg_block_keys(FILE *f, const struct agg_table *t, const struct agg_group *g)
+{
+	const struct agg_spec *s = t->spec;
+	char buf[512];
+	int k, n = 0;
+
+	for (k = 0; k < s->nkeys; k++) {
+		if (t->type[k] == AGG_COL_STACK)
+			continue;
+		agg_cell_text(buf, sizeof(buf), t->type[k], &g->key[k]);
+		fprintf(f, "%s%s=%s", n++ ? " " : "", s->name[k], buf);
+	}
+	return n;
+}
+
+static void agg_block_frames(FILE *f, const struct agg_table *t, const struct agg_group *g)
+{
+	size_t i;
+	int k;
+
+	for (k = 0; k < t->spec->nkeys; k++) {
+		if (t->type[k] != AGG_COL_STACK)
+			continue;
+		if (!g->key[k].v)
+			fputs("    (no stack)\n", f);
+		for (i = 0; i < g->key[k].v; i++)
+			agg_frame_text(f, g->key[k].frames[i]);
+	}
+}
+
+static void agg_value_text(char *buf, size_t size, bool sign, uint64_t v)
+{
+	if (sign)
+		snprintf(buf, size, "%lld", (long long)v);
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)v);
+}
+
+static char *i128_text(char *end, __int128 v)
+{
+	unsigned __int128 u = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+
+	*--end = '\0';
+	do {
+		*--end = '0' + (int)(u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--end = '-';
+	return end;
+}
+
+/* A log2 bound as bpftrace writes it: 512, 1K, 4M, 16E. */
+static void pow2_text(char *buf, size_t size, __int128 v)
+{
+	static const char sfx[] = "KMGTPE";
+	char tmp[48];
+	int i = -1;
+
+	while (v >= 1024 && !(v % 1024) && i < 5) {
+		v /= 1024;
+		i++;
+	}
+	if (i >= 0)
+		snprintf(buf, size, "%s%c", i128_text(tmp + sizeof(tmp), v), sfx[i]);
+	else
+		snprintf(buf, size, "%s", i128_text(tmp + sizeof(tmp), v));
+}
+
+static void bucket_label(char *buf, size_t size, bool log2, const struct agg_bucket *b)
+{
+	char lo[48], hi[48];
+
+	if (log2 && b->hi == 0) {
+		snprintf(buf, size, "(..., 0)");
+	} else if (log2 && b->hi - b->lo == 1) {
+		pow2_text(lo, sizeof(lo), b->lo);
+		snprintf(buf, size, "[%s]", lo);
+	} else if (log2) {
+		pow2_text(lo, sizeof(lo), b->lo);
+		pow2_text(hi, sizeof(hi), b->hi);
+		snprintf(buf, size, "[%s, %s)", lo, hi);
+	} else {
+		snprintf(buf, size, "[%s, ", i128_text(lo + sizeof(lo), b->lo));
+		snprintf(buf + strlen(buf), size - strlen(buf), "%s)",
+			 i128_text(hi + sizeof(hi), b->hi));
+	}
+}
+
+/* The bucket after b, for the empty ones shown between two others. */
+static struct agg_bucket bucket_next(bool log2, const struct agg_bucket *b)
+{
+	struct agg_bucket n = { .lo = b->hi, .count = 0 };
+
+	if (!log2)
+		n.hi = b->hi + (b->hi - b->lo);
+	else
+		n.hi = n.lo ? n.lo * 2 : 1;
+	return n;
+}
+
+static void text_hist_group(FILE *f, const struct agg_table *t, const struct agg_group *g)
+{
+	bool log2 = t->spec->scale == AGG_SCALE_LOG2;
+	struct agg_bucket *all, cur;
+	size_t n = 0, i, lw = 0, cw = 8, maxc = 0;
+	char label[112], num[32], bar[BAR_WIDTH + 1];
+	bool fill = true;
+
+	if (!g->nbuckets)
+		return;
+	if (!log2) {
+		__int128 span = (g->buckets[g->nbuckets - 1].hi - g->buckets[0].lo) /
+				(g->buckets[0].hi - g->buckets[0].lo);
+
+		fill = span <= GAP_LINES_MAX;
+	}
+	all = calloc(fill ? (log2 ? 70 : GAP_LINES_MAX + 2) : g->nbuckets, sizeof(*all));
+	if (!all)
+		return;
+	for (i = 0; i < g->nbuckets; i++) {
+		if (fill && n) {
+			for (cur = bucket_next(log2, &all[n - 1]); cur.lo < g->buckets[i].lo;
+			     cur = bucket_next(log2, &cur))
+				all[n++] = cur;
+		}
+		all[n++] = g->buckets[i];
+	}
+	for (i = 0; i < n; i++) {
+		bucket_label(label, sizeof(label), log2, &all[i]);
+		if (strlen(label) > lw)
+			lw = strlen(label);
+		if (all[i].count > maxc)
+			maxc = all[i].count;
+		if ((size_t)snprintf(num, sizeof(num), "%llu", (unsigned long long)all[i].count) > cw)
+			cw = strlen(num);
+	}
+	for (i = 0; i < n; i++) {
+		size_t len = maxc ? (size_t)((unsigned __int128)all[i].count * BAR_WIDTH / maxc) : 0;
+
+		bucket_label(label, sizeof(label), log2, &all[i]);
+		memset(bar, '@', len);
+		memset(bar + len, ' ', BAR_WIDTH - len);
+		bar[BAR_WIDTH] = '\0';
+		fprintf(f, "%-*s %*llu |%s|\n", (int)lw, label, (int)cw,
+			(unsigned long long)all[i].count, bar);
+	}
+	free(all);
+}
+
+static void text_agg(FILE *f, const struct agg_table *t, const struct output_agg *o)
+{
+	const struct agg_spec *s = t->spec;
+	size_t w[AGG_MAX_KEYS + 1], i;
+	bool stack = false;
+	char buf[512];
+	int k;
+
+	for (k = 0; k < s->nkeys; k++)
+		stack |= t->type[k] == AGG_COL_STACK;
+
+	if (o->clear)
+		fputs("\033[H\033[2J", f);
+	if (o->title)
+		fprintf(f, "%s\n", o->title);
+	if (o->hist) {
+		for (i = 0; i < t->n; i++) {
+			const struct agg_group *g = &t->g[i];
+			char sum[32], min[32], max[32];
+
+			if (agg_block_keys(f, t, g))
+				fputs("  ", f);
+			agg_value_text(sum, sizeof(sum), t->vsign, g->sum);
+			agg_value_text(min, sizeof(min), t->vsign, g->min);
+			agg_value_text(max, sizeof(max), t->vsign, g->max);
+			fprintf(f, "count=%llu sum=%s min=%s max=%s\n", (unsigned long long)g->count,
+				sum, min, max);
+			agg_block_frames(f, t, g);
+			text_hist_group(f, t, g);
+			if (i + 1 < t->n)
+				putc('\n', f);
+		}
+		if (!t->n)
+			fprintf(f, "count=0\n");
+	} else if (stack) {
+		/* a stack does not fit a column: a block per row, as hist has it */
+		for (i = 0; i < t->n; i++) {
+			if (agg_block_keys(f, t, &t->g[i]))
+				fputs("  ", f);
+			fprintf(f, "count=%llu\n", (unsigned long long)t->g[i].count);
+			agg_block_frames(f, t, &t->g[i]);
+			if (i + 1 < t->n)
+				putc('\n', f);
+		}
+	} else {
+		/* column widths: the header and every cell */
+		for (k = 0; k < s->nkeys; k++)
+			w[k] = strlen(s->name[k]);
+		w[k] = 5;
+		for (i = 0; i < t->n; i++) {
+			for (k = 0; k < s->nkeys; k++) {
+				agg_cell_text(buf, sizeof(buf), t->type[k], &t->g[i].key[k]);
+				if (strlen(buf) > w[k])
+					w[k] = strlen(buf);
+			}
+			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)t->g[i].count);
+			if (strlen(buf) > w[k])
+				w[k] = strlen(buf);
+		}
+		/* keys named as given (a field may be called count), then COUNT */
+		for (k = 0; k < s->nkeys; k++)
+			fprintf(f, t->type[k] == AGG_COL_STR ? "%-*s  " : "%*s  ", (int)w[k],
+				s->name[k]);
+		fprintf(f, "%*s\n", (int)w[k], "COUNT");
+		for (i = 0; i < t->n; i++) {
+			for (k = 0; k < s->nkeys; k++) {
+				agg_cell_text(buf, sizeof(buf), t->type[k], &t->g[i].key[k]);
+				fprintf(f, t->type[k] == AGG_COL_STR ? "%-*s  " : "%*s  ", (int)w[k],
+					buf);
+			}
+			fprintf(f, "%*llu\n", (int)w[k], (unsigned long long)t->g[i].count);
+		}
+	}
+	if (t->n < t->nall)
+		fprintf(f, "... %zu more\n", t->nall - t->n);
+}
+
+static void json_agg_value(struct json *j, const char *key, bool sign, uint64_t v)
+{
+	if (sign)
+		json_int(j, key, (int64_t)v);
+	else
+		json_uint(j, key, v);
+}
+
+/* A stack key as the stacks of events are (DESIGN.md): [{"addr":N,"sym":"name","off":N},...] */
+static void json_agg_frames(struct json *j, const char *key, const struct agg_cell *c)
+{
+	unsigned long long off;
+	const char *name;
+	size_t i;
+	bool sym;
+
+	json_arr_open(j, key);
+	for (i = 0; i < c->v; i++) {
+		off = 0;
+		name = frame_name(c->frames[i], &off, &sym);
+		json_obj_open(j, NULL);
+		json_uint(j, "addr", c->frames[i]);
+		json_str(j, "sym", name);
+		if (sym)
+			json_uint(j, "off", off);
+		else
+			json_null(j, "off");
+		json_obj_close(j);
+	}
+	json_arr_close(j);
+}
+
+static void json_agg(FILE *f, const struct agg_table *t, const struct output_agg *o)
+{
+	const struct agg_spec *s = t->spec;
+	struct json j;
+	size_t i, b;
+	int k;
+
+	json_init(&j, f, false);
+	json_obj_open(&j, NULL);
+	json_str(&j, "type", o->hist ? "hist" : "count");
+	json_uint(&j, "ts_ns", o->ts_ns);
+	json_uint(&j, "interval_ns", o->interval_ns);
+	if (o->hist)
+		json_str(&j, "field", o->field);
+	json_arr_open(&j, "by");
+	for (k = 0; k < s->nkeys; k++)
+		json_str(&j, NULL, s->name[k]);
+	json_arr_close(&j);
+	json_arr_open(&j, o->hist ? "groups" : "rows");
+	for (i = 0; i < t->n; i++) {
+		const struct agg_group *g = &t->g[i];
+
+		json_obj_open(&j, NULL);
+		json_obj_open(&j, "key");
+		for (k = 0; k < s->nkeys; k++) {
+			if (t->type[k] == AGG_COL_STR)
+				json_str(&j, s->name[k], g->key[k].s);
+			else if (t->type[k] == AGG_COL_STACK)
+				json_agg_frames(&j, s->name[k], &g->key[k]);
+			else
+				json_agg_value(&j, s->name[k], t->type[k] == AGG_COL_INT, g->key[k].v);
+		}
+		json_obj_close(&j);
+		json_uint(&j, "count", g->count);
+		if (o->hist) {
+			json_agg_value(&j, "sum", t->vsign, g->sum);
+			json_agg_value(&j, "min", t->vsign, g->min);
+			json_agg_value(&j, "max", t->vsign, g->max);
+			json_arr_open(&j, "buckets");
+			for (b = 0; b < g->nbuckets; b++) {
+				json_obj_open(&j, NULL);
+				json_i128(&j, "min", g->buckets[b].lo);
+				json_i128(&j, "max", g->buckets[b].hi);
+				json_uint(&j, "count", g->buckets[b].count);
+				json_obj_close(&j);
+			}
+			json_arr_close(&j);
+		}
+		json_obj_close(&j);
+	}
+	json_arr_close(&j);
+	json_uint(&j, "lost", t->lost);
+	json_obj_close(&j);
+	json_end_line(&j);
+}
+
+int output_agg(FILE *f, enum output_mode mode, const struct agg_table *t,
+	       const struct output_agg *o)
+{
+	if (mode == OUTPUT_JSON)
+		json_agg(f, t, o);
+	else
+		text_agg(f, t, o);
+	if (fflush(f) || ferror(f)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
 }

@@ -87,6 +87,13 @@ void output_set_comm_loader(struct output *o, output_comm_fn fn, void *ctx);
  * its version (flag letters, syscall argument forms).  Default: uname's.
  */
 void output_set_kernel_release(struct output *o, const char *release);
+/*
+ * One field's value as report --json writes it (integer, string, array, or
+ * null when it lies outside the record), for writers of other formats that
+ * want the same rendering.
+ */
+struct dec_field;
+void output_json_value(FILE *f, const struct dec_field *df, const void *data, int size);
 /* false when the trace clock is a counter (x86-tsc, counter): raw stamps, no seconds. */
 void output_set_ns_clock(struct output *o, bool ns);
 /*
@@ -105,5 +112,29 @@ int output_set_stacks(struct output *o, bool hold);
 typedef const char *(*output_usym_fn)(void *ctx, int tgid, uint64_t addr, bool ret,
 				      unsigned long long *off, const char **obj);
 void output_set_user_symbols(struct output *o, output_usym_fn fn, void *ctx);
+
+/*
+ * count and hist tables (agg.h), the other kind of output: text tables
+ * sorted by count, hist buckets as bars ("[4K, 8K)   3000 |@@@@...|"), or
+ * one JSON document per table (DESIGN.md section 2):
+ *   {"type":"count","ts_ns":N,"interval_ns":N,"by":[...],"rows":[{"key":{...},
+ *    "count":N}],"lost":N}
+ *   {"type":"hist","ts_ns":N,"interval_ns":N,"field":"F","by":[...],"groups":[{"key":{...},
+ *    "count":N,"sum":N,"min":N,"max":N,"buckets":[{"min":N,"max":N,"count":N}]}],"lost":N}
+ */
+struct agg_table;
+
+struct output_agg {
+	bool hist;
+	const char *field;		/* hist: the field whose values are counted */
+	unsigned long long ts_ns;	/* JSON: when the table was taken (CLOCK_REALTIME) */
+	unsigned long long interval_ns;	/* JSON: the time it covers */
+	const char *title;		/* text: a line above the table, or NULL */
+	bool clear;			/* text: clear the terminal first (a screen redrawn in place) */
+};
+
+/* Write one table to f; -1 (errno set) when writing failed. */
+int output_agg(FILE *f, enum output_mode mode, const struct agg_table *t,
+	       const struct output_agg *o);
 
 #endif

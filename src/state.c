@@ -209,6 +209,29 @@ int state_write(const char *path, const char *val, enum state_kind kind)
 	return ret;
 }
 
+int state_journal(const char *path, const char *restore_val)
+{
+	char *p = strdup(path), *old = strdup(restore_val);
+	struct entry *e;
+	sigset_t sigs;
+
+	block_signals(&sigs);
+	if (!p || !old || journal_reserve() < 0) {
+		sigprocmask(SIG_SETMASK, &sigs, NULL);
+		free(p);
+		free(old);
+		errno = ENOMEM;
+		return -1;
+	}
+	e = &journal[njournal];
+	e->type = ENTRY_WRITE;
+	e->path = p;
+	e->old = old;
+	njournal++;
+	sigprocmask(SIG_SETMASK, &sigs, NULL);
+	return 0;
+}
+
 int state_created_instance(const char *path)
 {
 	struct entry *e;

@@ -34,6 +34,13 @@ enum state_kind {
 int state_write(const char *path, const char *val, enum state_kind kind);
 
 /*
+ * A change the caller makes itself (through a library that writes the file):
+ * on rollback, path is opened with O_TRUNC and restore_val written.  For an
+ * event's trigger file that open alone removes every trigger of the event.
+ */
+int state_journal(const char *path, const char *restore_val);
+
+/*
  * An instance directory we created: rmdir it on rollback.  The writes made
  * inside it are undone only if the kernel refuses the rmdir (see state.c).
  */

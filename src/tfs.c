@@ -911,6 +911,64 @@ int tfs_option_set(struct tracefs_instance *inst, const char *name, bool on)
 	return tfs_instance_write(inst, file, on ? "1" : "0");
 }
 
+bool tfs_event_has_hist(struct tracefs_instance *inst, const struct tfs_event *ev)
+{
+	return tracefs_event_file_exists(inst, ev->system, ev->name, "hist");
+}
+
+int tfs_hist_start(struct tracefs_instance *inst, const struct tfs_event *ev,
+		   struct tracefs_hist *hist, bool paused, bool quiet)
+{
+	enum tracefs_hist_command cmd = paused ? TRACEFS_HIST_CMD_PAUSE : TRACEFS_HIST_CMD_START;
+	char *path = tracefs_event_get_file(inst, ev->system, ev->name, "trigger");
+	int err;
+
+	/* journal first: rollback opens the trigger file with O_TRUNC, which removes it */
+	if (!path || state_journal(path, "") < 0) {
+		tracefs_put_tracing_file(path);
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	tracefs_put_tracing_file(path);
+	if (tp.verbose) {
+		struct trace_seq seq;
+
+		trace_seq_init(&seq);
+		tracefs_hist_echo_cmd(&seq, inst, hist, cmd);
+		trace_seq_terminate(&seq);
+		tp_debug("%.*s", (int)strcspn(seq.buffer, "\n"), seq.buffer);
+		trace_seq_destroy(&seq);
+	}
+	/* a trigger written with :pause is made paused (the kernel's hist_register_trigger) */
+	if (tracefs_hist_command(inst, hist, cmd) == 0)
+		return TP_OK;
+	err = errno;
+	if (!quiet) {
+		tp_error("the kernel refused the hist trigger of '%s:%s'%s%s", ev->system,
+			 ev->name, err == EINVAL ? ":" : ": ", err == EINVAL ? "" : strerror(err));
+		if (err == EINVAL)
+			print_error_log(inst);
+	}
+	return TP_FAIL;
+}
+
+int tfs_hist_continue(struct tracefs_instance *inst, const struct tfs_event *ev,
+		      struct tracefs_hist *hist)
+{
+	if (tracefs_hist_continue(inst, hist) == 0)
+		return TP_OK;
+	tp_error("cannot start the hist trigger of '%s:%s': %s", ev->system, ev->name,
+		 strerror(errno));
+	return TP_FAIL;
+}
+
+char *tfs_hist_read(struct tracefs_instance *inst, const struct tfs_event *ev)
+{
+	int size = 0;
+
+	return tracefs_event_file_read(inst, ev->system, ev->name, "hist", &size);
+}
+
 /* Is word listed under "# Available triggers:" of the event's trigger file? */
 static bool trigger_available(struct tracefs_instance *inst, const struct tfs_event *ev,
 			      const char *word)

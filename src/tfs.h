@@ -115,6 +115,24 @@ int tfs_event_filter_clear(struct tracefs_instance *inst, const struct tfs_event
 /* Current filter text, or NULL when there is none ("none" in the file). Caller frees. */
 char *tfs_event_filter_get(struct tracefs_instance *inst, const struct tfs_event *ev);
 
+/*
+ * Hist triggers (the kernel engine of count and hist).  tfs_event_has_hist():
+ * the kernel has them for this event (events/<sys>/<event>/hist exists; not
+ * every kernel is built with them).  tfs_hist_start(): start the trigger
+ * described by hist in inst, or make it paused, journaled so that rollback
+ * removes it; when the kernel refuses it, TP_FAIL, and unless quiet the error
+ * with the kernel's error_log.  tfs_hist_continue(): a paused one counts from
+ * now on.  tfs_hist_read(): the text of the hist file, NULL on failure;
+ * caller frees.
+ */
+struct tracefs_hist;
+bool tfs_event_has_hist(struct tracefs_instance *inst, const struct tfs_event *ev);
+int tfs_hist_start(struct tracefs_instance *inst, const struct tfs_event *ev,
+		   struct tracefs_hist *hist, bool paused, bool quiet);
+int tfs_hist_continue(struct tracefs_instance *inst, const struct tfs_event *ev,
+		      struct tracefs_hist *hist);
+char *tfs_hist_read(struct tracefs_instance *inst, const struct tfs_event *ev);
+
 /* Journaled write of an instance file (tracing_on, buffer_size_kb, ...). */
 int tfs_instance_write(struct tracefs_instance *inst, const char *file, const char *val);
 /* The instance has this file (set_event_notrace_pid appeared in Linux 5.8). */

@@ -35,6 +35,8 @@ static const struct command commands[] = {
 	{ "stream",  cmd_stream,  "decode live events as text or NDJSON" },
 	{ "record",  cmd_record,  "record events into a trace.dat file" },
 	{ "report",  cmd_report,  "decode a trace.dat file as text or NDJSON" },
+	{ "count",   cmd_count,   "count events per key (comm, pid, a field, ...)" },
+	{ "hist",    cmd_hist,    "the distribution of a field's values, per key" },
 	{ "reset",   cmd_reset,   "disable what tpctl can see enabled" },
 	{ NULL, NULL, NULL },
 };

@@ -69,6 +69,8 @@ int cmd_reset(int argc, char **argv);
 int cmd_stream(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_count(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
 /* report decodes in a child process unless this is false (fuzzing) */
 extern bool report_isolate;
 

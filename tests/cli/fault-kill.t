@@ -4,17 +4,23 @@
 # and "orphaned": true in JSON) and `tpctl reset` removes it and says so.
 # reset also disables what is enabled at the top level, so it runs only when
 # nothing is (otherwise other tracers' state would be touched): else skipped.
+# SIGKILL during `tpctl record` at full speed, for both file versions: the
+# file is read by tpctl and trace-cmd with the same events, up to the last
+# page (version 6) or chunk (version 7) committed before the kill.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/hostile.sh"
 need_tracefs
-plan 8
+plan 14
 
 ORPH=
 _kill_cleanup() {
-	if [ -n "$ORPH" ] && [ -d "$TRACEFS/instances/$ORPH" ]; then
-		echo 0 > "$TRACEFS/instances/$ORPH/events/enable" 2> /dev/null
-		rmdir "$TRACEFS/instances/$ORPH" 2> /dev/null
-	fi
+	local o
+	for o in $ORPH $REC_ORPH; do
+		if [ -d "$TRACEFS/instances/$o" ]; then
+			echo 0 > "$TRACEFS/instances/$o/events/enable" 2> /dev/null
+			rmdir "$TRACEFS/instances/$o" 2> /dev/null
+		fi
+	done
 	_cleanup
 }
 trap _kill_cleanup EXIT
@@ -64,4 +70,46 @@ else
 	skip "events are enabled at the top level: reset would disable them"
 	skip "events are enabled at the top level: reset would disable them"
 fi
+
+TC=${TRACE_CMD:-/work/shared/tools/trace-cmd-here}
+for v in 6 7; do
+	if [ ! -x "$TC" ] || ! start_gen 20000000; then
+		skip "no trace-cmd or no event generator"
+		skip "no trace-cmd or no event generator"
+		skip "no trace-cmd or no event generator"
+		continue
+	fi
+	"$TPCTL" record --file-version $v -o "$TMP/rec$v.dat" --buffer-kb 1024 \
+		--filter "common_pid == $gpid" syscalls:sys_enter_getpid > /dev/null 2>&1 &
+	rp=$!
+	REC_ORPH=tpctl-$rp
+	# tracing_on is switched on once the event is enabled: wait for both
+	for _ in $(seq 600); do
+		[ "$(cat "$TRACEFS/instances/$REC_ORPH/events/syscalls/sys_enter_getpid/enable" \
+			"$TRACEFS/instances/$REC_ORPH/tracing_on" 2> /dev/null)" = "1
+1" ] && break
+		sleep 0.05
+	done
+	echo go >&"${GEN[1]}"
+	# until data have reached the file, while the generator still runs
+	for _ in $(seq 200); do
+		[ "$(stat -c %b "$TMP/rec$v.dat" 2> /dev/null || echo 0)" -gt 200 ] && break
+		sleep 0.02
+	done
+	sleep 0.1
+	kill -KILL $rp
+	kill -0 "$GEN_PID" 2> /dev/null
+	ok $? "version $v: record killed while the generator still runs"
+	kill "$GEN_PID" 2> /dev/null
+	wait "$GEN_PID" $rp 2> /dev/null
+	echo 0 > "$TRACEFS/instances/$REC_ORPH/events/enable"
+	rmdir "$TRACEFS/instances/$REC_ORPH"
+	n=$("$TPCTL" report "$TMP/rec$v.dat" 2> "$TMP/err" | grep -c ': sys_getpid()$')
+	[ "$n" -gt 0 ] && [ ! -s "$TMP/err" ]
+	ok $? "version $v: tpctl report reads the killed recording ($n events)"
+	diag "$TMP/err"
+	m=$( (cd "$TMP" && "$TC" report "rec$v.dat" 2> /dev/null) | grep -c ' sys_enter_getpid: ')
+	[ "$n" = "$m" ]
+	ok $? "version $v: trace-cmd report reads the same events ($m)"
+done
 done_testing

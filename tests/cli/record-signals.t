@@ -1,13 +1,13 @@
 #!/bin/bash
 # tpctl record ends cleanly whichever way it ends (INT, TERM, HUP, --duration,
 # the command exiting), removing its private instance and leaving a complete
-# file; after SIGKILL the file is still readable up to the last page it
-# committed.  Usage errors exit 2 and change nothing.
+# file; after SIGKILL the file (version 6 and 7) is still readable up to the
+# last page or chunk it committed.  Usage errors exit 2 and change nothing.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 TC=${TRACE_CMD:-/work/shared/tools/trace-cmd-here}
 [ -x "$TC" ] || skip_all "no trace-cmd ($TC)"
-plan 23
+plan 24
 
 # the top level's own state (the instance list changes with other users' work)
 top_digest() {
@@ -56,27 +56,31 @@ ok $? "--duration 0.3 exits 0"
 readable "$TMP/dur.dat"
 ok $? "--duration: the file is complete"
 
-# SIGKILL: nothing runs at the end; the committed pages must still be there.
-"$TPCTL" record -o "$TMP/kill.dat" --buffer-kb 64 sched:sched_switch sched:sched_wakeup -- \
-	sh -c 'while :; do sleep 0.001; done' > /dev/null 2>&1 &
-pid=$!
-wait_for "[ -d '$TRACEFS/instances/tpctl-$pid' ]"
-# until pages have reached the file (however slow tpctl runs, e.g. under valgrind)
-wait_for "'$TOP/tpctl' report '$TMP/kill.dat' 2> /dev/null | grep -q sched_switch"
-sleep 0.2
-children=$(ps -o pid= --ppid $pid)
-kill -KILL $pid
-wait $pid 2> /dev/null
-# the command and the instance a killed tpctl leaves behind are this test's to end
-for c in $children; do kill -KILL "$c" 2> /dev/null; done
-if [ -d "$TRACEFS/instances/tpctl-$pid" ]; then
-	echo 0 > "$TRACEFS/instances/tpctl-$pid/events/enable"
-	rmdir "$TRACEFS/instances/tpctl-$pid"
-fi
-readable "$TMP/kill.dat"
-ok $? "SIGKILL: the file is readable by trace-cmd and tpctl, with events ($(grep -c . "$TMP/kill.dat.tp" 2>/dev/null))"
-diag "$TMP/kill.dat.tcerr"
-diag "$TMP/kill.dat.tperr"
+# SIGKILL: nothing runs at the end; the committed pages (version 6) or
+# chunks (version 7, committed at least every second) must still be there.
+for v in 6 7; do
+	"$TPCTL" record --file-version $v -o "$TMP/kill$v.dat" --buffer-kb 64 sched:sched_switch \
+		sched:sched_wakeup -- sh -c 'while :; do sleep 0.001; done' > /dev/null 2>&1 &
+	pid=$!
+	wait_for "[ -d '$TRACEFS/instances/tpctl-$pid' ]"
+	# until data have reached the file (however slow tpctl runs, e.g. under valgrind)
+	wait_for "'$TOP/tpctl' report '$TMP/kill$v.dat' 2> /dev/null | grep -q sched_switch"
+	sleep 0.2
+	children=$(ps -o pid= --ppid $pid)
+	kill -KILL $pid
+	wait $pid 2> /dev/null
+	# the command and the instance a killed tpctl leaves behind are this test's to end
+	for c in $children; do kill -KILL "$c" 2> /dev/null; done
+	if [ -d "$TRACEFS/instances/tpctl-$pid" ]; then
+		echo 0 > "$TRACEFS/instances/tpctl-$pid/events/enable"
+		rmdir "$TRACEFS/instances/tpctl-$pid"
+	fi
+	[ "$(head -c 12 "$TMP/kill$v.dat" | tail -c 2 | od -An -c | tr -d ' ')" = "$v\\0" ] &&
+		readable "$TMP/kill$v.dat"
+	ok $? "SIGKILL, version $v: trace-cmd and tpctl read the file with the same events ($(grep -c sched_switch "$TMP/kill$v.dat.tp" 2>/dev/null))"
+	diag "$TMP/kill$v.dat.tcerr"
+	diag "$TMP/kill$v.dat.tperr"
+done
 
 "$TPCTL" record -o "$TMP/filt.dat" --filter 'prev_pid > 0 && next_pid > 0' sched:sched_switch \
 	-- sh -c 'sleep 0.05' 2> "$TMP/err"

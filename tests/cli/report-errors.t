@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v python3 > /dev/null || skip_all "no python3"
-plan 17
+plan 18
 
 expect_status "missing file: exit 1" 1 "$TPCTL" report "$TMP/nope.dat"
 grep -qx "tpctl: report: cannot open '$TMP/nope.dat': No such file or directory" "$TMP/err"
@@ -124,17 +124,29 @@ ok $? "a format that crashes libtraceevent: contained, one line, exit 1"
 ok $? "an option string without its NUL: refused before libtracecmd reads it"
 
 # A file larger than the address space allowed (ulimit -v): report maps only
-# what it must.  The copy is sparse, data past the CPU data is ignored.
+# what it must.  The copy is sparse, data past the CPU data is ignored by
+# version 6.  Version 7 is walked section by section from the start to the
+# end by libtracecmd, which never ends over 8 GiB of zeros read as empty
+# sections: refused at once instead.
 if [ -n "$ASAN_OPTIONS$TPCTL_WRAPPER" ]; then
 	# ASan's shadow memory and valgrind need more than 1 GB of address space
 	skip "ulimit -v: not under a sanitizer or valgrind"
 else
-	cp "$TMP/good.dat" "$TMP/big.dat" && truncate -s +8G "$TMP/big.dat"
-	"$TPCTL" report "$TMP/good.dat" > "$TMP/want"
+	"$TPCTL" record --file-version 6 -o "$TMP/good6.dat" sched:sched_switch -- \
+		sh -c 'ls / > /dev/null; sleep 0.05' 2> "$TMP/err"
+	cp "$TMP/good6.dat" "$TMP/big.dat" && truncate -s +8G "$TMP/big.dat"
+	"$TPCTL" report "$TMP/good6.dat" > "$TMP/want"
 	(ulimit -v 1000000 && exec "$TPCTL" report "$TMP/big.dat") > "$TMP/out" 2> "$TMP/err"
 	st=$?
 	[ $st = 0 ] && [ -s "$TMP/want" ] && cmp -s "$TMP/want" "$TMP/out"
-	ok $? "an 8 GiB file under ulimit -v 1 GB: read, same text (exit $st)"
+	ok $? "an 8 GiB version 6 file under ulimit -v 1 GB: read, same text (exit $st)"
 	rm -f "$TMP/big.dat"
 fi
+cp "$TMP/good.dat" "$TMP/big.dat" && truncate -s +8G "$TMP/big.dat"
+timeout 60 "$TPCTL" report "$TMP/big.dat" > "$TMP/out" 2> "$TMP/err"
+st=$?
+[ $st = 1 ] && [ "$(wc -l < "$TMP/err")" = 1 ] &&
+	grep -qx "tpctl: report: cannot read '$TMP/big.dat': truncated or corrupt trace.dat" "$TMP/err"
+ok $? "a version 7 file with 8 GiB of zeros after it: refused at once (exit $st)"
+rm -f "$TMP/big.dat"
 done_testing

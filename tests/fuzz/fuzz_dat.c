@@ -5,7 +5,8 @@
  * the file; it is handed over in a memfd.  Under libFuzzer the decoding runs
  * in this process (report_isolate = false), so that a crash in libtracecmd
  * or libtraceevent is still found and saved.  Inputs of odd length are reported
- * with --json, and that output must parse.  Standard output goes to another
+ * with --json, and that output must parse; lengths of the form 4n+2 are
+ * written as a Perfetto trace (--perfetto /dev/null).  Standard output goes to another
  * memfd for the call, standard error to /dev/null (the damaged-file message
  * is expected there).
  */
@@ -36,8 +37,9 @@ int FUZZ_ENTRY(const uint8_t *data, size_t size)
 	static int in_fd = -1, out_fd = -1, null_fd = -1;
 	static bool keep_err;
 	static char path[64];
-	char arg0[] = "report", arg2[] = "--json";
-	char *argv[] = { arg0, path, arg2, NULL };
+	char arg0[] = "report", json[] = "--json", pf[] = "--perfetto", null[] = "/dev/null";
+	char *argv[] = { arg0, path, NULL, NULL, NULL };
+	int argc = 2;
 	int saved_out, saved_err, ret;
 	off_t olen;
 	char *obuf;
@@ -70,7 +72,13 @@ int FUZZ_ENTRY(const uint8_t *data, size_t size)
 	tp.cmd = "report";
 	optind = 0;
 	opterr = 0;
-	ret = cmd_report(size & 1 ? 3 : 2, argv);
+	if (size & 1) {
+		argv[argc++] = json;
+	} else if (size & 2) {
+		argv[argc++] = pf;
+		argv[argc++] = null;
+	}
+	ret = cmd_report(argc, argv);
 	fflush(stdout);
 	clearerr(stdout);
 	fflush(stderr);

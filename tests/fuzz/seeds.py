@@ -92,16 +92,19 @@ for name in ("host", "vm-6.1"):
         rec += tail
         put("format", bytes([flag]) + struct.pack("<H", len(text)) + text + bytes(rec))
 
-# dat: trace.dat files from the dat writer (complete and cut short)
+# dat: trace.dat files from the dat writer (version 7 and 6, complete and cut short)
 if dat_writer and os.access(dat_writer, os.X_OK):
     with tempfile.TemporaryDirectory() as tmp:
-        for extra in ([], ["--kill", "1"], ["--kill", "2"]):
+        for extra in ([], ["--kill", "1"], ["--kill", "2"], ["--version", "6"],
+                      ["--version", "6", "--kill", "2"]):
             f = os.path.join(tmp, "t.dat")
             if subprocess.call([dat_writer, os.path.join(top, "tests", "unit", "dat"), f] + extra,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
                 data = open(f, "rb").read()
                 put("dat", data)
                 put("dat", data + b"\0")	# odd length: reported as JSON
+                # length 4n+2: written as a Perfetto trace
+                put("dat", data + b"\0" * ((2 - len(data)) % 4 or 4))
 
 # json: writer programs (see fuzz_json.c), random and hand-made
 rnd = random.Random(6)

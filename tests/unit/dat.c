@@ -3,9 +3,11 @@
  * Write a trace.dat from a saved fixture (tests/unit/dat/: metadata files and
  * raw ring-buffer pages captured by capture.sh); dat.t has trace-cmd read it.
  *
- *   dat FIXTURE OUT            complete file (dat_finish)
- *   dat FIXTURE OUT --kill N   stop after N pages in total, without
- *                              dat_finish, as a SIGKILL would leave it
+ *   dat FIXTURE OUT [--version V] [--kill N]
+ *
+ * Without --kill: a complete file (dat_finish).  --kill N: stop after N
+ * pages in total, without dat_finish, as a SIGKILL would leave it; for
+ * version 7 every page is then committed as a chunk of its own.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -63,14 +65,20 @@ int main(int argc, char **argv)
 	size_t len;
 	char name[256], *s;
 
-	if (argc != 3 && !(argc == 5 && !strcmp(argv[3], "--kill"))) {
-		fprintf(stderr, "usage: dat FIXTURE OUT [--kill PAGES]\n");
+	for (int i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "--kill") && i + 1 < argc)
+			kill_after = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--version") && i + 1 < argc)
+			in.version = atoi(argv[++i]);
+		else
+			argc = 0;
+	}
+	if (argc < 3) {
+		fprintf(stderr, "usage: dat FIXTURE OUT [--version V] [--kill PAGES]\n");
 		return 2;
 	}
 	dir = argv[1];
 	out = argv[2];
-	if (argc == 5)
-		kill_after = atol(argv[4]);
 
 	s = slurp(dir, "ncpus", &len);
 	in.ncpus = atoi(s);
@@ -94,7 +102,7 @@ int main(int argc, char **argv)
 	in.cmdlines = slurp(dir, "saved_cmdlines", &in.cmdlines_len);
 	in.clock = "[local] global counter uptime perf mono mono_raw boot tai x86-tsc";
 	in.uname = "Linux fixture 6.18 x86_64";
-	in.version = "tpctl-unit";
+	in.version_text = "tpctl-unit";
 
 	w = dat_create(out, &in);
 	if (!w) {
@@ -112,7 +120,8 @@ int main(int argc, char **argv)
 				dat_close(w);
 				return 0;
 			}
-			if (dat_cpu_write(w, c, pages + off, in.page_size) < 0) {
+			if (dat_cpu_write(w, c, pages + off, in.page_size) < 0 ||
+			    (kill_after >= 0 && dat_cpu_flush(w, c) < 0)) {
 				fprintf(stderr, "dat: write: %s\n", strerror(errno));
 				return 1;
 			}

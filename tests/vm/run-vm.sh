@@ -95,9 +95,12 @@ module() {
 }
 
 rawdump() {
-	if [ ! -x "$work/rawdump" ] || [ "$here/rawdump.c" -nt "$work/rawdump" ]; then
-		gcc -O2 -Wall -Wextra -Werror -static -o "$work/rawdump" "$here/rawdump.c"
-	fi
+	local t
+	for t in rawdump aggload; do
+		if [ ! -x "$work/$t" ] || [ "$here/$t.c" -nt "$work/$t" ]; then
+			gcc -O2 -Wall -Wextra -Werror -static -o "$work/$t" "$here/$t.c"
+		fi
+	done
 }
 
 # Copy a binary and every shared library it needs, at the same paths.
@@ -132,6 +135,7 @@ initramfs() {
 	done
 	cp "$ko" "$root/lib/modules/sample_trace.ko"
 	install -m 755 "$work/rawdump" "$root/usr/bin/rawdump"
+	install -m 755 "$work/aggload" "$root/usr/bin/aggload"
 	install -m 755 "$here/guest/init" "$root/init"
 	install -m 755 "$here/guest/check.sh" "$root/usr/bin/vm-check"
 	echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"

@@ -126,6 +126,123 @@ else
 	echo no >$OUT/stream_available
 fi
 
+# count and hist: the kernel engine (hist triggers) and the user engine on
+# the same workload (aggload, filtered on its pid), running at the same time,
+# each tpctl in its own private instance.
+if tpctl count --help >/dev/null 2>&1; then
+	echo yes >$OUT/agg_available
+	A=$OUT/agg
+	mkdir -p $A
+
+	# start_load MODE N: aggload waiting for "go" on /tmp/go; sets lp and lpid
+	# (opened read-write, so that opening it does not wait for a writer)
+	start_load() {
+		rm -f /tmp/go /tmp/lpid
+		mkfifo /tmp/go
+		timeout 60 aggload $1 $2 <>/tmp/go >/tmp/lpid &
+		lp=$!
+		i=0
+		while [ ! -s /tmp/lpid ] && [ $i -lt 200 ]; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+		lpid=$(cat /tmp/lpid)
+	}
+
+	# The kernel's own hist files, for the parser's unit test (tests/unit/agg.c).
+	I=$T/instances/vmhist
+	mkdir $I
+	echo 0 >$I/tracing_on
+	echo 'hist:keys=common_pid.execname,cpu' >$I/events/syscalls/sys_enter_getpid/trigger
+	echo 'hist:keys=common_pid,count' >$I/events/syscalls/sys_enter_read/trigger
+	echo 'hist:keys=pid,oldcomm,newcomm' >$I/events/task/task_rename/trigger
+	start_load sys 40
+	echo go >/tmp/go
+	wait $lp
+	start_load rename 20
+	echo go >/tmp/go
+	wait $lp
+	for e in syscalls/sys_enter_getpid syscalls/sys_enter_read task/task_rename; do
+		n=$(basename $e)
+		cat $I/events/$e/hist >$A/raw_$n.hist
+		cp $T/events/$e/format $A/raw_$n.format
+	done
+	# can an instance with hist triggers go at once?
+	rmdir $I 2>$A/rmdir_with_triggers.err
+	echo $? >$A/rmdir_with_triggers.rc
+	if [ -d $I ]; then
+		for e in syscalls/sys_enter_getpid syscalls/sys_enter_read task/task_rename; do
+			: >$I/events/$e/trigger
+		done
+		rmdir $I
+	fi
+
+	# agg_pair NAME MODE N COMMAND...: COMMAND (tpctl count|hist ...) with each
+	# engine, --json and a filter on the workload's pid; stopped with INT.
+	agg_pair() {
+		name=$1 mode=$2 n=$3
+		shift 3
+		start_load $mode $n
+		echo $lpid >$A/$name.loadpid
+		for e in kernel user; do
+			timeout 120 tpctl -v "$@" --filter "common_pid == $lpid" --engine $e --json \
+				>$A/$name.$e.out 2>$A/$name.$e.err &
+			eval "tp_$e=\$!"
+		done
+		for p in $tp_kernel $tp_user; do
+			i=0
+			# (tracefs files say size 0: read them)
+			while [ -z "$(cat $T/instances/tpctl-$p/set_event 2>/dev/null)" ] &&
+			      [ $i -lt 200 ]; do
+				sleep 0.05
+				i=$((i + 1))
+			done
+		done
+		sleep 0.3
+		echo go >/tmp/go
+		wait $lp
+		sleep 0.5
+		kill -INT $tp_kernel $tp_user
+		wait $tp_kernel
+		echo $? >$A/$name.kernel.rc
+		wait $tp_user
+		echo $? >$A/$name.user.rc
+	}
+	agg_pair count_sys sys 1000 count syscalls:sys_enter_read syscalls:sys_enter_getpid \
+		--by event,comm,pid,cpu
+	agg_pair count_field sys 1000 count syscalls:sys_enter_read --by fd,count --top 50
+	agg_pair hist_log2 sys 1000 hist syscalls:sys_enter_read --field count --by comm
+	agg_pair hist_linear sys 1000 hist syscalls:sys_enter_read --field count --linear 100 \
+		--by pid
+	agg_pair count_str rename 300 count task:task_rename --by newcomm,oldcomm
+	agg_pair hist_str rename 300 hist task:task_rename --field pid --by newcomm
+
+	# the default is the kernel engine here
+	step agg_default tpctl -v count syscalls:sys_enter_getpid --duration 0.3
+	# what the kernel cannot aggregate: an error with --engine kernel
+	step agg_kernel_stack tpctl count syscalls:sys_enter_getpid --by stack --engine kernel
+	step agg_kernel_keys tpctl count syscalls:sys_enter_read --by comm,cpu,fd,count \
+		--engine kernel
+	step agg_auto_keys tpctl -v count syscalls:sys_enter_read --by comm,cpu,fd,count \
+		--duration 0.3
+	# intervals from the kernel engine
+	step agg_interval tpctl count syscalls:sys_enter_getpid --engine kernel --interval 0.4 \
+		--duration 1.8 --json
+	# TARGET: tpctl starts the workload; both engines count only it
+	echo go >/tmp/goline
+	for e in kernel user; do
+		step agg_target_$e tpctl count syscalls:sys_enter_getpid --by comm --engine $e \
+			--json -- aggload sys 500 </tmp/goline
+	done
+	# a stack key: the user engine counts it, whatever the default
+	step agg_stack tpctl -v count syscalls:sys_enter_getpid --stack --json \
+		-- aggload sys 100 </tmp/goline
+	ls $T/instances >$A/instances_after
+	cat $T/events/syscalls/sys_enter_read/trigger >$A/toplevel_trigger_after
+else
+	echo no >$OUT/agg_available
+fi
+
 # Stacks: options/stacktrace and options/userstacktrace in an instance (the
 # module's thread gives kernel stacks through module functions, the forks
 # and execs of cat give user stacks), the kernel's text against tpctl's text

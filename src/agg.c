@@ -1,0 +1,1461 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * agg - count/hist rows from either engine; see agg.h.
+ *
+ * Rows live in a hash table keyed by raw bytes: the index of the event,
+ * then one slot per --by key in the order given (pid as 4 bytes for comm
+ * and pid, the CPU as 4 bytes, integer fields as 8, strings as a 2-byte
+ * length and their bytes, a stack as a 2-byte count and its return
+ * addresses), then for hist the bucket of the value (8 bytes).
+ * The user engine builds that key from a record with a few loads and
+ * copies; names (events, tasks, symbols) are looked up only when a table
+ * is printed, once per row instead of once per event.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+#include <tracefs.h>
+
+#include "agg.h"
+#include "decode.h"
+#include "tpctl.h"
+
+/* Longest string key kept; longer ones are cut (and so merged) there. */
+#define KEY_STR_MAX 256
+/* Frames of a stack key kept; deeper ones are cut (the kernel records up to 64 or so). */
+#define STACK_MAX 128
+#define KEY_MAX (4 + AGG_MAX_KEYS * (2 + KEY_STR_MAX) + 2 + STACK_MAX * 8 + 8)
+/* The kernel's hist triggers take at most three keys (TRACING_MAP_KEYS_MAX). */
+#define KERNEL_KEYS_MAX 3
+#define TASK_COMM 16
+
+/* ---------------------------------------------------------------- rows */
+
+struct row {
+	uint64_t hash;
+	uint32_t koff, klen;
+	uint64_t count, sum, min, max;
+};
+
+struct tab {
+	struct row *rows;
+	size_t n, alloc;
+	uint32_t *slot;		/* row index + 1; 0: empty.  A power of two in size. */
+	size_t nslot;
+	unsigned char *keys;
+	size_t klen, kalloc;
+};
+
+static uint64_t hash_bytes(const unsigned char *p, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
+
+	for (; n >= 8; p += 8, n -= 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 31;
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, p, n);
+		h = (h ^ w) * 0x94d049bb133111ebULL;
+	}
+	return h ^ (h >> 29);
+}
+
+static int tab_rehash(struct tab *t, size_t nslot)
+{
+	uint32_t *s = calloc(nslot, sizeof(*s));
+	size_t i, j;
+
+	if (!s)
+		return -1;
+	for (i = 0; i < t->n; i++) {
+		for (j = t->rows[i].hash & (nslot - 1); s[j]; j = (j + 1) & (nslot - 1))
+			;
+		s[j] = i + 1;
+	}
+	free(t->slot);
+	t->slot = s;
+	t->nslot = nslot;
+	return 0;
+}
+
+/* The row of key, made (all zero) when it is not there; NULL when out of memory. */
+static struct row *tab_get(struct tab *t, const void *key, uint32_t klen, uint64_t h)
+{
+	struct row *r;
+	size_t i;
+
+	if (t->n * 2 >= t->nslot && tab_rehash(t, t->nslot ? t->nslot * 2 : 256))
+		return NULL;
+	for (i = h & (t->nslot - 1); t->slot[i]; i = (i + 1) & (t->nslot - 1)) {
+		r = &t->rows[t->slot[i] - 1];
+		if (r->hash == h && r->klen == klen && !memcmp(t->keys + r->koff, key, klen))
+			return r;
+	}
+	if (t->n == t->alloc) {
+		size_t na = t->alloc ? t->alloc * 2 : 128;
+		struct row *nr = realloc(t->rows, na * sizeof(*nr));
+
+		if (!nr)
+			return NULL;
+		t->rows = nr;
+		t->alloc = na;
+	}
+	/* >=: the key store exists even when every key is empty (hist without --by) */
+	if (t->klen + klen >= t->kalloc) {
+		size_t na = (t->klen + klen) * 2 + 4096;
+		unsigned char *nk = realloc(t->keys, na);
+
+		if (!nk)
+			return NULL;
+		t->keys = nk;
+		t->kalloc = na;
+	}
+	r = &t->rows[t->n];
+	memset(r, 0, sizeof(*r));
+	r->hash = h;
+	r->koff = t->klen;
+	r->klen = klen;
+	memcpy(t->keys + t->klen, key, klen);
+	t->klen += klen;
+	t->slot[i] = ++t->n;
+	return r;
+}
+
+static void tab_clear(struct tab *t)
+{
+	if (t->slot)
+		memset(t->slot, 0, t->nslot * sizeof(*t->slot));
+	t->n = 0;
+	t->klen = 0;
+}
+
+static void tab_free(struct tab *t)
+{
+	free(t->rows);
+	free(t->slot);
+	free(t->keys);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---------------------------------------------------------------- set-up */
+
+enum kk_type { KK_EXECNAME, KK_PID, KK_NUM, KK_STR };
+
+/* One key of the kernel's hist trigger for an event. */
+struct kkey {
+	const char *name;	/* as the trigger names it */
+	enum kk_type type;
+};
+
+struct col {
+	enum agg_key_kind kind;
+	const struct dec_field *f;	/* AGG_KEY_FIELD */
+	bool str;			/* a string field */
+	enum dec_sym sym;		/* printed as a kernel symbol */
+	int kk;				/* the kernel key it comes from */
+};
+
+struct ev {
+	char *sys, *name, *label;
+	int id;
+	struct col col[AGG_MAX_KEYS];
+	const struct dec_field *vf;	/* hist: the value field */
+	struct kkey kk[KERNEL_KEYS_MAX + 1];
+	int nkk;
+	int vkk;			/* the kernel key of the value */
+	const char *kwhy;		/* why the kernel cannot aggregate it, or NULL */
+	bool kplanned;
+};
+
+struct pcomm {
+	int pid;
+	bool used;
+	char comm[TASK_COMM + 1];
+};
+
+struct agg {
+	const struct agg_spec *spec;
+	struct tep_handle *tep;
+	struct decoder *dec;
+	struct ev *ev;
+	int nev;
+	uint32_t *by_id;		/* event id -> index + 1 */
+	int nid;
+	enum agg_col_type type[AGG_MAX_KEYS];
+	bool vsign;
+	struct tab cur, total;
+	struct tab kprev;		/* kernel engine: the counts last read, exact keys */
+	struct pcomm *pc;		/* pid -> its name when first counted (pcomm_set) */
+	size_t npc, npcused;
+	uint64_t lost_cur, lost_total;
+	int (*comm_fn)(struct tep_handle *tep, void *ctx);
+	void *comm_ctx;
+	/* a stack key: the events waiting for their stack record, per CPU */
+	int stack_col;			/* the key that is the stack, -1: none */
+	int kstack_id;			/* ftrace:kernel_stack */
+	const struct dec_event *kstack;
+	struct pend *pend;
+	int npend;
+};
+
+/* An event waiting for its stack: its key before and after the stack's place. */
+struct pend {
+	bool on;
+	int pid;
+	uint64_t v;
+	uint32_t pre, post;		/* bytes of key before and after the stack */
+	unsigned char key[KEY_MAX];
+};
+
+static const struct {
+	const char *name;
+	enum agg_key_kind kind;
+} reserved[] = {
+	{ "event", AGG_KEY_EVENT },
+	{ "comm", AGG_KEY_COMM },
+	{ "pid", AGG_KEY_PID },
+	{ "cpu", AGG_KEY_CPU },
+	{ "stack", AGG_KEY_STACK },
+};
+
+static bool ident_valid(const char *s)
+{
+	if (!*s || strlen(s) > 255)
+		return false;
+	for (; *s; s++)
+		if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9')))
+			return false;
+	return true;
+}
+
+int agg_spec_keys(struct agg_spec *spec, const char *by)
+{
+	char *tok, *save = NULL, *p;
+	size_t i;
+	int j;
+
+	spec->nkeys = 0;
+	spec->text = strdup(by ? by : "event");
+	if (!spec->text) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	p = spec->text;
+	if (!*p || *p == ',' || p[strlen(p) - 1] == ',' || strstr(p, ",,")) {
+		tp_error("invalid key list '%s': an empty key", by);
+		return TP_USAGE;
+	}
+	for (tok = strtok_r(p, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int k = spec->nkeys;
+
+		if (k == AGG_MAX_KEYS) {
+			tp_error("invalid key list '%s': at most %d keys", by, AGG_MAX_KEYS);
+			return TP_USAGE;
+		}
+		spec->name[k] = tok;
+		spec->kind[k] = AGG_KEY_FIELD;
+		spec->field[k] = NULL;
+		for (i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+			if (!strcmp(tok, reserved[i].name))
+				spec->kind[k] = reserved[i].kind;
+		if (spec->kind[k] == AGG_KEY_FIELD)
+			spec->field[k] = strncmp(tok, "fields.", 7) ? tok : tok + 7;
+		if (spec->kind[k] == AGG_KEY_FIELD && !ident_valid(spec->field[k])) {
+			tp_error("invalid key '%s': event, comm, pid, cpu, stack or a field name", tok);
+			return TP_USAGE;
+		}
+		for (j = 0; j < k; j++) {
+			if (spec->kind[j] == spec->kind[k] &&
+			    (spec->kind[k] != AGG_KEY_FIELD || !strcmp(spec->field[j], spec->field[k]))) {
+				tp_error("invalid key list '%s': '%s' twice", by, tok);
+				return TP_USAGE;
+			}
+		}
+		spec->nkeys++;
+	}
+	return TP_OK;
+}
+
+void agg_spec_release(struct agg_spec *spec)
+{
+	free(spec->text);
+	spec->text = NULL;
+}
+
+struct agg *agg_new(const struct agg_spec *spec, struct tep_handle *tep)
+{
+	struct agg *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->spec = spec;
+	a->tep = tep;
+	a->stack_col = -1;
+	a->kstack_id = -1;
+	a->dec = decoder_new(tep);
+	if (!a->dec) {
+		free(a);
+		return NULL;
+	}
+	return a;
+}
+
+void agg_free(struct agg *a)
+{
+	int i;
+
+	if (!a)
+		return;
+	for (i = 0; i < a->nev; i++) {
+		free(a->ev[i].sys);
+		free(a->ev[i].name);
+		free(a->ev[i].label);
+	}
+	free(a->ev);
+	free(a->by_id);
+	free(a->pc);
+	free(a->pend);
+	tab_free(&a->cur);
+	tab_free(&a->total);
+	tab_free(&a->kprev);
+	decoder_free(a->dec);
+	free(a);
+}
+
+void agg_set_comm_loader(struct agg *a, int (*fn)(struct tep_handle *tep, void *ctx), void *ctx)
+{
+	a->comm_fn = fn;
+	a->comm_ctx = ctx;
+}
+
+int agg_nevents(const struct agg *a)
+{
+	return a->nev;
+}
+
+static const struct dec_field *field_find(const struct dec_event *de, const char *name)
+{
+	int i;
+
+	for (i = 0; i < de->nfields; i++)
+		if (!strcmp(de->fields[i].name, name))
+			return &de->fields[i];
+	return NULL;
+}
+
+/* "unknown field 'x' in 'sys:ev' (its fields: a, b, c)" */
+static int field_unknown(const struct dec_event *de, const char *what, const char *name,
+			 const char *label)
+{
+	char list[512];
+	size_t len = 0;
+	int i;
+
+	list[0] = '\0';
+	for (i = 0; i < de->nfields && len < sizeof(list) - 1; i++) {
+		if (!strncmp(de->fields[i].name, "common_", 7))
+			continue;
+		len += snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "",
+				de->fields[i].name);
+	}
+	if (len >= sizeof(list) - 1)
+		strcpy(list + sizeof(list) - 5, "...");
+	tp_error("unknown %s '%s' in '%s' (its fields: %s)", what, name, label,
+		 len ? list : "none");
+	return TP_USAGE;
+}
+
+static enum agg_col_type col_type(const struct col *c)
+{
+	switch (c->kind) {
+	case AGG_KEY_STACK:
+		return AGG_COL_STACK;
+	case AGG_KEY_PID:
+		return AGG_COL_INT;
+	case AGG_KEY_CPU:
+		return AGG_COL_UINT;
+	case AGG_KEY_FIELD:
+		if (c->str || c->sym != DEC_SYM_NONE)
+			return AGG_COL_STR;
+		return c->f->sign ? AGG_COL_INT : AGG_COL_UINT;
+	default:
+		return AGG_COL_STR;
+	}
+}
+
+int agg_add_event(struct agg *a, const char *sys, const char *name, const char *fmt,
+		  size_t fmtlen)
+{
+	const struct agg_spec *spec = a->spec;
+	struct tep_event *event = tep_find_event_by_name(a->tep, sys, name);
+	struct dec_event *de;
+	struct ev *e, *nv;
+	int k;
+
+	if (!event || !(de = decoder_event(a->dec, event->id))) {
+		tp_error("cannot read the format of '%s:%s'", sys, name);
+		return TP_FAIL;
+	}
+	nv = realloc(a->ev, (a->nev + 1) * sizeof(*nv));
+	if (!nv) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	a->ev = nv;
+	e = &a->ev[a->nev];
+	memset(e, 0, sizeof(*e));
+	e->id = event->id;
+	e->sys = strdup(sys);
+	e->name = strdup(name);
+	if (!e->sys || !e->name || asprintf(&e->label, "%s:%s", sys, name) < 0) {
+		free(e->sys);
+		free(e->name);
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	/* from here on the event is a->ev[a->nev] whatever happens: agg_free frees it */
+	a->nev++;
+
+	for (k = 0; k < spec->nkeys; k++) {
+		struct col *c = &e->col[k];
+
+		c->kind = spec->kind[k];
+		if (c->kind == AGG_KEY_STACK && !a->kstack) {
+			struct tep_event *ks = tep_find_event_by_name(a->tep, "ftrace", "kernel_stack");
+
+			a->kstack = ks ? decoder_event(a->dec, ks->id) : NULL;
+			if (!a->kstack || a->kstack->special != DS_KSTACK) {
+				tp_error("cannot read the format of 'ftrace:kernel_stack'");
+				return TP_FAIL;
+			}
+			a->kstack_id = ks->id;
+			a->stack_col = k;
+		}
+		if (c->kind != AGG_KEY_FIELD)
+			goto typed;
+		c->f = field_find(de, spec->field[k]);
+		if (!c->f)
+			return field_unknown(de, "field", spec->field[k], e->label);
+		if (c->f->kind == DK_STR) {
+			c->str = true;
+		} else if (c->f->kind == DK_INT) {
+			c->sym = decode_format_field_sym(fmt, fmtlen, c->f->name);
+		} else {
+			tp_error("field '%s' of '%s' is an array: keys are numbers or strings",
+				 c->f->name, e->label);
+			return TP_USAGE;
+		}
+typed:
+		if (a->nev == 1) {
+			a->type[k] = col_type(c);
+		} else if ((a->type[k] == AGG_COL_STR) != (col_type(c) == AGG_COL_STR)) {
+			tp_error("key '%s' is a %s in '%s' but not in '%s'", spec->name[k],
+				 a->type[k] == AGG_COL_STR ? "string" : "number", a->ev[0].label,
+				 e->label);
+			return TP_USAGE;
+		}
+	}
+	if (spec->value) {
+		e->vf = field_find(de, spec->value);
+		if (!e->vf)
+			return field_unknown(de, "field", spec->value, e->label);
+		if (e->vf->kind != DK_INT) {
+			tp_error("field '%s' of '%s' is not a number", spec->value, e->label);
+			return TP_USAGE;
+		}
+		if (a->nev == 1)
+			a->vsign = e->vf->sign;
+	}
+	if (event->id >= a->nid) {
+		int nn = event->id + 64;
+		uint32_t *nb = realloc(a->by_id, nn * sizeof(*nb));
+
+		if (!nb) {
+			tp_error("out of memory");
+			return TP_FAIL;
+		}
+		memset(nb + a->nid, 0, (nn - a->nid) * sizeof(*nb));
+		a->by_id = nb;
+		a->nid = nn;
+	}
+	a->by_id[event->id] = a->nev;
+	return TP_OK;
+}
+
+/* ---------------------------------------------------------------- adding */
+
+/*
+ * pid -> the task's name when it was first counted: what the kernel's
+ * execname key saw (kernel engine), or /proc/PID/comm when the user engine
+ * first meets the pid (saved_cmdlines, read when a table is printed, holds
+ * only the last names it saw, and loses short-lived tasks on a busy system).
+ * An empty name: not known, saved_cmdlines is asked then.
+ */
+static struct pcomm *pcomm_slot(struct pcomm *pc, size_t n, int pid)
+{
+	size_t i;
+
+	for (i = (unsigned)pid & (n - 1); pc[i].used && pc[i].pid != pid; i = (i + 1) & (n - 1))
+		;
+	return &pc[i];
+}
+
+static void pcomm_set(struct agg *a, int pid, const char *comm, size_t len)
+{
+	struct pcomm *p;
+
+	if (a->npcused * 2 >= a->npc) {
+		/* grow; past 64K tasks start over: the names are a preference */
+		size_t n = a->npc && a->npc < 65536 ? a->npc * 2 : 1024, i;
+		struct pcomm *np = calloc(n, sizeof(*np));
+
+		if (!np)
+			return;
+		a->npcused = 0;
+		for (i = 0; n > a->npc && i < a->npc; i++) {
+			if (!a->pc[i].used)
+				continue;
+			*pcomm_slot(np, n, a->pc[i].pid) = a->pc[i];
+			a->npcused++;
+		}
+		free(a->pc);
+		a->pc = np;
+		a->npc = n;
+	}
+	p = pcomm_slot(a->pc, a->npc, pid);
+	if (!p->used)
+		a->npcused++;
+	if (len > TASK_COMM)
+		len = TASK_COMM;
+	p->used = true;
+	p->pid = pid;
+	memcpy(p->comm, comm, len);
+	p->comm[len] = '\0';
+}
+
+static const struct pcomm *pcomm_find(const struct agg *a, int pid)
+{
+	const struct pcomm *p;
+
+	if (!a->npc)
+		return NULL;
+	p = pcomm_slot(a->pc, a->npc, pid);
+	return p->used ? p : NULL;
+}
+
+/* User engine: the name of a pid met for the first time, while it (likely) still runs. */
+static void pcomm_learn(struct agg *a, int pid)
+{
+	char path[40], buf[TASK_COMM + 2];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fd = pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n > 0 && buf[n - 1] == '\n')
+		n--;
+	pcomm_set(a, pid, buf, n > 0 ? n : 0);
+}
+
+
+/* The bucket a value falls in, as 8 key bytes (signed or not as the bounds are). */
+static uint64_t bucket_of(const struct agg *a, uint64_t v)
+{
+	const struct agg_spec *s = a->spec;
+
+	if (s->scale == AGG_SCALE_LOG2) {
+		if (a->vsign && (int64_t)v < 0)
+			return (uint64_t)-1;
+		return v ? 64 - __builtin_clzll(v) : 0;
+	}
+	if (s->scale == AGG_SCALE_LINEAR) {
+		if (a->vsign) {
+			int64_t sv = (int64_t)v, q = sv / (int64_t)s->step;
+
+			if (sv % (int64_t)s->step && sv < 0)
+				q--;
+			return (uint64_t)q;
+		}
+		return v / s->step;
+	}
+	return 0;
+}
+
+/* key holds k bytes of keys; the bucket goes after them (room for it is there). */
+static void rows_add(struct agg *a, struct tab *t, unsigned char *key, size_t k, uint64_t v,
+		     uint64_t n)
+{
+	struct row *r;
+
+	if (a->spec->value) {
+		uint64_t b = bucket_of(a, v);
+
+		memcpy(key + k, &b, 8);
+		k += 8;
+	}
+	r = tab_get(t, key, k, hash_bytes(key, k));
+	if (!r)
+		return;
+	if (!r->count) {
+		r->min = r->max = v;
+	} else if (a->vsign) {
+		if ((int64_t)v < (int64_t)r->min)
+			r->min = v;
+		if ((int64_t)v > (int64_t)r->max)
+			r->max = v;
+	} else {
+		if (v < r->min)
+			r->min = v;
+		if (v > r->max)
+			r->max = v;
+	}
+	r->count += n;
+	r->sum += v * n;
+}
+
+static size_t put_str(unsigned char *key, const char *s, size_t len)
+{
+	uint16_t l = len > KEY_STR_MAX ? KEY_STR_MAX : len;
+
+	memcpy(key, &l, 2);
+	memcpy(key + 2, s, l);
+	return 2 + l;
+}
+
+/* Count a waiting event with the frames given (n 0: its stack never came). */
+static void pend_count(struct agg *a, struct pend *p, const struct dec_event *de,
+		       const void *data, int n)
+{
+	unsigned char key[KEY_MAX];
+	uint16_t n16 = n;
+	size_t k = p->pre;
+	int i;
+
+	memcpy(key, p->key, p->pre);
+	memcpy(key + k, &n16, 2);
+	k += 2;
+	for (i = 0; i < n; i++, k += 8) {
+		uint64_t addr = decode_frame(de, data, i);
+
+		memcpy(key + k, &addr, 8);
+	}
+	memcpy(key + k, p->key + p->pre, p->post);
+	k += p->post;
+	p->on = false;
+	rows_add(a, &a->cur, key, k, p->v, 1);
+}
+
+/* An event with a stack key: its stack record comes next on its CPU. */
+static void stack_wait(struct agg *a, const struct tep_record *rec, const unsigned char *key,
+		       size_t at, size_t k, uint64_t v)
+{
+	struct pend *p;
+
+	if (rec->cpu < 0)
+		return;
+	if (rec->cpu >= a->npend) {
+		int n = rec->cpu + 8;
+		struct pend *np = realloc(a->pend, n * sizeof(*np));
+
+		if (!np)
+			return;
+		memset(np + a->npend, 0, (n - a->npend) * sizeof(*np));
+		a->pend = np;
+		a->npend = n;
+	}
+	p = &a->pend[rec->cpu];
+	/* the one before got no stack (lost with the buffer, or none was made) */
+	if (p->on)
+		pend_count(a, p, NULL, NULL, 0);
+	p->on = true;
+	p->pid = decode_pid(rec->data);
+	p->v = v;
+	p->pre = at;
+	p->post = k - at;
+	memcpy(p->key, key, k);
+}
+
+static void stack_record(struct agg *a, const struct tep_record *rec)
+{
+	struct pend *p = rec->cpu >= 0 && rec->cpu < a->npend ? &a->pend[rec->cpu] : NULL;
+	int n;
+
+	/* a stack of an event that was not ours, or whose event was lost */
+	if (!p || !p->on || p->pid != decode_pid(rec->data))
+		return;
+	n = decode_frames(a->kstack, rec->data, rec->size);
+	pend_count(a, p, a->kstack, rec->data, n < STACK_MAX ? n : STACK_MAX);
+}
+
+void agg_flush(struct agg *a)
+{
+	int i;
+
+	for (i = 0; i < a->npend; i++)
+		if (a->pend[i].on)
+			pend_count(a, &a->pend[i], NULL, NULL, 0);
+}
+
+void agg_record(struct agg *a, const struct tep_record *rec)
+{
+	unsigned char key[KEY_MAX];
+	const void *data = rec->data;
+	const struct ev *e;
+	uint64_t v = 0;
+	uint32_t idx;
+	int32_t pid;
+	size_t k;
+	int id, i, stack_at = -1;
+
+	if (rec->size < 8)
+		return;
+	id = decode_type(data);
+	if (id == a->kstack_id) {
+		stack_record(a, rec);
+		return;
+	}
+	if (id >= a->nid || !(idx = a->by_id[id]))
+		return;
+	e = &a->ev[idx - 1];
+	if (e->vf && !decode_int(e->vf, data, rec->size, &v))
+		return;
+	memcpy(key, &idx, 4);
+	k = 4;
+	for (i = 0; i < a->spec->nkeys; i++) {
+		const struct col *c = &e->col[i];
+
+		switch (c->kind) {
+		case AGG_KEY_COMM:
+			pid = decode_pid(data);
+			/* live (a loader of cmdlines is set): learn the name while the task runs */
+			if (a->comm_fn && !pcomm_find(a, pid))
+				pcomm_learn(a, pid);
+			memcpy(key + k, &pid, 4);
+			k += 4;
+			break;
+		case AGG_KEY_PID:
+			pid = decode_pid(data);
+			memcpy(key + k, &pid, 4);
+			k += 4;
+			break;
+		case AGG_KEY_CPU:
+			pid = rec->cpu;
+			memcpy(key + k, &pid, 4);
+			k += 4;
+			break;
+		case AGG_KEY_FIELD:
+			if (c->str) {
+				const char *p = "";
+				size_t len;
+
+				if (!decode_span(c->f, data, rec->size, &p, &len))
+					len = 0;
+				k += put_str(key + k, p, len);
+			} else {
+				uint64_t fv = 0;
+
+				decode_int(c->f, data, rec->size, &fv);
+				memcpy(key + k, &fv, 8);
+				k += 8;
+			}
+			break;
+		case AGG_KEY_STACK:
+			stack_at = k;
+			break;
+		default:
+			break;
+		}
+	}
+	if (stack_at >= 0)
+		stack_wait(a, rec, key, stack_at, k, v);
+	else
+		rows_add(a, &a->cur, key, k, v, 1);
+}
+
+void agg_add_lost(struct agg *a, uint64_t n)
+{
+	a->lost_cur += n;
+}
+
+void agg_interval_end(struct agg *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->cur.n; i++) {
+		const struct row *s = &a->cur.rows[i];
+		struct row *r = tab_get(&a->total, a->cur.keys + s->koff, s->klen, s->hash);
+
+		if (!r)
+			continue;
+		if (!r->count) {
+			r->min = s->min;
+			r->max = s->max;
+		} else if (a->vsign) {
+			if ((int64_t)s->min < (int64_t)r->min)
+				r->min = s->min;
+			if ((int64_t)s->max > (int64_t)r->max)
+				r->max = s->max;
+		} else {
+			if (s->min < r->min)
+				r->min = s->min;
+			if (s->max > r->max)
+				r->max = s->max;
+		}
+		r->count += s->count;
+		r->sum += s->sum;
+	}
+	tab_clear(&a->cur);
+	a->lost_total += a->lost_cur;
+	a->lost_cur = 0;
+}
+
+/* ---------------------------------------------------------------- kernel engine */
+
+static int kkey_add(struct ev *e, const char *name, enum kk_type type)
+{
+	int i;
+
+	for (i = 0; i < e->nkk; i++)
+		if (!strcmp(e->kk[i].name, name))
+			return i;
+	if (e->nkk == KERNEL_KEYS_MAX)
+		return -1;
+	e->kk[e->nkk].name = name;
+	e->kk[e->nkk].type = type;
+	return e->nkk++;
+}
+
+/*
+ * Which keys the trigger needs, in the order its hist file prints them:
+ * the task first, the CPU, numbers, the value, and strings last (a string
+ * is printed padded and unquoted, so it is found from what follows it).
+ */
+static const char *kernel_plan(struct agg *a, struct ev *e)
+{
+	const struct agg_spec *s = a->spec;
+	bool comm = false, pid = false, cpu = false;
+	const char *cpu_name = "cpu";
+	const struct dec_event *de = decoder_event(a->dec, e->id);
+	int k;
+
+	for (k = 0; k < s->nkeys; k++) {
+		comm |= s->kind[k] == AGG_KEY_COMM;
+		pid |= s->kind[k] == AGG_KEY_PID;
+		cpu |= s->kind[k] == AGG_KEY_CPU;
+		if (s->kind[k] == AGG_KEY_STACK)
+			return "the kernel's stack keys are not the stacks tpctl shows";
+	}
+	/* an event field called cpu hides the kernel's own cpu key */
+	if (de && field_find(de, "cpu"))
+		cpu_name = "common_cpu";
+	e->nkk = 0;
+	e->vkk = -1;
+	if (comm || pid)
+		kkey_add(e, "common_pid", comm ? KK_EXECNAME : KK_PID);
+	if (cpu)
+		kkey_add(e, cpu_name, KK_NUM);
+	for (k = 0; k < s->nkeys; k++) {
+		struct col *c = &e->col[k];
+
+		if (c->kind == AGG_KEY_COMM || c->kind == AGG_KEY_PID)
+			c->kk = 0;
+		else if (c->kind == AGG_KEY_CPU)
+			c->kk = comm || pid ? 1 : 0;
+		else if (c->kind == AGG_KEY_FIELD && !c->str &&
+			 (c->kk = kkey_add(e, c->f->name, KK_NUM)) < 0)
+			return "more than three keys";
+	}
+	if (e->vf && (e->vkk = kkey_add(e, e->vf->name, KK_NUM)) < 0)
+		return "more than three keys";
+	for (k = 0; k < s->nkeys; k++) {
+		struct col *c = &e->col[k];
+
+		if (c->kind == AGG_KEY_FIELD && c->str &&
+		    (c->kk = kkey_add(e, c->f->name, KK_STR)) < 0)
+			return "more than three keys";
+	}
+	/* a trigger needs a key: the CPU keeps the table small, and rows are merged anyway */
+	if (!e->nkk)
+		kkey_add(e, cpu_name, KK_NUM);
+	return NULL;
+}
+
+struct tracefs_hist *agg_kernel_hist(struct agg *a, int i, const char **why)
+{
+	struct tracefs_hist_axis axes[KERNEL_KEYS_MAX + 1];
+	struct ev *e = &a->ev[i];
+	int k;
+
+	if (!e->kplanned) {
+		e->kwhy = kernel_plan(a, e);
+		e->kplanned = true;
+	}
+	*why = e->kwhy;
+	if (e->kwhy)
+		return NULL;
+	for (k = 0; k < e->nkk; k++) {
+		axes[k].key = e->kk[k].name;
+		axes[k].type = e->kk[k].type == KK_EXECNAME ? TRACEFS_HIST_KEY_EXECNAME :
+			       TRACEFS_HIST_KEY_NORMAL;
+	}
+	axes[k].key = NULL;
+	axes[k].type = 0;
+	return tracefs_hist_alloc_nd(a->tep, e->sys, e->name, axes);
+}
+
+static const char *skip_spaces(const char *p)
+{
+	while (*p == ' ')
+		p++;
+	return p;
+}
+
+/* "NAME: " (the name as the kernel prints it, not checked); the value after it. */
+static const char *skip_name(const char *p, const char *end)
+{
+	const char *c = memchr(p, ':', end - p);
+
+	return c && c + 1 < end && c[1] == ' ' ? c + 2 : NULL;
+}
+
+static const char *parse_u64(const char *p, uint64_t *v)
+{
+	char *end;
+
+	p = skip_spaces(p);
+	if (*p < '0' || *p > '9')
+		return NULL;
+	*v = strtoull(p, &end, 10);
+	return end;
+}
+
+struct kvals {
+	uint64_t v[KERNEL_KEYS_MAX];
+	const char *s[KERNEL_KEYS_MAX];
+	size_t len[KERNEL_KEYS_MAX];
+	const char *comm;
+	size_t commlen;
+	uint64_t hits;
+};
+
+/*
+ * One entry of a hist file, "{ common_pid: bash [ 1234], len: 12 } hitcount: 3",
+ * the kernel's layout: "%-16s[%10llu]" for a task, "%10llu" for numbers,
+ * "%-50s" for strings, then " hitcount: %10llu" and the other values.
+ */
+static bool parse_entry(const struct ev *e, const char *p, const char *end, struct kvals *kv)
+{
+	const char *hc = NULL, *q;
+	int k;
+
+	/* the last " } hitcount:" ends the keys, whatever a string key holds */
+	for (q = p; (q = memmem(q, end - q, " } hitcount:", 12)); q++)
+		hc = q;
+	if (!hc || strncmp(p, "{ ", 2))
+		return false;
+	p += 2;
+	for (k = 0; k < e->nkk; k++) {
+		if (k) {
+			if (strncmp(p, ", ", 2))
+				return false;
+			p += 2;
+		}
+		p = skip_name(p, hc);
+		if (!p)
+			return false;
+		switch (e->kk[k].type) {
+		case KK_EXECNAME:
+			q = hc - p > TASK_COMM && p[TASK_COMM] == '[' ? p + TASK_COMM :
+			    memchr(p, '[', hc - p);
+			if (!q)
+				return false;
+			kv->comm = p;
+			for (kv->commlen = q - p; kv->commlen && p[kv->commlen - 1] == ' ';)
+				kv->commlen--;
+			p = parse_u64(q + 1, &kv->v[k]);
+			if (!p || *p != ']')
+				return false;
+			p++;
+			break;
+		case KK_PID:
+		case KK_NUM:
+			p = parse_u64(p, &kv->v[k]);
+			if (!p)
+				return false;
+			break;
+		case KK_STR: {
+			const char *stop = hc;
+			char next[300];
+
+			if (k + 1 < e->nkk) {
+				snprintf(next, sizeof(next), ", %s: ", e->kk[k + 1].name);
+				stop = memmem(p, hc - p, next, strlen(next));
+				if (!stop)
+					return false;
+			}
+			kv->s[k] = p;
+			for (kv->len[k] = stop - p; kv->len[k] && p[kv->len[k] - 1] == ' ';)
+				kv->len[k]--;
+			p = stop;
+			break;
+		}
+		}
+	}
+	if (skip_spaces(p) != hc + 1)
+		return false;
+	return parse_u64(hc + 12, &kv->hits) != NULL;
+}
+
+int agg_kernel_update(struct agg *a, int i, const char *text, uint64_t *dropped)
+{
+	const struct ev *e = &a->ev[i];
+	const char *line, *end, *textend = text + strlen(text);
+	unsigned char key[KEY_MAX], xkey[KEY_MAX];
+	uint32_t idx = i + 1;
+	int bad = 0;
+
+	*dropped = 0;
+	for (line = text; line < textend; line = end + 1) {
+		struct kvals kv;
+		struct row *r;
+		uint64_t delta, val = 0;
+		size_t k, x;
+		int c;
+
+		end = memchr(line, '\n', textend - line);
+		if (!end)
+			end = textend;
+		if (!strncmp(skip_spaces(line), "Dropped:", 8)) {
+			parse_u64(skip_spaces(line) + 8, dropped);
+			continue;
+		}
+		if (*line != '{')
+			continue;
+		memset(&kv, 0, sizeof(kv));
+		if (!parse_entry(e, line, end, &kv)) {
+			bad++;
+			continue;
+		}
+		/* the exact key: what this entry counted until now */
+		memcpy(xkey, &idx, 4);
+		x = 4;
+		for (c = 0; c < e->nkk; c++) {
+			if (e->kk[c].type == KK_STR) {
+				x += put_str(xkey + x, kv.s[c], kv.len[c]);
+			} else {
+				memcpy(xkey + x, &kv.v[c], 8);
+				x += 8;
+			}
+		}
+		r = tab_get(&a->kprev, xkey, x, hash_bytes(xkey, x));
+		if (!r || kv.hits <= r->count)
+			continue;
+		delta = kv.hits - r->count;
+		r->count = kv.hits;
+		if (kv.comm)
+			pcomm_set(a, (int)kv.v[0], kv.comm, kv.commlen);
+		/* the row key, laid out as agg_record lays it out */
+		memcpy(key, &idx, 4);
+		k = 4;
+		for (c = 0; c < a->spec->nkeys; c++) {
+			const struct col *cl = &e->col[c];
+			int32_t i32;
+
+			switch (cl->kind) {
+			case AGG_KEY_COMM:
+			case AGG_KEY_PID:
+			case AGG_KEY_CPU:
+				i32 = (int32_t)kv.v[cl->kk];
+				memcpy(key + k, &i32, 4);
+				k += 4;
+				break;
+			case AGG_KEY_FIELD:
+				if (cl->str) {
+					k += put_str(key + k, kv.s[cl->kk], kv.len[cl->kk]);
+				} else {
+					memcpy(key + k, &kv.v[cl->kk], 8);
+					k += 8;
+				}
+				break;
+			default:
+				break;
+			}
+		}
+		if (e->vf)
+			val = kv.v[e->vkk];
+		rows_add(a, &a->cur, key, k, val, delta);
+	}
+	return bad ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- tables */
+
+struct bref {
+	size_t group;
+	struct agg_bucket b;
+};
+
+static int bref_cmp(const void *x, const void *y)
+{
+	const struct bref *a = x, *b = y;
+
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	return a->b.lo < b->b.lo ? -1 : a->b.lo > b->b.lo;
+}
+
+static void bucket_bounds(const struct agg *a, uint64_t b, struct agg_bucket *out)
+{
+	const struct agg_spec *s = a->spec;
+
+	if (s->scale == AGG_SCALE_LOG2) {
+		int64_t k = (int64_t)b;
+
+		if (k < 0) {
+			out->lo = INT64_MIN;
+			out->hi = 0;
+		} else if (k == 0) {
+			out->lo = 0;
+			out->hi = 1;
+		} else {
+			out->lo = (__int128)1 << (k - 1);
+			out->hi = (__int128)1 << k;
+		}
+	} else if (a->vsign) {
+		out->lo = (__int128)(int64_t)b * (__int128)s->step;
+		out->hi = out->lo + s->step;
+	} else {
+		out->lo = (__int128)b * (__int128)s->step;
+		out->hi = out->lo + s->step;
+	}
+}
+
+static const struct agg_table *sort_table;
+
+static int cell_cmp(const struct agg_cell *x, const struct agg_cell *y, enum agg_col_type t)
+{
+	size_t i;
+
+	switch (t) {
+	case AGG_COL_STR:
+		return strcmp(x->s, y->s);
+	case AGG_COL_STACK:
+		for (i = 0; i < x->v && i < y->v; i++)
+			if (x->frames[i] != y->frames[i])
+				return x->frames[i] < y->frames[i] ? -1 : 1;
+		return x->v < y->v ? -1 : x->v > y->v;
+	case AGG_COL_INT:
+		return (int64_t)x->v < (int64_t)y->v ? -1 : (int64_t)x->v > (int64_t)y->v;
+	default:
+		return x->v < y->v ? -1 : x->v > y->v;
+	}
+}
+
+static int group_cmp(const void *x, const void *y)
+{
+	const struct agg_group *a = x, *b = y;
+	int k, c;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	for (k = 0; k < sort_table->spec->nkeys; k++) {
+		c = cell_cmp(&a->key[k], &b->key[k], sort_table->type[k]);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+static const char *table_str(struct agg_table *t, const char *s, size_t len)
+{
+	char **n, *c;
+
+	if (t->nstrs == t->astrs) {
+		n = realloc(t->strs, (t->astrs * 2 + 16) * sizeof(*n));
+		if (!n)
+			return "";
+		t->strs = n;
+		t->astrs = t->astrs * 2 + 16;
+	}
+	c = strndup(s, len);
+	if (!c)
+		return "";
+	t->strs[t->nstrs++] = c;
+	return c;
+}
+
+static const void *table_dup(struct agg_table *t, const void *p, size_t len)
+{
+	char **n, *c;
+
+	if (t->nstrs == t->astrs) {
+		n = realloc(t->strs, (t->astrs * 2 + 16) * sizeof(*n));
+		if (!n)
+			return NULL;
+		t->strs = n;
+		t->astrs = t->astrs * 2 + 16;
+	}
+	c = malloc(len ? len : 1);
+	if (!c)
+		return NULL;
+	memcpy(c, p, len);
+	t->strs[t->nstrs++] = c;
+	return c;
+}
+
+static const char *comm_of(struct agg *a, int pid, bool *reloaded)
+{
+	const struct pcomm *p = pcomm_find(a, pid);
+	const char *c = p && p->comm[0] ? p->comm : NULL;
+
+	if (c)
+		return c;
+	/*
+	 * Gone before it was met (p with an empty name), or unknown: the
+	 * kernel's cmdlines as they are now (once a table), not as they were
+	 * when tpctl started.
+	 */
+	c = tep_data_comm_from_pid(a->tep, pid);
+	if ((p || !strcmp(c, "<...>")) && !*reloaded && a->comm_fn) {
+		*reloaded = true;
+		a->comm_fn(a->tep, a->comm_ctx);
+		c = tep_data_comm_from_pid(a->tep, pid);
+	}
+	return c;
+}
+
+/*
+ * The cells of one raw key, and the output key they make (strings with
+ * their NUL, numbers as 8 bytes) for merging rows.  Returns the length of
+ * the output key; *bucket gets the raw bucket.
+ */
+static size_t key_cells(struct agg *a, const unsigned char *raw, struct agg_cell *cells,
+			unsigned char *okey, uint64_t *bucket, struct trace_seq *seq,
+			char (*sym)[KEY_STR_MAX], bool *reloaded)
+{
+	const struct agg_spec *s = a->spec;
+	const struct ev *e;
+	uint32_t idx;
+	size_t r = 4, o = 0, len;
+	int k;
+
+	memcpy(&idx, raw, 4);
+	e = &a->ev[idx - 1];
+	for (k = 0; k < s->nkeys; k++) {
+		const struct col *c = &e->col[k];
+		const char *str = NULL;
+		int32_t i32;
+		uint16_t l16;
+		uint64_t v = 0;
+
+		switch (c->kind) {
+		case AGG_KEY_EVENT:
+			str = e->label;
+			len = strlen(str);
+			break;
+		case AGG_KEY_COMM:
+			memcpy(&i32, raw + r, 4);
+			r += 4;
+			str = comm_of(a, i32, reloaded);
+			len = strlen(str);
+			break;
+		case AGG_KEY_PID:
+		case AGG_KEY_CPU:
+			memcpy(&i32, raw + r, 4);
+			r += 4;
+			v = c->kind == AGG_KEY_PID ? (uint64_t)(int64_t)i32 : (uint32_t)i32;
+			break;
+		case AGG_KEY_STACK:
+			/* the frames as they are in the raw key, also in the output key */
+			memcpy(&l16, raw + r, 2);
+			cells[k].s = NULL;
+			cells[k].v = l16;
+			cells[k].frames = (const uint64_t *)(raw + r + 2);
+			memcpy(okey + o, raw + r, 2 + l16 * 8);
+			o += 2 + l16 * 8;
+			r += 2 + l16 * 8;
+			continue;
+		case AGG_KEY_FIELD:
+			if (c->str) {
+				memcpy(&l16, raw + r, 2);
+				str = (const char *)raw + r + 2;
+				len = l16;
+				r += 2 + l16;
+				break;
+			}
+			memcpy(&v, raw + r, 8);
+			r += 8;
+			if (c->sym != DEC_SYM_NONE) {
+				trace_seq_reset(seq);
+				decode_sym_print(seq, v, c->sym);
+				trace_seq_terminate(seq);
+				len = seq->len < KEY_STR_MAX ? seq->len : KEY_STR_MAX - 1;
+				memcpy(sym[k], seq->buffer, len);
+				str = sym[k];
+			}
+			break;
+		default:
+			break;
+		}
+		if (str) {
+			/* a string key ends at its first NUL, as the kernel prints it */
+			const char *z = memchr(str, '\0', len);
+
+			if (z)
+				len = z - str;
+			/* made permanent by the caller for new groups; v: its length until then */
+			cells[k].s = str;
+			cells[k].v = len;
+			cells[k].frames = NULL;
+			memcpy(okey + o, str, len);
+			okey[o + len] = '\0';
+			o += len + 1;
+		} else {
+			cells[k].s = NULL;
+			cells[k].v = v;
+			cells[k].frames = NULL;
+			memcpy(okey + o, &v, 8);
+			o += 8;
+		}
+	}
+	if (s->value)
+		memcpy(bucket, raw + r, 8);
+	return o;
+}
+
+struct agg_table *agg_snapshot(struct agg *a, bool totals, size_t top)
+{
+	struct tab *src = totals ? &a->total : &a->cur, groups = { 0 };
+	struct agg_table *t = calloc(1, sizeof(*t));
+	struct bref *br = NULL;
+	size_t nbr = 0, i, j;
+	struct trace_seq seq;
+	bool reloaded = false;
+	int k;
+
+	if (!t)
+		return NULL;
+	trace_seq_init(&seq);
+	t->spec = a->spec;
+	memcpy(t->type, a->type, sizeof(t->type));
+	t->vsign = a->vsign;
+	t->lost = totals ? a->lost_total : a->lost_cur;
+	t->g = calloc(src->n ? src->n : 1, sizeof(*t->g));
+	if (a->spec->value)
+		br = calloc(src->n ? src->n : 1, sizeof(*br));
+	if (!t->g || (a->spec->value && !br))
+		goto fail;
+	for (i = 0; i < src->n; i++) {
+		const struct row *s = &src->rows[i];
+		/* output keys are at most as long as raw ones, plus a NUL per string */
+		unsigned char okey[KEY_MAX + AGG_MAX_KEYS + 4096];
+		struct agg_cell cells[AGG_MAX_KEYS];
+		char sym[AGG_MAX_KEYS][KEY_STR_MAX];
+		struct agg_group *g;
+		uint64_t bucket = 0;
+		struct row *r;
+		size_t olen;
+
+		olen = key_cells(a, src->keys + s->koff, cells, okey, &bucket, &seq, sym, &reloaded);
+		r = tab_get(&groups, okey, olen, hash_bytes(okey, olen));
+		if (!r)
+			goto fail;
+		g = &t->g[r - groups.rows];
+		if (!r->count) {
+			for (k = 0; k < a->spec->nkeys; k++) {
+				g->key[k] = cells[k];
+				if (cells[k].s) {
+					g->key[k].s = table_str(t, cells[k].s, cells[k].v);
+					g->key[k].v = 0;
+				} else if (cells[k].frames) {
+					/* the raw key is not aligned for uint64_t: a copy */
+					g->key[k].frames = (const uint64_t *)table_dup(t,
+						cells[k].frames, cells[k].v * 8);
+					if (!g->key[k].frames)
+						g->key[k].v = 0;
+				}
+			}
+			g->min = s->min;
+			g->max = s->max;
+		} else if (a->vsign) {
+			if ((int64_t)s->min < (int64_t)g->min)
+				g->min = s->min;
+			if ((int64_t)s->max > (int64_t)g->max)
+				g->max = s->max;
+		} else {
+			if (s->min < g->min)
+				g->min = s->min;
+			if (s->max > g->max)
+				g->max = s->max;
+		}
+		r->count += s->count;
+		g->count += s->count;
+		g->sum += s->sum;
+		t->count += s->count;
+		if (br) {
+			br[nbr].group = r - groups.rows;
+			bucket_bounds(a, bucket, &br[nbr].b);
+			br[nbr].b.count = s->count;
+			nbr++;
+		}
+	}
+	t->nall = groups.n;
+	if (br) {
+		/* each group's buckets, ascending, equal ones merged */
+		qsort(br, nbr, sizeof(*br), bref_cmp);
+		t->bpool = calloc(nbr ? nbr : 1, sizeof(*t->bpool));
+		if (!t->bpool)
+			goto fail;
+		for (i = j = 0; i < nbr; i++) {
+			struct agg_group *g = &t->g[br[i].group];
+
+			if (g->nbuckets && g->buckets[g->nbuckets - 1].lo == br[i].b.lo) {
+				g->buckets[g->nbuckets - 1].count += br[i].b.count;
+				continue;
+			}
+			if (!g->nbuckets)
+				g->buckets = &t->bpool[j];
+			t->bpool[j++] = br[i].b;
+			g->nbuckets++;
+		}
+	}
+	sort_table = t;
+	qsort(t->g, t->nall, sizeof(*t->g), group_cmp);
+	t->n = top && top < t->nall ? top : t->nall;
+	free(br);
+	tab_free(&groups);
+	trace_seq_destroy(&seq);
+	return t;
+fail:
+	free(br);
+	tab_free(&groups);
+	trace_seq_destroy(&seq);
+	agg_table_free(t);
+	return NULL;
+}
+
+void agg_table_free(struct agg_table *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->nstrs; i++)
+		free(t->strs[i]);
+	free(t->strs);
+	free(t->bpool);
+	free(t->g);
+	free(t);
+}

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * agg - the aggregation behind `tpctl count` and `tpctl hist`.
+ *
+ * One row model: a key tuple (the --by keys, plus the bucket of the value
+ * for hist) -> count, sum, min and max of the value.  Two engines fill it:
+ *  - the user engine, from decoded per-CPU records (agg_record): the keys
+ *    and the value are read straight from the record, no text or JSON is
+ *    made per event;
+ *  - the kernel engine, from the `hist` file of a hist trigger
+ *    (agg_kernel_update): the trigger is keyed by the exact values (the
+ *    value of hist among them), so its rows go through the same bucketing
+ *    and give the same answer as the user engine.
+ * Rows are kept per interval and in total.  agg_snapshot() turns them into
+ * what the output layer prints (struct agg_table): raw keys resolved to
+ * what a reader wants (event names, task names, kernel symbols where the
+ * event's format prints them so), rows with equal keys merged, sorted by
+ * count.  Nothing here touches tracefs.
+ */
+#ifndef TPCTL_AGG_H
+#define TPCTL_AGG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct tep_handle;
+struct tep_record;
+struct tracefs_hist;
+struct target;
+
+#define AGG_MAX_KEYS 8
+
+enum agg_key_kind {
+	AGG_KEY_EVENT,		/* "system:event" */
+	AGG_KEY_COMM,		/* the task's name */
+	AGG_KEY_PID,		/* the task's pid (common_pid: the thread) */
+	AGG_KEY_CPU,		/* the CPU the event happened on */
+	AGG_KEY_STACK,		/* the kernel stack */
+	AGG_KEY_FIELD,		/* a field of the event */
+};
+
+enum agg_scale {
+	AGG_SCALE_NONE,		/* count: no value */
+	AGG_SCALE_LOG2,		/* [0], [1], [2, 4), [4, 8), ... */
+	AGG_SCALE_LINEAR,	/* [0, step), [step, 2 * step), ... */
+};
+
+struct agg_spec {
+	int nkeys;
+	enum agg_key_kind kind[AGG_MAX_KEYS];
+	const char *name[AGG_MAX_KEYS];		/* as given: "comm", "call_site", "fields.pid" */
+	const char *field[AGG_MAX_KEYS];	/* AGG_KEY_FIELD: the field's name */
+	const char *value;			/* hist: the field whose values are counted */
+	enum agg_scale scale;
+	uint64_t step;				/* AGG_SCALE_LINEAR */
+	char *text;				/* private: the names point into it */
+};
+
+/*
+ * Parse "--by comm,pid,call_site" (NULL: "event") into spec.  Names: event,
+ * comm, pid, cpu, stack, or a field of the events; "fields.NAME" is the
+ * field NAME even where NAME is one of the others.  Prints the error
+ * (empty or repeated key, too many): TP_USAGE.
+ */
+int agg_spec_keys(struct agg_spec *spec, const char *by);
+void agg_spec_release(struct agg_spec *spec);
+
+struct agg;
+/* tep: the formats of the events (agg_add_event); it resolves comm from its cmdlines. */
+struct agg *agg_new(const struct agg_spec *spec, struct tep_handle *tep);
+void agg_free(struct agg *a);
+
+/*
+ * Aggregate the event sys:name (its format parsed into tep), whose format
+ * file text is fmt (for the fields its print fmt shows as kernel symbols).
+ * Checks that every key and the value field exist and can be used: prints
+ * the error naming them, TP_USAGE.
+ */
+int agg_add_event(struct agg *a, const char *sys, const char *name, const char *fmt,
+		  size_t fmtlen);
+int agg_nevents(const struct agg *a);
+
+/*
+ * A live trace: the user engine learns a task's name from /proc/PID/comm
+ * when it first counts it, and fn is called when a pid has no name in tep's
+ * cmdlines yet (at most once per snapshot).  Without it names come from tep.
+ */
+void agg_set_comm_loader(struct agg *a, int (*fn)(struct tep_handle *tep, void *ctx),
+			 void *ctx);
+
+/*
+ * User engine: one record (rec->data, rec->size and rec->cpu set); others'
+ * records are ignored.  With a stack key, an event waits for the
+ * ftrace:kernel_stack record the kernel writes after it on its CPU (its
+ * format must be in tep before agg_add_event); agg_flush() counts the events
+ * still waiting, with no stack, at the end.
+ */
+void agg_record(struct agg *a, const struct tep_record *rec);
+void agg_flush(struct agg *a);
+
+/*
+ * Kernel engine.  agg_kernel_hist(): the hist trigger for event i (the
+ * order of agg_add_event) that gives the rows, as a libtracefs descriptor
+ * (not started), or NULL with *why set when the kernel cannot aggregate
+ * these keys (stack, too many keys, arrays).  agg_kernel_update(): the text
+ * of that trigger's `hist` file, read now; what is new since the last read
+ * is added to the rows.  *dropped: what the kernel could not add because its
+ * table was full (cumulative).  -1 when the text is not what was expected.
+ */
+struct tracefs_hist *agg_kernel_hist(struct agg *a, int i, const char **why);
+int agg_kernel_update(struct agg *a, int i, const char *text, uint64_t *dropped);
+
+/* Events lost in the current interval (ring-buffer overruns, a full kernel table). */
+void agg_add_lost(struct agg *a, uint64_t n);
+/* End of an interval: its rows join the totals and it starts empty. */
+void agg_interval_end(struct agg *a);
+
+/* ---- what the output layer prints ---- */
+
+enum agg_col_type {
+	AGG_COL_STR,
+	AGG_COL_INT,
+	AGG_COL_UINT,
+	AGG_COL_STACK,		/* kernel frames, innermost first */
+};
+
+struct agg_cell {
+	const char *s;		/* AGG_COL_STR */
+	uint64_t v;		/* AGG_COL_INT (two's complement), AGG_COL_UINT; STACK: frames */
+	const uint64_t *frames;	/* AGG_COL_STACK: v return addresses */
+};
+
+struct agg_bucket {
+	__int128 lo, hi;	/* [lo, hi) */
+	int64_t index;		/* log2: -1 for the negative ones, 0 for [0], k for [2^(k-1), 2^k) */
+	uint64_t count;
+};
+
+struct agg_group {
+	struct agg_cell key[AGG_MAX_KEYS];
+	uint64_t count;
+	uint64_t sum, min, max;		/* of the value; signed when agg_table.vsign */
+	size_t nbuckets;
+	struct agg_bucket *buckets;	/* ascending, the non-empty ones */
+};
+
+struct agg_table {
+	const struct agg_spec *spec;
+	enum agg_col_type type[AGG_MAX_KEYS];
+	bool vsign;			/* the value field is signed */
+	size_t n;			/* groups (at most top) */
+	size_t nall;			/* groups before top */
+	struct agg_group *g;		/* by count, largest first; equal counts by key */
+	uint64_t count;			/* all events, top or not */
+	uint64_t lost;
+	/* private */
+	char **strs;
+	size_t nstrs, astrs;
+	struct agg_bucket *bpool;
+};
+
+/* The rows of the current interval (totals false) or of the whole run; top 0: all. */
+struct agg_table *agg_snapshot(struct agg *a, bool totals, size_t top);
+void agg_table_free(struct agg_table *t);
+
+/* ---- the commands (agg_run.c, which sets up tracefs and runs an engine) ---- */
+
+enum agg_engine {
+	AGG_ENGINE_AUTO,	/* the kernel's where it can, else the user engine */
+	AGG_ENGINE_KERNEL,
+	AGG_ENGINE_USER,
+};
+
+struct agg_opts {
+	bool hist;		/* hist (spec.value set) or count */
+	char **events;		/* EVENT patterns */
+	int nevents;
+	struct agg_spec spec;
+	const char *filter;	/* NULL: none */
+	size_t top;		/* 0: every row */
+	double interval;	/* seconds, 0: only the totals */
+	double duration;	/* seconds, 0: until interrupted */
+	bool json;
+	enum agg_engine engine;
+	struct target *target;	/* TARGET (target.h): the processes traced */
+};
+
+/* Trace, aggregate and print as o says; returns the exit status. */
+int agg_run(const struct agg_opts *o);
+/* The --engine option of both commands (an OPT_CALLBACK storing an enum agg_engine). */
+struct tp_opt;
+int agg_opt_engine(const struct tp_opt *o, const char *arg);
+
+#endif

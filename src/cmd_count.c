@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tpctl count EVENT... [--by KEY,...] [--filter EXPR] [--top N] [--interval SEC]
+ *             [--duration SEC] [--json] [--engine kernel|user] [--stack]
+ *
+ * How many times each EVENT happened, per key (the event by default), in the
+ * kernel's hist triggers or from the ring buffers; see agg.h and agg_run.c.
+ */
+#include <stdlib.h>
+
+#include "agg.h"
+#include "opt.h"
+#include "target.h"
+#include "tpctl.h"
+
+int cmd_count(int argc, char **argv)
+{
+	struct target tgt;
+	struct agg_opts o = { 0 };
+	const char *by = NULL;
+	unsigned long long top = 0;
+	bool stack = false;
+	char *keys = NULL;
+	const struct tp_opt opts[] = {
+		OPT_ARG("EVENT", "system:event, system or a glob; traced in a private instance\n"
+			"that is removed on exit"),
+		OPT_STRING(0, "by", &by, "KEY,...", "count per key: event (the default), comm, pid,\n"
+			   "cpu, stack or a field of the events (fields.NAME for a field\n"
+			   "called like one of the others)"),
+		OPT_STRING('f', "filter", &o.filter, "EXPR", "count only the events matching EXPR"),
+		OPT_UINT(0, "top", &top, "N", 1, 0, "only the N largest rows"),
+		OPT_SECONDS(0, "interval", &o.interval, "SEC",
+			    "a table every SEC seconds (of that interval), the totals at the end"),
+		OPT_SECONDS('d', "duration", &o.duration, "SEC", "stop after SEC seconds"),
+		OPT_BOOL('j', "json", &o.json, "one JSON document per table"),
+		OPT_CALLBACK(0, "engine", &o.engine, "ENGINE", agg_opt_engine,
+			     "kernel (hist triggers), user (the ring buffers) or auto:\n"
+			     "the kernel's where it can (the default)"),
+		OPT_BOOL(0, "stack", &stack, "count per kernel stack too (as --by ...,stack)"),
+		TARGET_OPTS(&tgt),
+		OPT_END(),
+	};
+	const struct tp_cmd_spec spec = {
+		"tpctl count EVENT... [--by KEY,...] [--filter EXPR] [--top N] [--interval SEC]\n"
+		"                   [--duration SEC] [--json] [--engine ENGINE] [--stack]\n"
+		"                   [-p PID,... [-F] | --cgroup PATH | [-a] [--user USER] -- COMMAND [ARG...]]",
+		opts, OPT_COMMAND, NULL,
+	};
+	struct tp_args args;
+	int ret;
+
+	target_init(&tgt);
+	/* COMMAND's output must not mix with the tables on stdout */
+	tgt.stdout_to_stderr = true;
+	o.target = &tgt;
+	ret = opt_parse(argc, argv, &spec, &args);
+	if (!ret && args.cmd)
+		ret = target_set_command(&tgt, args.cmd);
+	if (ret) {
+		target_free(&tgt);
+		return opt_status(ret);
+	}
+	ret = TP_USAGE;
+	if (!args.argc)
+		tp_error("no event given");
+	else if (stack && asprintf(&keys, "%s,stack", by ? by : "event") < 0)
+		tp_error("out of memory");
+	else
+		ret = agg_spec_keys(&o.spec, keys ? keys : by);
+	free(keys);
+	if (!ret) {
+		o.events = args.argv;
+		o.nevents = args.argc;
+		o.top = top;
+		ret = agg_run(&o);
+	}
+	agg_spec_release(&o.spec);
+	target_free(&tgt);
+	return ret;
+}

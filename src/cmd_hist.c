@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tpctl hist EVENT... --field FIELD [--by KEY,...] [--log2 | --linear STEP]
+ *            [--filter EXPR] [--top N] [--interval SEC] [--duration SEC] [--json]
+ *            [--engine kernel|user]
+ *
+ * The distribution of a numeric field of EVENT per key: count, sum, min,
+ * max and buckets; see agg.h and agg_run.c.
+ */
+#include <stdint.h>
+
+#include "agg.h"
+#include "opt.h"
+#include "target.h"
+#include "tpctl.h"
+
+int cmd_hist(int argc, char **argv)
+{
+	struct target tgt;
+	struct agg_opts o = { .hist = true };
+	const char *by = NULL, *field = NULL;
+	unsigned long long top = 0, step = 0;
+	bool log2 = false;
+	const struct tp_opt opts[] = {
+		OPT_ARG("EVENT", "system:event, system or a glob; traced in a private instance\n"
+			"that is removed on exit"),
+		OPT_STRING(0, "field", &field, "FIELD", "the numeric field whose values are counted"),
+		OPT_STRING(0, "by", &by, "KEY,...", "one histogram per key: event, comm, pid, cpu,\n"
+			   "stack or a field of the events (default: one for all)"),
+		OPT_BOOL(0, "log2", &log2, "power-of-two buckets: [0], [1], [2, 4), ... (the default)"),
+		OPT_UINT(0, "linear", &step, "STEP", 1, INT64_MAX,
+			 "buckets STEP wide: [0, STEP), [STEP, 2*STEP), ..."),
+		OPT_STRING('f', "filter", &o.filter, "EXPR", "only the events matching EXPR"),
+		OPT_UINT(0, "top", &top, "N", 1, 0, "only the N histograms with the most events"),
+		OPT_SECONDS(0, "interval", &o.interval, "SEC",
+			    "histograms every SEC seconds (of that interval), the totals at the end"),
+		OPT_SECONDS('d', "duration", &o.duration, "SEC", "stop after SEC seconds"),
+		OPT_BOOL('j', "json", &o.json, "one JSON document per table"),
+		OPT_CALLBACK(0, "engine", &o.engine, "ENGINE", agg_opt_engine,
+			     "kernel (hist triggers), user (the ring buffers) or auto:\n"
+			     "the kernel's where it can (the default)"),
+		TARGET_OPTS(&tgt),
+		OPT_END(),
+	};
+	const struct tp_cmd_spec spec = {
+		"tpctl hist EVENT... --field FIELD [--by KEY,...] [--log2 | --linear STEP]\n"
+		"                  [--filter EXPR] [--top N] [--interval SEC] [--duration SEC]\n"
+		"                  [--json] [--engine ENGINE]\n"
+		"                  [-p PID,... [-F] | --cgroup PATH | [-a] [--user USER] -- COMMAND [ARG...]]",
+		opts, OPT_COMMAND, NULL,
+	};
+	struct tp_args args;
+	int ret;
+
+	target_init(&tgt);
+	/* COMMAND's output must not mix with the tables on stdout */
+	tgt.stdout_to_stderr = true;
+	o.target = &tgt;
+	ret = opt_parse(argc, argv, &spec, &args);
+	if (!ret && args.cmd)
+		ret = target_set_command(&tgt, args.cmd);
+	if (ret) {
+		target_free(&tgt);
+		return opt_status(ret);
+	}
+	ret = TP_USAGE;
+	if (!args.argc)
+		tp_error("no event given");
+	else if (!field)
+		tp_error("no field given; use --field FIELD");
+	else if (log2 && step)
+		tp_error("'--log2' and '--linear' cannot be used together");
+	else
+		/* without --by: one histogram of every event */
+		ret = by ? agg_spec_keys(&o.spec, by) : TP_OK;
+	if (!ret) {
+		o.spec.value = field;
+		o.spec.scale = step ? AGG_SCALE_LINEAR : AGG_SCALE_LOG2;
+		o.spec.step = step;
+		o.events = args.argv;
+		o.nevents = args.argc;
+		o.top = top;
+		ret = agg_run(&o);
+	}
+	agg_spec_release(&o.spec);
+	target_free(&tgt);
+	return ret;
+}

@@ -289,6 +289,20 @@ else
 	echo no >$OUT/stacks_available
 fi
 
+# TARGET: a command and what it starts, nothing else: the module's kernel
+# thread fires foo_bar all along, and must not show; with -a it must.
+if tpctl stream --help 2>/dev/null | grep -q -- --pid; then
+	echo yes >$OUT/target_available
+	echo 10 >$PARAM
+	step tgt_cmd tpctl stream --json sample-trace:foo_bar sched:sched_process_exec -- \
+		sh -c 'sleep 0.3; exec cat /proc/version'
+	step tgt_all tpctl stream --json -a sample-trace:foo_bar -- sleep 0.3
+	ls $T/instances >$OUT/instances_after_target
+	cat $T/set_event_pid $T/set_event_notrace_pid $T/options/event-fork >$OUT/target_top_level
+else
+	echo no >$OUT/target_available
+fi
+
 step rmmod rmmod sample_trace
 grep '^sample-trace:' $T/available_events >$OUT/events_after_rmmod
 

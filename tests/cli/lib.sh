@@ -130,3 +130,14 @@ state_digest() {
 }
 
 done_testing() { exit $_fail; }
+
+# wait_for COND [TRIES]: until the shell condition COND holds, at most TRIES looks
+# (default $WAIT_TRIES, else 200) $WAIT_STEP seconds apart (default 0.05); 1 if it never did.
+wait_for() {
+	local i
+	for ((i = 0; i < ${2:-${WAIT_TRIES:-200}}; i++)); do
+		eval "$1" && return 0
+		sleep "${WAIT_STEP:-0.05}"
+	done
+	return 1
+}

@@ -18,14 +18,6 @@ top_digest() {
 }
 top_before=$(top_digest)
 
-wait_for() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		eval "$1" && return 0
-		sleep 0.05
-	done
-	return 1
-}
 
 # readable FILE: both readers accept it and it holds events
 readable() {

@@ -25,14 +25,7 @@ top_state() {
 top_before=$(top_state)
 runs=
 
-wait_for() {
-	local i
-	for ((i = 0; i < 600; i++)); do
-		eval "$1" && return 0
-		sleep 0.05
-	done
-	return 1
-}
+WAIT_TRIES=600
 
 # tc_counts FILE: "PID COUNT" of the getpid events trace-cmd report reads from FILE
 tc_counts() {

@@ -34,14 +34,8 @@ gen() {
 }
 
 # wait_for COND [TENTHS]: poll COND every 0.1 s, up to TENTHS (default 300)
-wait_for() {
-	local i
-	for ((i = 0; i < ${2:-300}; i++)); do
-		eval "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+WAIT_TRIES=300
+WAIT_STEP=0.1
 
 # stream_start ARGS...: tpctl -v stream ARGS in the background (out, err in $TMP); sets sp
 stream_start() {

@@ -17,14 +17,6 @@ top_before=$(top_state)
 pids=
 
 # wait_for COND: up to 10 s
-wait_for() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		eval "$1" && return 0
-		sleep 0.05
-	done
-	return 1
-}
 
 for sig in INT TERM HUP; do
 	"$TPCTL" stream sched:sched_switch sched:sched_wakeup > "$TMP/out.$sig" 2> "$TMP/err.$sig" &

@@ -23,14 +23,7 @@ top_state() {
 top_before=$(top_state)
 runs=
 
-wait_for() {
-	local i
-	for ((i = 0; i < 600; i++)); do
-		eval "$1" && return 0
-		sleep 0.05
-	done
-	return 1
-}
+WAIT_TRIES=600
 
 # the command tpctl ($1) runs, once it has exec'd $2
 child_of() {

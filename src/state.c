@@ -170,11 +170,32 @@ static int write_file(const char *path, const char *val)
 	return 0;
 }
 
-int state_write(const char *path, const char *val, enum state_kind kind)
+/*
+ * Journal that path is to get old back (old is the caller's malloc'd copy,
+ * NULL when making it failed: freed on failure).  Signals must be blocked.
+ */
+static int journal_write_entry(const char *path, char *old)
 {
-	char *cur, *old, *p;
+	char *p = strdup(path);
 	struct entry *e;
 
+	if (!old || !p || journal_reserve() < 0) {
+		free(old);
+		free(p);
+		errno = ENOMEM;
+		return -1;
+	}
+	e = &journal[njournal];
+	e->type = ENTRY_WRITE;
+	e->path = p;
+	e->old = old;
+	njournal++;
+	return 0;
+}
+
+int state_write(const char *path, const char *val, enum state_kind kind)
+{
+	char *cur, *old;
 	sigset_t sigs;
 	int ret;
 
@@ -189,47 +210,24 @@ int state_write(const char *path, const char *val, enum state_kind kind)
 		old = restore_value(cur, kind);
 		free(cur);
 	}
-	p = strdup(path);
 	block_signals(&sigs);
-	if (!old || !p || journal_reserve() < 0) {
-		sigprocmask(SIG_SETMASK, &sigs, NULL);
-		free(old);
-		free(p);
-		errno = ENOMEM;
-		return -1;
-	}
-	e = &journal[njournal];
-	e->type = ENTRY_WRITE;
-	e->path = p;
-	e->old = old;
 	/* journal first, then change: a signal in between undoes a no-op */
-	njournal++;
-	ret = write_file(path, val);
+	ret = journal_write_entry(path, old);
+	if (!ret)
+		ret = write_file(path, val);
 	sigprocmask(SIG_SETMASK, &sigs, NULL);
 	return ret;
 }
 
 int state_journal(const char *path, const char *restore_val)
 {
-	char *p = strdup(path), *old = strdup(restore_val);
-	struct entry *e;
 	sigset_t sigs;
+	int ret;
 
 	block_signals(&sigs);
-	if (!p || !old || journal_reserve() < 0) {
-		sigprocmask(SIG_SETMASK, &sigs, NULL);
-		free(p);
-		free(old);
-		errno = ENOMEM;
-		return -1;
-	}
-	e = &journal[njournal];
-	e->type = ENTRY_WRITE;
-	e->path = p;
-	e->old = old;
-	njournal++;
+	ret = journal_write_entry(path, restore_val ? strdup(restore_val) : NULL);
 	sigprocmask(SIG_SETMASK, &sigs, NULL);
-	return 0;
+	return ret;
 }
 
 int state_created_instance(const char *path)

@@ -2,22 +2,55 @@
 /*
  * reader - per-CPU raw page readers and the k-way merge; see reader.h.
  *
- * Ordering.  A record may be handed out once no CPU can still produce an
- * earlier one.  A read of trace_pipe_raw returns what the CPU has committed
- * so far, also a partly filled sub-buffer, so a CPU found empty at one
- * moment can only later produce records stamped after that moment.  Every
- * time any CPU loads a new sub-buffer (whose records may be newer than that
- * moment) the CPUs found empty are read again before anything is handed
- * out; the merge then picks the smallest head.  The wait is bounded by the
- * caller's poll timeout: nothing is held back longer than it takes to read
- * each CPU once more.  (A record being committed while we read, on another
- * CPU, can still arrive a few microseconds late; the kernel's own `trace`
- * file iterator has the same window.)
+ * Cost.  A read of trace_pipe_raw that finds the writer's sub-buffer only
+ * partly filled copies its records out one by one and leaves the rest of
+ * that sub-buffer to be copied the same way; a reader that keeps up with a
+ * busy CPU and reads whenever poll() says "not empty" gets a dozen records
+ * per read(2), each read a wake-up, a system call and a page of copying.
+ * So while data flows the reader takes only whole sub-buffers, many per
+ * call: splice(2) with SPLICE_F_NONBLOCK moves only full ones (the kernel
+ * hands over the pages themselves), up to a pipe's worth at once, and one
+ * read(2) of the pipe brings them all in.  A partly filled sub-buffer is
+ * taken only when it has waited HOLD_MS for more (so a lone event still
+ * shows within that), when poll() timed out, on the first pass (the first
+ * lines come at once), at the end of a drain, or when the merge needs it
+ * (below).  libtracefs's tracefs_cpu_buffered_read() splices too, but it
+ * returns one sub-buffer per call and does not say when it went to the
+ * kernel, which the merge needs to know; tracefs_cpu_read() and
+ * tracefs_cpu_flush() do the reads of partial sub-buffers.
  *
- * libtracefs's tracefs_cpu_read() does the non-blocking read into our
- * buffer (one reused sub-buffer per CPU, no splice, no copy per record);
- * it has no way to wait on several CPUs at once, so we open the file
- * ourselves (tracefs_cpu_alloc_fd) to keep its fd for poll().
+ * Ordering.  A record may be handed out once no CPU can still produce an
+ * earlier one.  Each look at the kernel (a splice or a read) gets a sequence
+ * number.  The records of a sub-buffer taken at look s were all committed
+ * before s.  A read (unlike a splice) also takes the partial sub-buffer, so
+ * everything a CPU commits after its last read r is newer than r.  Before
+ * the oldest loaded record is handed out, every CPU with nothing loaded
+ * whose last read is older than the look that loaded that record is read
+ * once more, partial sub-buffer included, and the merge looks again; the
+ * smallest head wins.  On the busy path this costs one read of each idle
+ * CPU per batch of whole sub-buffers.  (A record being committed while we
+ * read, on another CPU, can still arrive a few microseconds late; the
+ * kernel's own `trace` file iterator has the same window.)
+ *
+ * Waiting.  With the instance's buffer_percent at 0 (stream's private
+ * instance), poll() reports any data at all.  A poll that had to sleep
+ * (QUIET_MS) woke on the first data after a pause, a lone event perhaps,
+ * which is taken at once.  One that returned at once found data that is
+ * not yet a whole sub-buffer: it gets short naps (NAP_US), not polls,
+ * which would return at once again, until a sub-buffer is full or HOLD_MS
+ * have passed.  With a larger buffer_percent (an existing instance, 50 by
+ * default), poll() wakes only at that fill level and its timeout takes
+ * whatever is there.  (Raising buffer_percent while busy, so that the
+ * kernel wakes us per few sub-buffers, cost the same CPU in bench/run.py
+ * and left lone events to the poll timeout.)
+ *
+ * Not used: the ring-buffer mapping of kernels 6.10+ (mmap of
+ * trace_pipe_raw and TRACE_MMAP_IOCTL_GET_READER; libtracefs 1.8 wraps it,
+ * Debian 12 has 1.6.4).  It saves the copy of each sub-buffer, but on a
+ * 6.18 kernel the ioctl advances the kernel's reader record by record:
+ * moving 16-byte records that way took about three times the CPU of
+ * splice (bench/RESULTS.md), and a mapped buffer cannot be resized and
+ * keeps its instance busy until unmapped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +58,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -33,11 +67,19 @@
 
 #include "reader.h"
 #include "state.h"
+#include "tpctl.h"
+
+/* How long a partly filled sub-buffer is left to fill while data flows. */
+#define HOLD_MS 10
+/* The nap between looks at a buffer that has data but no whole sub-buffer yet. */
+#define NAP_US 1000
+/* A poll that slept this long woke on fresh data after a pause: it is taken at once. */
+#define QUIET_MS 2
 
 enum src_state {
 	S_READY,	/* a record is loaded */
 	S_NEED,		/* load the next record (from the page or a new page) */
-	S_EMPTY,	/* nothing was there at generation empty_gen */
+	S_WAIT,		/* nothing more to take in this pass (see wait_pass) */
 	S_EOF,
 };
 
@@ -47,11 +89,16 @@ struct rcpu {
 	int fd;
 	const char *mem;
 	size_t mem_len, mem_off;
-	void *page;
+	char *buf;		/* sub-buffers taken from the kernel in one go */
+	int nbuf, next;		/* how many there are, the next one to load */
+	unsigned long long buf_seq;	/* the look that took them */
+	unsigned long long load_seq;	/* the look that took the loaded sub-buffer */
+	unsigned long long read_seq;	/* the last read (partial sub-buffer included) */
+	unsigned long wait_pass;	/* the pass in which it went S_WAIT */
+	unsigned long partial_pass;	/* the pass in which it took a partial sub-buffer */
 	struct kbuffer *kbuf;
 	bool page_loaded;
 	enum src_state state;
-	unsigned long empty_gen;
 	unsigned long long ts;
 	void *data;
 	int size;
@@ -60,11 +107,19 @@ struct rcpu {
 
 struct reader {
 	int subbuf;
+	int batch;		/* sub-buffers per splice */
+	int pipe[2];		/* splice goes through it; it is emptied at once */
 	int n;
 	struct rcpu *c;
-	unsigned long gen;	/* bumped whenever a CPU loads a new page */
+	unsigned long long seq;	/* looks at the kernel so far */
+	unsigned long pass;	/* bumped by every wait: CPUs in S_WAIT are looked at again */
+	bool partial;		/* this pass takes partly filled sub-buffers */
 	bool finishing;
-	unsigned long long pages, lost_pages, lost_events;
+	bool no_splice;
+	struct rcpu *fast;	/* reader_next's shortcut: the CPU it may simply go on with */
+	unsigned long long fast_limit;	/* as long as its records are not newer than this */
+	struct timespec pending;	/* since when data waits to fill a sub-buffer; 0: none */
+	unsigned long long pages, partial_pages, lost_pages, lost_events, splices;
 	struct pollfd *pfd;
 };
 
@@ -75,10 +130,15 @@ struct reader *reader_new(int subbuf_size)
 	if (!r)
 		return NULL;
 	r->subbuf = subbuf_size > 0 ? subbuf_size : getpagesize();
+	r->batch = 1;
+	r->pass = 1;	/* a CPU's partial_pass starts at 0: not taken in this pass */
+	r->pipe[0] = r->pipe[1] = -1;
+	/* the first pass takes what is there, so that the first lines come at once */
+	r->partial = true;
 	return r;
 }
 
-static struct rcpu *add_cpu(struct reader *r, int cpu)
+static struct rcpu *add_cpu(struct reader *r, int cpu, int pages)
 {
 	struct rcpu *nc = realloc(r->c, (r->n + 1) * sizeof(*nc)), *c;
 
@@ -90,15 +150,15 @@ static struct rcpu *add_cpu(struct reader *r, int cpu)
 	c->cpu = cpu;
 	c->fd = -1;
 	c->state = S_NEED;
-	c->page = malloc(r->subbuf);
+	c->buf = malloc((size_t)r->subbuf * pages);
 	c->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 				KBUFFER_ENDIAN_BIG);
 #else
 				KBUFFER_ENDIAN_LITTLE);
 #endif
-	if (!c->page || !c->kbuf) {
-		free(c->page);
+	if (!c->buf || !c->kbuf) {
+		free(c->buf);
 		if (c->kbuf)
 			kbuffer_free(c->kbuf);
 		return NULL;
@@ -107,17 +167,33 @@ static struct rcpu *add_cpu(struct reader *r, int cpu)
 	return c;
 }
 
+/* The pipe splice moves whole sub-buffers through; its size sets the batch. */
+static int pipe_open(struct reader *r)
+{
+	int size;
+
+	if (r->pipe[0] >= 0)
+		return 0;
+	if (pipe2(r->pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -1;
+	size = fcntl(r->pipe[0], F_GETPIPE_SZ);
+	r->batch = size >= r->subbuf ? size / r->subbuf : 1;
+	return 0;
+}
+
 int reader_add_cpu(struct reader *r, struct tracefs_instance *inst, int cpu)
 {
 	char path[64];
 	struct rcpu *c;
 	int fd;
 
+	if (pipe_open(r) < 0)
+		return -1;
 	snprintf(path, sizeof(path), "per_cpu/cpu%d/trace_pipe_raw", cpu);
 	fd = tracefs_instance_file_open(inst, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	c = add_cpu(r, cpu);
+	c = add_cpu(r, cpu, r->batch);
 	if (!c) {
 		close(fd);
 		return -1;
@@ -126,7 +202,7 @@ int reader_add_cpu(struct reader *r, struct tracefs_instance *inst, int cpu)
 	if (!c->tcpu) {
 		close(fd);
 		r->n--;
-		free(c->page);
+		free(c->buf);
 		kbuffer_free(c->kbuf);
 		return -1;
 	}
@@ -138,7 +214,7 @@ int reader_add_cpu(struct reader *r, struct tracefs_instance *inst, int cpu)
 
 int reader_add_mem(struct reader *r, int cpu, const void *buf, size_t len)
 {
-	struct rcpu *c = add_cpu(r, cpu);
+	struct rcpu *c = add_cpu(r, cpu, 1);
 
 	if (!c)
 		return -1;
@@ -153,6 +229,9 @@ void reader_free(struct reader *r)
 
 	if (!r)
 		return;
+	if (r->splices || r->partial_pages)
+		tp_debug("read %llu sub-buffers: %llu splices, %llu reads", r->pages, r->splices,
+			 r->partial_pages);
 	for (i = 0; i < r->n; i++) {
 		struct rcpu *c = &r->c[i];
 
@@ -161,8 +240,12 @@ void reader_free(struct reader *r)
 			state_unregister_fd(c->fd);
 			close(c->fd);
 		}
-		free(c->page);
+		free(c->buf);
 		kbuffer_free(c->kbuf);
+	}
+	if (r->pipe[0] >= 0) {
+		close(r->pipe[0]);
+		close(r->pipe[1]);
 	}
 	free(r->c);
 	free(r->pfd);
@@ -184,31 +267,91 @@ static bool page_sane(struct reader *r, const void *page)
 	return commit <= (unsigned long)r->subbuf - 8 - sizeof(long);
 }
 
-/* Read one more page into c->page: 1 loaded, 0 nothing now, -1 error. */
+/* Whatever comes first, a partly filled sub-buffer too: 1, 0 when empty, -1 on error. */
+static int take_any(struct reader *r, struct rcpu *c)
+{
+	int ret;
+
+	if (r->finishing)
+		ret = tracefs_cpu_flush(c->tcpu, c->buf);
+	else
+		ret = tracefs_cpu_read(c->tcpu, c->buf, true);
+	c->read_seq = c->buf_seq = ++r->seq;
+	if (ret < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	if (ret > 0)
+		r->partial_pages++;
+	return ret > 0;
+}
+
+/* Whole sub-buffers into c->buf: how many (0 when there is none yet), -1 on error. */
+static int take_whole(struct reader *r, struct rcpu *c)
+{
+	ssize_t n, got = 0;
+
+	if (r->no_splice)
+		return take_any(r, c);
+	n = splice(c->fd, NULL, r->pipe[1], NULL, (size_t)r->subbuf * r->batch,
+		   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	r->seq++;
+	if (n < 0 && errno == EINVAL) {
+		/* not a ring buffer (a copy of tracefs): plain reads, partial or not */
+		r->no_splice = true;
+		return take_any(r, c);
+	}
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	r->splices++;
+	/* the pipe was empty, so it holds exactly these; empty it at once */
+	while (got < n) {
+		ssize_t m = read(r->pipe[0], c->buf + got, n - got);
+
+		if (m <= 0) {
+			if (m < 0 && errno == EINTR)
+				continue;
+			return -1;
+		}
+		got += m;
+	}
+	c->buf_seq = r->seq;
+	/* whole sub-buffers from a ring buffer; anything else is padded to them */
+	if (n % r->subbuf)
+		memset(c->buf + n, 0, r->subbuf - n % r->subbuf);
+	return (n + r->subbuf - 1) / r->subbuf;
+}
+
+/* Load c's next sub-buffer: 1 loaded, 0 nothing now, -1 error. */
 static int load_page(struct reader *r, struct rcpu *c)
 {
+	void *page;
 	int ret, missed;
 
 	if (c->mem) {
 		if (c->mem_off + r->subbuf > c->mem_len)
 			return 0;
-		memcpy(c->page, c->mem + c->mem_off, r->subbuf);
+		memcpy(c->buf, c->mem + c->mem_off, r->subbuf);
 		c->mem_off += r->subbuf;
-		ret = r->subbuf;
-	} else if (r->finishing) {
-		/* the last, partly filled sub-buffer too (DESIGN.md section 6) */
-		ret = tracefs_cpu_flush(c->tcpu, c->page);
-	} else {
-		ret = tracefs_cpu_read(c->tcpu, c->page, true);
+		c->nbuf = 1;
+		c->next = 0;
+	} else if (c->next >= c->nbuf) {
+		ret = r->finishing ? 0 : take_whole(r, c);
+		if (ret == 0 && (r->finishing || (r->partial && c->partial_pass != r->pass))) {
+			c->partial_pass = r->pass;
+			ret = take_any(r, c);
+		}
+		if (ret <= 0)
+			return ret;
+		/* data came: whatever waited to fill a sub-buffer has been dealt with */
+		r->pending.tv_sec = r->pending.tv_nsec = 0;
+		c->nbuf = ret;
+		c->next = 0;
 	}
-	if (ret < 0)
-		return errno == EAGAIN || errno == EINTR ? 0 : -1;
-	if (ret == 0)
-		return 0;
-	if (!page_sane(r, c->page) || kbuffer_load_subbuffer(c->kbuf, c->page) < 0)
-		return 0;
+	page = c->buf + (size_t)c->next++ * r->subbuf;
+	c->load_seq = c->buf_seq;
+	if (!page_sane(r, page) || kbuffer_load_subbuffer(c->kbuf, page) < 0)
+		/* a damaged sub-buffer: the rest of the batch still counts */
+		return c->mem || c->next >= c->nbuf ? 0 : load_page(r, c);
 	r->pages++;
-	r->gen++;
 	/* the kernel marks a page that follows dropped or overwritten events */
 	missed = kbuffer_missed_events(c->kbuf);
 	if (missed) {
@@ -222,6 +365,19 @@ static int load_page(struct reader *r, struct rcpu *c)
 	return 1;
 }
 
+/* c->data is c's next record: size it and make it current. */
+static inline void set_ready(struct reader *r, struct rcpu *c)
+{
+	const char *end = c->buf + (size_t)c->next * r->subbuf;
+	long room = end - (const char *)c->data;
+
+	c->size = kbuffer_event_size(c->kbuf);
+	/* a damaged length must not let the decoders read past the page */
+	if (c->size > room)
+		c->size = room > 0 ? room : 0;
+	c->state = S_READY;
+}
+
 /* Make c's next record current; sets c->state. */
 static int fill(struct reader *r, struct rcpu *c)
 {
@@ -229,19 +385,13 @@ static int fill(struct reader *r, struct rcpu *c)
 
 	if (c->state == S_READY || c->state == S_EOF)
 		return 0;
-	if (c->state == S_EMPTY && c->empty_gen == r->gen && !r->finishing)
+	if (c->state == S_WAIT && c->wait_pass == r->pass)
 		return 0;
 	if (c->state == S_NEED && c->page_loaded)
 		c->data = kbuffer_next_event(c->kbuf, &c->ts);
 	for (;;) {
 		if (c->page_loaded && c->data) {
-			long room = (const char *)c->page + r->subbuf - (const char *)c->data;
-
-			c->size = kbuffer_event_size(c->kbuf);
-			/* a damaged length must not let the decoders read past the page */
-			if (c->size > room)
-				c->size = room > 0 ? room : 0;
-			c->state = S_READY;
+			set_ready(r, c);
 			return 0;
 		}
 		c->page_loaded = false;
@@ -252,8 +402,8 @@ static int fill(struct reader *r, struct rcpu *c)
 			if (c->mem || r->finishing) {
 				c->state = S_EOF;
 			} else {
-				c->state = S_EMPTY;
-				c->empty_gen = r->gen;
+				c->state = S_WAIT;
+				c->wait_pass = r->pass;
 			}
 			/* a lost marker with no record after it still has to be told */
 			return 0;
@@ -261,29 +411,23 @@ static int fill(struct reader *r, struct rcpu *c)
 	}
 }
 
-int reader_next(struct reader *r, struct tep_record *rec, long long *lost)
+/* The CPU with the oldest loaded record, NULL if none. */
+static struct rcpu *oldest(struct reader *r)
 {
-	struct rcpu *best;
-	unsigned long gen;
+	struct rcpu *best = NULL;
 	int i;
 
-	/* read until no CPU loads a new page: then every head is known */
-	do {
-		gen = r->gen;
-		for (i = 0; i < r->n; i++)
-			if (fill(r, &r->c[i]) < 0)
-				return -1;
-	} while (gen != r->gen);
-
-	best = NULL;
 	for (i = 0; i < r->n; i++) {
 		struct rcpu *c = &r->c[i];
 
 		if (c->state == S_READY && (!best || c->ts < best->ts))
 			best = c;
 	}
-	if (!best)
-		return 0;
+	return best;
+}
+
+static int hand_out(struct rcpu *best, struct tep_record *rec, long long *lost)
+{
 	memset(rec, 0, sizeof(*rec));
 	rec->ts = best->ts;
 	rec->cpu = best->cpu;
@@ -297,10 +441,113 @@ int reader_next(struct reader *r, struct tep_record *rec, long long *lost)
 	return 1;
 }
 
+int reader_next(struct reader *r, struct tep_record *rec, long long *lost)
+{
+	struct rcpu *best;
+	bool again;
+	int i;
+
+	/*
+	 * The common case: the next record of the sub-buffer that gave the
+	 * last one, still older than every other CPU's head.  Nothing else
+	 * has been read since the merge below checked that CPU's sub-buffer,
+	 * so that check still holds.
+	 */
+	if (r->fast) {
+		best = r->fast;
+		r->fast = NULL;
+		best->data = kbuffer_next_event(best->kbuf, &best->ts);
+		if (!best->data) {
+			best->page_loaded = false;
+		} else {
+			set_ready(r, best);
+			if (best->ts <= r->fast_limit) {
+				r->fast = best;
+				return hand_out(best, rec, lost);
+			}
+		}
+	}
+	for (;;) {
+		for (i = 0; i < r->n; i++)
+			if (fill(r, &r->c[i]) < 0)
+				return -1;
+		best = oldest(r);
+		if (!best)
+			return 0;
+		/* a CPU not read since best's sub-buffer was taken may hold older records */
+		again = false;
+		for (i = 0; i < r->n; i++) {
+			struct rcpu *c = &r->c[i];
+			int ret;
+
+			if (c->state != S_WAIT || c->read_seq > best->load_seq)
+				continue;
+			ret = take_any(r, c);
+			if (ret < 0)
+				return -1;
+			if (ret > 0) {
+				c->nbuf = 1;
+				c->next = 0;
+				c->page_loaded = false;
+				c->state = S_NEED;
+				again = true;
+			}
+		}
+		if (!again)
+			break;
+	}
+	/*
+	 * The next record of best's sub-buffer may follow without a merge up
+	 * to here.  Ties go as in the merge (and the kernel's `trace`): the
+	 * lower CPU first, so a record stamped like a lower CPU's head must
+	 * wait for it.
+	 */
+	r->fast_limit = ~0ULL;
+	for (i = 0; i < r->n; i++) {
+		struct rcpu *c = &r->c[i];
+		/* a lower CPU's head is newer than best's (else it had won): ts - 1 >= 0 */
+		unsigned long long limit = c < best ? c->ts - 1 : c->ts;
+
+		if (c != best && c->state == S_READY && limit < r->fast_limit)
+			r->fast_limit = limit;
+	}
+	if (best->page_loaded)
+		r->fast = best;
+	return hand_out(best, rec, lost);
+}
+
+static long long ms_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t->tv_sec) * 1000LL + (now.tv_nsec - t->tv_nsec) / 1000000;
+}
+
 int reader_wait(struct reader *r, int timeout_ms)
 {
+	struct timespec since;
 	int i, n = 0, ret;
 
+	/* whatever happens, the CPUs with nothing to give are looked at again */
+	r->pass++;
+	r->partial = false;
+	if (r->pending.tv_sec || r->pending.tv_nsec) {
+		long long held = ms_since(&r->pending);
+		struct timespec nap = { 0, NAP_US * 1000L };
+
+		if (held >= HOLD_MS) {
+			/* it has waited long enough: take the partly filled sub-buffers */
+			r->partial = true;
+			r->pending.tv_sec = r->pending.tv_nsec = 0;
+			return 1;
+		}
+		if (timeout_ms >= 0 && timeout_ms * 1000L < NAP_US)
+			nap.tv_nsec = timeout_ms * 1000000L;
+		if (nanosleep(&nap, NULL) < 0 && errno != EINTR)
+			return -1;
+		return 1;
+	}
 	if (!r->pfd) {
 		r->pfd = calloc(r->n ? r->n : 1, sizeof(*r->pfd));
 		if (!r->pfd)
@@ -313,18 +560,29 @@ int reader_wait(struct reader *r, int timeout_ms)
 		r->pfd[n].events = POLLIN;
 		n++;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &since);
 	ret = poll(r->pfd, n, timeout_ms);
-	/* whatever woke us, look at every CPU again */
-	r->gen++;
 	if (ret < 0)
 		return errno == EINTR ? 0 : -1;
+	if (ret == 0) {
+		/* nothing woke us: take what is there (buffer_percent may hide it) */
+		r->partial = true;
+		return 0;
+	}
+	if (ms_since(&since) >= QUIET_MS) {
+		/* the first data after a quiet spell, perhaps a lone event: show it now */
+		r->partial = true;
+		return ret;
+	}
+	/* data already there, perhaps less than a sub-buffer: it may wait HOLD_MS for more */
+	clock_gettime(CLOCK_MONOTONIC, &r->pending);
 	return ret;
 }
 
 void reader_finish(struct reader *r)
 {
 	r->finishing = true;
-	r->gen++;
+	r->pass++;
 }
 
 bool reader_eof(struct reader *r)

@@ -37,8 +37,11 @@ int reader_add_mem(struct reader *r, int cpu, const void *buf, size_t len);
 int reader_next(struct reader *r, struct tep_record *rec, long long *lost);
 
 /*
- * Wait until a CPU has data, timeout_ms passes (-1: forever) or a signal
- * arrives (returns 0 then, errno EINTR).  Afterwards every CPU is read again.
+ * Wait until there is data worth reading, timeout_ms passes (-1: forever)
+ * or a signal arrives (returns 0 then, errno EINTR).  Data worth reading:
+ * a whole sub-buffer, or less after a pause in the stream or once it has
+ * waited a few milliseconds for more (see reader.c).  Afterwards every CPU
+ * is read again.
  */
 int reader_wait(struct reader *r, int timeout_ms);
 

@@ -1,8 +1,11 @@
 #!/bin/bash
-# How stream reads the ring buffer (src/reader.c) while events flow:
+# How stream reads the ring buffer (src/reader.c): while events flow it takes
+# whole sub-buffers, and a partly filled one only after a short hold, so
 #  - a lone event still shows while the stream runs (not at its end),
-#  - a full-speed burst arrives whole and in order, every event either decoded
-#    or counted as lost,
+#  - a full-speed burst arrives whole, in order, mostly as whole sub-buffers
+#    (tpctl -v tells how many sub-buffers it read and how many by a plain
+#    read, the partial ones), and every event is either decoded or counted
+#    as lost,
 #  - events of two busy CPUs come merged in timestamp order.
 # No timing is asserted beyond generous waits (benchmarks are in bench/).
 . "$(dirname "$0")/lib.sh"
@@ -10,7 +13,7 @@ need_tracefs
 command -v python3 > /dev/null || skip_all "no python3"
 command -v cc > /dev/null || skip_all "no C compiler for bench/gen"
 cc -O2 -o "$TMP/gen" "$TOP/bench/gen.c" 2> /dev/null || skip_all "cannot build bench/gen"
-plan 8
+plan 9
 
 pids=
 trap 'for p in $pids; do kill $p 2>/dev/null; done; wait 2>/dev/null; _cleanup' EXIT
@@ -113,6 +116,10 @@ PY
 st=$?
 ok $st "burst: every event decoded or counted lost, one pid, in order ($(head -1 "$TMP/py"))"
 [ $st = 0 ] || diag "$TMP/py"
+read -r subbufs reads <<< "$(sed -n \
+	's/.*debug: read \([0-9]*\) sub-buffers: [0-9]* splices, \([0-9]*\) reads$/\1 \2/p' "$TMP/s.err")"
+ok $([ "${subbufs:-0}" -gt 0 ] && [ $((${reads:-0} * 4)) -lt "${subbufs:-0}" ]; echo $?) \
+	"burst: mostly whole sub-buffers (${subbufs:-?} read, ${reads:-?} of them partial)"
 [ -d "$TRACEFS/instances/tpctl-$sp" ]
 ok $((! $?)) "burst: the private instance is gone"
 

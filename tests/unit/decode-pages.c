@@ -290,7 +290,7 @@ int main(void)
 	const char *want;
 	uint64_t t0 = 1000000000ULL;	/* 1 s */
 
-	printf("1..12\n");
+	printf("1..13\n");
 	decode_header_page(tep, header_page, sizeof(header_page) - 1);
 	check(decode_add_format(tep, "test", kinds_format, sizeof(kinds_format) - 1) == 0 &&
 	      decode_add_format(tep, "test", tick_format, sizeof(tick_format) - 1) == 0,
@@ -325,6 +325,30 @@ int main(void)
 	"          worker-7       [000] d..21     5.000002: tick: n=3\n";
 	check(!strcmp(got, want), "padding, time extend, absolute stamp, merge of two CPUs",
 	      got, want);
+	free(got);
+
+	/*
+	 * Equal stamps on two CPUs: the lower CPU's record first, as the
+	 * kernel's own `trace` orders them.  cpu1 gives the first record, so
+	 * its next one (stamped like cpu0's head) must not simply follow it.
+	 */
+	page_init(&p[0], t0 + 1000);
+	put_event(&p[0], 0, d, tick(d, 7, 1));
+	put_event(&p[0], 1000, d, tick(d, 7, 2));
+	page_commit(&p[0], 0);
+	page_init(&p[2], t0 + 500);
+	put_event(&p[2], 0, d, tick(d, 8, 10));
+	put_event(&p[2], 500, d, tick(d, 8, 11));
+	put_event(&p[2], 1000, d, tick(d, 8, 12));
+	page_commit(&p[2], 0);
+	got = run(tep, OUTPUT_TEXT, &p[0], 1, &p[2], 1);
+	want =
+	"           <...>-8       [001] d..21     1.000001: tick: n=10\n"
+	"          worker-7       [000] d..21     1.000001: tick: n=1\n"
+	"           <...>-8       [001] d..21     1.000001: tick: n=11\n"
+	"          worker-7       [000] d..21     1.000002: tick: n=2\n"
+	"           <...>-8       [001] d..21     1.000002: tick: n=12\n";
+	check(!strcmp(got, want), "equal stamps on two CPUs: the lower CPU first", got, want);
 	free(got);
 
 	/* lost: one page with a stored count of 17, one that only says "some" */

@@ -209,8 +209,13 @@ class Reader:
             end = time.monotonic() + wait
             while time.monotonic() < end and self.pump(0.2):
                 pass
-            if self.p.poll() is not None:
+            # the output's end comes as the tool exits, a moment before
+            # /usr/bin/time has written its report: let it finish that
+            try:
+                self.p.wait(timeout=max(1.0, end - time.monotonic()))
                 break
+            except subprocess.TimeoutExpired:
+                pass
         self.p.wait()
         if self in LIVE:
             LIVE.remove(self)

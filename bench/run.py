@@ -518,6 +518,10 @@ def bail(signum, frame):
 
 
 if __name__ == "__main__":
+    # started in the background by a script (nohup, &), SIGINT comes ignored and
+    # every tool would inherit that: cat would not stop on the SIGINT that ends
+    # each run; with a handler here the tools start with the default again
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, bail)
     signal.signal(signal.SIGHUP, bail)
     try:

@@ -287,24 +287,32 @@ static inline void put_i64(FILE *f, int64_t v)
 	}
 }
 
+/*
+ * saved_cmdlines may be read again (it is 100 ms since the last time):
+ * the kernel's cache keeps growing.  It saves a task's name when the task
+ * is switched out, so a busy process that keeps its CPU stays unknown for a
+ * while: its events must not pay more than this check until then.
+ */
+static bool comm_retry_due(struct output *o, struct timespec *now)
+{
+	if (!o->comm_fn)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, now);
+	return (now->tv_sec - o->comm_last.tv_sec) * 1000000000LL +
+	       (now->tv_nsec - o->comm_last.tv_nsec) >= 100000000LL;
+}
+
 static const char *comm_of(struct output *o, int pid)
 {
 	const char *comm = tep_data_comm_from_pid(o->tep, pid);
 	struct timespec now;
 
-	/*
-	 * A pid the saved_cmdlines we loaded did not know yet: ask again, at
-	 * most every 100 ms, as the kernel's own cache keeps growing.
-	 */
-	if (pid && o->comm_fn && !strcmp(comm, "<...>")) {
-		clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-		if ((now.tv_sec - o->comm_last.tv_sec) * 1000000000LL +
-		    (now.tv_nsec - o->comm_last.tv_nsec) >= 100000000LL) {
-			o->comm_last = now;
-			o->comm_fn(o->tep, o->comm_ctx);
-			o->comm_gen++;
-			comm = tep_data_comm_from_pid(o->tep, pid);
-		}
+	/* a pid the saved_cmdlines we loaded did not know yet: ask again */
+	if (pid && !strcmp(comm, "<...>") && comm_retry_due(o, &now)) {
+		o->comm_last = now;
+		o->comm_fn(o->tep, o->comm_ctx);
+		o->comm_gen++;
+		comm = tep_data_comm_from_pid(o->tep, pid);
 	}
 	return comm;
 }
@@ -315,10 +323,12 @@ static const struct pidinfo *pid_info(struct output *o, int pid)
 	const char *comm;
 	char *buf = NULL;
 	size_t len = 0;
+	struct timespec now;
 	FILE *mf;
 	int n;
 
-	if (pi->pid == pid && pi->gen == o->comm_gen && pi->tlen && !pi->unknown)
+	if (pi->pid == pid && pi->gen == o->comm_gen && pi->tlen &&
+	    (!pi->unknown || !comm_retry_due(o, &now)))
 		return pi;
 	comm = comm_of(o, pid);
 	pi->pid = pid;

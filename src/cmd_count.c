@@ -36,7 +36,7 @@ int cmd_count(int argc, char **argv)
 	const struct tp_cmd_spec spec = {
 		"tpctl count EVENT... [--by KEY,...] [--filter EXPR] [--top N] [--interval SEC]\n"
 		"                   [--duration SEC] [--json] [--engine ENGINE] [--stack]\n"
-		"                   [-p PID,... [-F] | --cgroup PATH | [-a] [--user USER] -- COMMAND [ARG...]]",
+		"                   " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};
 	struct tp_args args;

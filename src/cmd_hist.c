@@ -40,7 +40,7 @@ int cmd_hist(int argc, char **argv)
 		"tpctl hist EVENT... --field FIELD [--by KEY,...] [--log2 | --linear STEP]\n"
 		"                  [--filter EXPR] [--top N] [--interval SEC] [--duration SEC]\n"
 		"                  [--json] [--engine ENGINE]\n"
-		"                  [-p PID,... [-F] | --cgroup PATH | [-a] [--user USER] -- COMMAND [ARG...]]",
+		"                  " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};
 	struct tp_args args;

@@ -564,7 +564,7 @@ int cmd_record(int argc, char **argv)
 	const struct tp_cmd_spec spec = {
 		"tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]\n"
 		"                    [--stack] [--user-stack] [--file-version 6|7]\n"
-		"                    [-p PID,... [-F] | --cgroup PATH | [-a] [--user USER] -- COMMAND [ARG...]]",
+		"                    " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};
 	struct tp_args args;

@@ -382,7 +382,7 @@ int cmd_stream(int argc, char **argv)
 		"tpctl stream [EVENT...] [--json] [--filter EXPR] [--count N] [--duration SEC]\n"
 		"                    [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]\n"
 		"                    [--stack] [--user-stack]\n"
-		"                    [-p PID,... [-F] | --cgroup PATH | [-a] [--user USER] -- COMMAND [ARG...]]",
+		"                    " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};
 	struct tp_args args;

@@ -109,6 +109,8 @@ void target_free(struct target *t);
  */
 struct tp_opt;
 int target_opt_pid(const struct tp_opt *o, const char *arg);
+/* The TARGET options in a command's usage line (the spec's synopsis). */
+#define TARGET_USAGE "[-p PID,... [-F] | --cgroup PATH | [-a] [--user USER] -- COMMAND [ARG...]]"
 #define TARGET_OPTS(t)								\
 	OPT_ARG("-- COMMAND [ARG...]", "run COMMAND; trace it and the processes it starts,\n" \
 		"from its first event to its exit"),				\

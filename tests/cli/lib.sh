@@ -141,3 +141,19 @@ wait_for() {
 	done
 	return 1
 }
+
+# need_tgen: builds tests/cli/tgen.c (a workload making getpid calls) into $G
+# and sets EV to the event those calls make; skips the file without a compiler.
+need_tgen() {
+	${CC:-cc} -O2 -o "$TMP/tgen" "$TOP/tests/cli/tgen.c" || skip_all "cannot build tests/cli/tgen.c"
+	G=$TMP/tgen
+	EV=syscalls:sys_enter_getpid
+}
+
+# top_pid_lists: what a TARGET run must leave at the top level as it was:
+# tracing_on, set_event, the pid lists and options/event-fork
+top_pid_lists() {
+	cat "$TRACEFS/tracing_on" "$TRACEFS/set_event" "$TRACEFS/set_event_pid" \
+		"$TRACEFS/options/event-fork"
+	cat "$TRACEFS/set_event_notrace_pid" 2> /dev/null
+}

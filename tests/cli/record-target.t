@@ -11,17 +11,9 @@ command -v jq > /dev/null || skip_all "no jq"
 TC=${TRACE_CMD:-/work/shared/tools/trace-cmd-here}
 [ -x "$TC" ] || skip_all "no trace-cmd ($TC)"
 [ -e "$TRACEFS/events/syscalls/sys_enter_getpid" ] || skip_all "no syscalls:sys_enter_getpid"
-${CC:-cc} -O2 -o "$TMP/tgen" "$TOP/tests/cli/tgen.c" || skip_all "cannot build tests/cli/tgen.c"
-G=$TMP/tgen
-EV=syscalls:sys_enter_getpid
+need_tgen
 
-top_state() {
-	{
-		cat "$TRACEFS/tracing_on" "$TRACEFS/set_event" "$TRACEFS/set_event_pid" \
-			"$TRACEFS/options/event-fork"
-		cat "$TRACEFS/set_event_notrace_pid" 2> /dev/null
-	} | md5sum
-}
+top_state() { top_pid_lists | md5sum; }
 top_before=$(top_state)
 runs=
 

@@ -8,15 +8,11 @@
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v jq > /dev/null || skip_all "no jq"
-${CC:-cc} -O2 -o "$TMP/tgen" "$TOP/tests/cli/tgen.c" || skip_all "cannot build tests/cli/tgen.c"
-G=$TMP/tgen
-EV=syscalls:sys_enter_getpid
+need_tgen
 
 top_state() {
 	{
-		cat "$TRACEFS/tracing_on" "$TRACEFS/set_event" "$TRACEFS/set_event_pid" \
-			"$TRACEFS/options/event-fork"
-		cat "$TRACEFS/set_event_notrace_pid" 2> /dev/null
+		top_pid_lists
 		grep -H . "$TRACEFS"/events/*/*/filter 2> /dev/null | grep -v ':none$'
 	} | md5sum
 }

@@ -10,18 +10,10 @@
 need_tracefs
 command -v jq > /dev/null || skip_all "no jq"
 [ -e "$TRACEFS/events/syscalls/sys_enter_getpid" ] || skip_all "no syscalls:sys_enter_getpid"
-${CC:-cc} -O2 -o "$TMP/tgen" "$TOP/tests/cli/tgen.c" || skip_all "cannot build tests/cli/tgen.c"
-G=$TMP/tgen
-EV=syscalls:sys_enter_getpid
+need_tgen
 
 # the top level's pid lists and options are as they were at the end
-top_state() {
-	{
-		cat "$TRACEFS/tracing_on" "$TRACEFS/set_event" "$TRACEFS/set_event_pid" \
-			"$TRACEFS/options/event-fork"
-		cat "$TRACEFS/set_event_notrace_pid" 2> /dev/null
-	} | md5sum
-}
+top_state() { top_pid_lists | md5sum; }
 top_before=$(top_state)
 runs=
 

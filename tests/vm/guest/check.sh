@@ -11,10 +11,17 @@ OUT=/out
 PARAM=/sys/module/sample_trace/parameters/period_ms
 mkdir -p $OUT
 
+# mark NAME: where the run is, in the kernel's log (a lockup or an oops
+# then shows which step it came in)
+mark() {
+	echo "tpctl-vm: step $1" >/dev/kmsg
+}
+
 # step NAME COMMAND...: run a command with a time limit, keep what it said.
 step() {
 	name=$1
 	shift
+	mark "$name"
 	timeout 30 "$@" >$OUT/$name.out 2>$OUT/$name.err
 	echo $? >$OUT/$name.rc
 }
@@ -49,6 +56,7 @@ done
 # Fixtures for the decode unit tests: a short trace of every event, the
 # kernel's text for it and the raw pages holding the same records.
 fixture() {
+	mark fixture
 	I=$T/instances/vmfix
 	F=$OUT/fixture
 	mkdir -p $F/raw
@@ -150,6 +158,7 @@ if tpctl count --help >/dev/null 2>&1; then
 	}
 
 	# The kernel's own hist files, for the parser's unit test (tests/unit/agg.c).
+	mark hist_files
 	I=$T/instances/vmhist
 	mkdir $I
 	echo 0 >$I/tracing_on
@@ -182,6 +191,7 @@ if tpctl count --help >/dev/null 2>&1; then
 	agg_pair() {
 		name=$1 mode=$2 n=$3
 		shift 3
+		mark "$name"
 		start_load $mode $n
 		echo $lpid >$A/$name.loadpid
 		for e in kernel user; do
@@ -253,6 +263,7 @@ if tpctl stream --help 2>/dev/null | grep -q -- --stack; then
 	echo yes >$OUT/stacks_available
 	echo 10 >$PARAM
 	for run in text json; do
+		mark "stk_kernel_$run"
 		I=$T/instances/vmstk$run
 		mkdir $I
 		echo 1 >$I/options/stacktrace
@@ -307,6 +318,7 @@ step rmmod rmmod sample_trace
 grep '^sample-trace:' $T/available_events >$OUT/events_after_rmmod
 
 # Ship /out to the host.
+mark results
 echo "@@TPCTL-VM-BEGIN@@"
 (cd $OUT && tar -cf - . | gzip -9 | base64)
 echo "@@TPCTL-VM-END@@"

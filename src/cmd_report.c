@@ -44,33 +44,6 @@
 #include "tfs.h"
 #include "tpctl.h"
 
-/* "0,2-3" into a bitmap of max CPUs; false on junk. */
-static bool parse_cpus(const char *s, bool *set, int max)
-{
-	while (*s) {
-		char *end;
-		long a = strtol(s, &end, 10), b;
-
-		if (end == s || a < 0 || a >= max)
-			return false;
-		b = a;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtol(s, &end, 10);
-			if (end == s || b < a || b >= max)
-				return false;
-		}
-		for (long i = a; i <= b; i++)
-			set[i] = true;
-		if (*end == ',' && end[1])
-			end++;
-		else if (*end)
-			return false;
-		s = end;
-	}
-	return true;
-}
-
 static bool pattern_match(const char *pat, const struct tep_event *ev)
 {
 	const char *colon = strchr(pat, ':');
@@ -564,8 +537,8 @@ int cmd_report(int argc, char **argv)
 			tp_error("out of memory");
 			return TP_FAIL;
 		}
-		if (!parse_cpus(cpu_list, ro.cpus, ro.ncpus)) {
-			tp_error("invalid CPU list '%s'", cpu_list);
+		if (!tp_parse_cpus(cpu_list, ro.cpus, ro.ncpus)) {
+			tp_error("invalid CPU list '%s': CPUs below %d, as in 0,2-3", cpu_list, ro.ncpus);
 			free(ro.cpus);
 			return TP_USAGE;
 		}

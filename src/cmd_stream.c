@@ -63,40 +63,6 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* "0,2-3" -> cpus[]; false on junk or a CPU out of range. */
-static bool parse_cpus(const char *s, bool *cpus, int ncpu)
-{
-	const char *p = s;
-
-	if (!*p)
-		return false;
-	while (*p) {
-		char *end;
-		long a, b;
-
-		a = strtol(p, &end, 10);
-		if (end == p || a < 0)
-			return false;
-		b = a;
-		if (*end == '-') {
-			p = end + 1;
-			b = strtol(p, &end, 10);
-			if (end == p || b < a)
-				return false;
-		}
-		if (b >= ncpu)
-			return false;
-		for (; a <= b; a++)
-			cpus[a] = true;
-		if (*end == ',')
-			end++;
-		else if (*end)
-			return false;
-		p = end;
-	}
-	return true;
-}
-
 /* Lazy loading: an event id we have no format for (enabled later, ftrace:print, ...). */
 static int load_by_id(struct tep_handle *tep, int id, void *ctx)
 {
@@ -434,7 +400,7 @@ int cmd_stream(int argc, char **argv)
 		ret = TP_FAIL;
 		goto out;
 	}
-	if (cpulist && !parse_cpus(cpulist, st.cpus, st.ncpu)) {
+	if (cpulist && !tp_parse_cpus(cpulist, st.cpus, st.ncpu)) {
 		tp_error("invalid CPU list '%s': CPUs 0-%d, as in 0,2-3", cpulist, st.ncpu - 1);
 		ret = TP_USAGE;
 		goto out;

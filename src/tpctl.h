@@ -42,6 +42,11 @@ int tp_finish_stdout(int ret);
 
 /* Parse a non-negative decimal integer; false on junk, sign or overflow. */
 bool tp_parse_uint(const char *s, unsigned long long *val);
+/*
+ * A CPU list ("0,2-3") into cpus[0..ncpu-1]: each listed CPU set to true.
+ * False on junk, an empty list or item, a range going down, a CPU >= ncpu.
+ */
+bool tp_parse_cpus(const char *s, bool *cpus, int ncpu);
 /* Parse a duration in seconds ("1", "0.5", "2.25"); false on junk or negative. */
 bool tp_parse_seconds(const char *s, double *val);
 

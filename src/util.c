@@ -127,6 +127,37 @@ bool tp_parse_seconds(const char *s, double *val)
 	return errno == 0 && *end == '\0' && isfinite(*val) && *val >= 0;
 }
 
+bool tp_parse_cpus(const char *s, bool *cpus, int ncpu)
+{
+	if (!s || !*s)
+		return false;
+	while (*s) {
+		unsigned long a, b;
+		char *end;
+
+		if (*s < '0' || *s > '9')
+			return false;
+		a = strtoul(s, &end, 10);
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			if (*s < '0' || *s > '9')
+				return false;
+			b = strtoul(s, &end, 10);
+		}
+		if (b < a || b >= (unsigned long)ncpu)
+			return false;
+		for (; a <= b; a++)
+			cpus[a] = true;
+		if (*end == ',' && end[1])
+			end++;
+		else if (*end)
+			return false;
+		s = end;
+	}
+	return true;
+}
+
 int tp_option_error(char **argv, int opt)
 {
 	const char *arg = argv[optind - 1];

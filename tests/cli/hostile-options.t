@@ -11,14 +11,16 @@ cmds=(list format enable disable filter status stream record report reset)
 nums=("--count -1" "--count abc" "--count=" "--count 1x" "--count 99999999999999999999999"
 	"--duration abc" "--duration -1" "--duration nan" "--duration inf" "--duration 1e999"
 	"--duration=" "--buffer-kb 0" "--buffer-kb -4" "--buffer-kb 4k" "--cpu 9999" "--cpu 1-0"
-	"--cpu abc" "--cpu=")
+	"--cpu abc" "--cpu=" "--cpu 0," "--cpu ,0" "--cpu +1" "--cpu 0-" "--cpu 0--1")
+repcpus=("--cpu abc" "--cpu=" "--cpu 4096" "--cpu 1-0" "--cpu 0," "--cpu 0,,1" "--cpu ' 1'"
+	"--cpu 99999999999999999999")
 recnums=("--duration abc" "--duration -1" "--duration nan" "--duration=" "--buffer-kb 0"
 	"--buffer-kb -4" "--buffer-kb abc")
 bad_tracefs=(/nonexistent /etc/passwd / '')
 tcmds=("status" "list" "enable sched:sched_switch" "disable sched:sched_switch"
 	"filter sched:sched_switch prev_pid>1" "stream sched:sched_switch --count 1"
 	"record -o $TMP/t.dat sched:sched_switch -- true" "format sched:sched_switch")
-plan $(( ${#cmds[@]} * 3 + 2 + ${#nums[@]} + ${#recnums[@]} + 1 + ${#bad_tracefs[@]} * ${#tcmds[@]} + 1 ))
+plan $(( ${#cmds[@]} * 3 + 2 + ${#nums[@]} + ${#recnums[@]} + 1 + ${#repcpus[@]} + ${#bad_tracefs[@]} * ${#tcmds[@]} + 1 ))
 
 for c in "${cmds[@]}"; do
 	MSG="^tpctl: $c: unknown option '--frobnicate'$" \
@@ -42,6 +44,12 @@ for a in "${recnums[@]}"; do
 		run_refused "record $a: exit 2" 2 "$TPCTL" record -o "$TMP/r.dat" $a sched:sched_switch -- true
 done
 [ ! -e "$TMP/r.dat" ]; ok $? "no trace.dat was created by a refused record"
+# report refuses a bad CPU list before it opens the file
+for a in "${repcpus[@]}"; do
+	eval "set -- $a"
+	MSG="^tpctl: report: invalid CPU list '.*': CPUs below 4096, as in 0,2-3$" \
+		run_refused "report $a: exit 2" 2 "$TPCTL" report "$@" "$TMP/none.dat"
+done
 
 for t in "${bad_tracefs[@]}"; do
 	for c in "${tcmds[@]}"; do

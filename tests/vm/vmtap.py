@@ -57,7 +57,27 @@ def results_or_fail(tap):
             tail = f.read()[-3000:].decode("utf-8", "replace")
     tap.ok(False, "the VM run sent its results back (run: make check-vm)",
            "no results in %s\n%s" % (OUT, tail))
+    # prove shows stderr without -v: one line on where the guest was
+    sys.stderr.write("# no VM results; %s\n" % kernel_summary())
     tap.done()
+
+
+def kernel_summary():
+    """The guest's last step marker and the kernel's first complaint, from kernel.log."""
+    step, bug = "no step started", "no oops, lockup or stall reported"
+    try:
+        with open(os.path.join(WORK, "kernel.log"), "rb") as f:
+            lines = f.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return "no kernel log"
+    for line in lines:
+        m = re.search(r"tpctl-vm: step (\S+)", line)
+        if m:
+            step = "last step " + m.group(1)
+        elif bug.startswith("no ") and re.search(
+                r"BUG:|Oops|soft lockup|rcu.*stall|hung_task|blocked for more than", line):
+            bug = line.strip()
+    return "%s; %s" % (step, bug)
 
 
 def path(name):

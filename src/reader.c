@@ -12,9 +12,9 @@
  * hands over the pages themselves), up to a pipe's worth at once, and one
  * read(2) of the pipe brings them all in.  A partly filled sub-buffer is
  * taken only when it has waited HOLD_MS for more (so a lone event still
- * shows within that), when poll() timed out, on the first pass (the first
- * lines come at once), at the end of a drain, or when the merge needs it
- * (below).  libtracefs's tracefs_cpu_buffered_read() splices too, but it
+ * shows within that), when poll() timed out, until the first sub-buffer
+ * with data came (the first lines come at once), at the end of a drain, or
+ * when the merge needs it (below).  libtracefs's tracefs_cpu_buffered_read() splices too, but it
  * returns one sub-buffer per call and does not say when it went to the
  * kernel, which the merge needs to know; tracefs_cpu_read() and
  * tracefs_cpu_flush() do the reads of partial sub-buffers.
@@ -569,8 +569,11 @@ int reader_wait(struct reader *r, int timeout_ms)
 		r->partial = true;
 		return 0;
 	}
-	if (ms_since(&since) >= QUIET_MS) {
-		/* the first data after a quiet spell, perhaps a lone event: show it now */
+	if (ms_since(&since) >= QUIET_MS || !r->pages) {
+		/*
+		 * the first data after a quiet spell, perhaps a lone event, or the
+		 * first data of all (so that the first lines come at once): show it now
+		 */
 		r->partial = true;
 		return ret;
 	}

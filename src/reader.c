@@ -14,10 +14,11 @@
  * taken only when it has waited HOLD_MS for more (so a lone event still
  * shows within that), when poll() timed out, until the first sub-buffer
  * with data came (the first lines come at once), at the end of a drain, or
- * when the merge needs it (below).  libtracefs's tracefs_cpu_buffered_read() splices too, but it
- * returns one sub-buffer per call and does not say when it went to the
- * kernel, which the merge needs to know; tracefs_cpu_read() and
- * tracefs_cpu_flush() do the reads of partial sub-buffers.
+ * when the merge needs it (below).  libtracefs's
+ * tracefs_cpu_buffered_read() splices too, but it returns one sub-buffer
+ * per call and does not say when it went to the kernel, which the merge
+ * needs to know; tracefs_cpu_read() and tracefs_cpu_flush() do the reads
+ * of partial sub-buffers.
  *
  * Ordering.  A record may be handed out once no CPU can still produce an
  * earlier one.  Each look at the kernel (a splice or a read) gets a sequence

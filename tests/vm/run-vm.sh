@@ -162,8 +162,8 @@ prepare() {
 # beside a workload) froze in 2 of 3 boots with a thread per CPU and in none
 # of 6 with one thread; the whole check is no slower (about 35 s).
 qemu_args() {
-	args=(-accel tcg,thread=single -m "$VM_MEM" -smp "$VM_SMP" -kernel "$kimg" -initrd "$work/initramfs.gz"
-	      -no-reboot)
+	args=(-accel tcg,thread=single -m "$VM_MEM" -smp "$VM_SMP" -kernel "$kimg"
+	      -initrd "$work/initramfs.gz" -no-reboot)
 }
 
 # The guest prints its results as a base64 tar between two marker lines.

@@ -184,10 +184,20 @@ struct agg_opts {
 	bool json;
 	enum agg_engine engine;
 	struct target *target;	/* TARGET (target.h): the processes traced */
+	const char *input;	/* --input: a trace.dat instead of the live kernel */
 };
 
 /* Trace, aggregate and print as o says; returns the exit status. */
 int agg_run(const struct agg_opts *o);
+/*
+ * The command lines of count and hist (argv[0] the command's name) into o
+ * and t, without running anything: returns as target_parse() does (0,
+ * TP_USAGE after one error line, OPT_SHOWN after --help); on 0 the caller
+ * releases o->spec and t.  So `tpctl serve` reads its metrics in the same
+ * words as the commands.
+ */
+int count_parse(struct agg_opts *o, struct target *t, int argc, char **argv);
+int hist_parse(struct agg_opts *o, struct target *t, int argc, char **argv);
 /* The --engine option of both commands (an OPT_CALLBACK storing an enum agg_engine). */
 struct tp_opt;
 int agg_opt_engine(const struct tp_opt *o, const char *arg);
@@ -206,6 +216,9 @@ int agg_opt_engine(const struct tp_opt *o, const char *arg);
 	OPT_BOOL('j', "json", &(o)->json, "one JSON document per table"),	\
 	OPT_CALLBACK(0, "engine", &(o)->engine, "ENGINE", agg_opt_engine,	\
 		     "kernel (hist triggers), user (the ring buffers) or auto:\n"	\
-		     "the kernel's where it can (the default)")
+		     "the kernel's where it can (the default)"),			\
+	OPT_STRING(0, "input", &(o)->input, "FILE",				\
+		   "read the events of a trace.dat (tpctl record, trace-cmd)\n"	\
+		   "instead of the live kernel")
 
 #endif

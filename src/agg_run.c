@@ -33,7 +33,6 @@
 #include "live.h"
 #include "opt.h"
 #include "output.h"
-#include "reader.h"
 #include "state.h"
 #include "target.h"
 #include "tfs.h"
@@ -44,16 +43,11 @@
 
 struct run {
 	const struct agg_opts *o;
-	struct tep_handle *tep;
-	struct tfs_event_list evs;
+	struct live *l;			/* the session: events, instance, readers, tep */
+	const struct tfs_event_list *evs;
 	struct agg *agg;
-	struct tracefs_instance *inst;
-	struct reader *rd;
 	bool kernel;
 	bool stacks;			/* a key is the kernel stack */
-	int ncpu;
-	bool *cpu_on;			/* user engine: the CPUs read */
-	unsigned long long lost_seen;	/* user engine: overrun + dropped so far */
 	uint64_t *dropped;		/* kernel engine: per event, the kernel's Dropped */
 	struct tracefs_hist **hists;	/* kernel engine: per event, its trigger */
 	double start, last;		/* CLOCK_MONOTONIC seconds */
@@ -92,12 +86,6 @@ int agg_opt_engine(const struct tp_opt *o, const char *arg)
 		return TP_USAGE;
 	}
 	return TP_OK;
-}
-
-static int reload_cmdlines(struct tep_handle *tep, void *ctx)
-{
-	(void)ctx;
-	return tfs_tep_load_cmdlines(tep);
 }
 
 /*
@@ -182,26 +170,26 @@ static int hist_filter(struct tracefs_hist *hist, const char *expr)
 }
 
 /*
- * The kernel engine in inst: tracing off, one hist trigger per event, made
- * paused (nothing counts until the target's pid lists are in place:
- * kernel_start).  Returns TP_OK, or when the kernel cannot do it, TP_USAGE or
- * TP_FAIL with the error printed if the kernel engine was asked for, else -1
- * (try the user engine) after saying why under -v.
+ * Can the kernel engine do it: one hist trigger per event, with the filter
+ * as the trigger's.  TP_OK with st->hists made (not started), or, when the
+ * kernel cannot, TP_USAGE (the keys) or TP_FAIL (no hist triggers) with the
+ * error printed if the kernel engine was asked for, else -1 (use the user engine) after saying why under -v.
  */
-static int kernel_setup(struct run *st)
+static int kernel_plan(struct run *st, const struct tfs_event_list *evs)
 {
 	bool must = st->o->engine == AGG_ENGINE_KERNEL;
 	const char *why = NULL;
+	int ret = TP_USAGE;
 	size_t i;
-	int ret = TP_OK;
 
-	st->hists = calloc(st->evs.n, sizeof(*st->hists));
+	st->hists = calloc(evs->n, sizeof(*st->hists));
 	if (!st->hists) {
 		tp_error("out of memory");
 		return TP_FAIL;
 	}
-	for (i = 0; i < st->evs.n; i++) {
-		if (!tfs_event_has_hist(NULL, &st->evs.v[i])) {
+	for (i = 0; i < evs->n && !why; i++) {
+		if (!tfs_event_has_hist(NULL, &evs->v[i])) {
+			/* the kernel lacks it: not the user's mistake */
 			why = "this kernel has no hist triggers";
 			ret = TP_FAIL;
 			break;
@@ -211,106 +199,64 @@ static int kernel_setup(struct run *st)
 			why = "out of memory";
 		if (st->hists[i] && st->o->filter && hist_filter(st->hists[i], st->o->filter) < 0)
 			why = "the filter cannot be given to a hist trigger";
-		if (why) {
-			ret = TP_USAGE;
+		if (why)
 			break;
-		}
 	}
-	if (why) {
-		if (must)
-			tp_error("the kernel engine cannot do this for '%s:%s': %s",
-				 st->evs.v[i].system, st->evs.v[i].name, why);
-		else
-			tp_debug("user engine: %s:%s: %s", st->evs.v[i].system,
-				 st->evs.v[i].name, why);
-		return must ? ret : -1;
-	}
-	ret = tfs_private_instance(&st->inst);
-	if (!ret)
-		ret = tfs_instance_write(st->inst, "tracing_on", "0");
-	for (i = 0; !ret && i < st->evs.n; i++)
-		ret = tfs_hist_start(st->inst, &st->evs.v[i], st->hists[i], true, !must);
+	if (!why)
+		return TP_OK;
+	if (must)
+		tp_error("the kernel engine cannot do this for '%s:%s': %s", evs->v[i].system,
+			 evs->v[i].name, why);
+	else
+		tp_debug("user engine: %s:%s: %s", evs->v[i].system, evs->v[i].name, why);
+	return must ? ret : -1;
+}
+
+/*
+ * The session's arm hook: the triggers made paused in the private instance
+ * (tracing_on 0 there: the kernel runs the triggers but records nothing);
+ * they count from kernel_continue() on, once the target's pid lists are in.
+ */
+static int kernel_arm(struct live *l, void *ctx)
+{
+	struct run *st = ctx;
+	bool must = st->o->engine == AGG_ENGINE_KERNEL;
+	size_t i;
+	int ret = TP_OK;
+
+	for (i = 0; !ret && i < st->evs->n; i++)
+		ret = tfs_hist_start(live_instance(l), &st->evs->v[i], st->hists[i], true, !must);
 	if (ret && !must)
 		tp_debug("user engine: the kernel refused a hist trigger");
 	return ret && !must ? -1 : ret;
 }
 
-/* The kernel engine's triggers count from now on, for the target's processes. */
-static int kernel_start(struct run *st)
+static int kernel_continue(struct run *st)
 {
 	size_t i;
-	int ret;
+	int ret = TP_OK;
 
-	ret = target_start(st->o->target);
-	if (!ret)
-		ret = target_apply(st->o->target, st->inst);
-	for (i = 0; !ret && i < st->evs.n; i++)
-		ret = tfs_event_enable(st->inst, &st->evs.v[i], true);
-	for (i = 0; !ret && i < st->evs.n; i++)
-		ret = tfs_hist_continue(st->inst, &st->evs.v[i], st->hists[i]);
+	for (i = 0; !ret && i < st->evs->n; i++)
+		ret = tfs_hist_continue(live_instance(st->l), &st->evs->v[i], st->hists[i]);
 	return ret;
-}
-
-static int user_setup(struct run *st)
-{
-	int ret, cpu;
-
-	ret = live_setup_instance(&st->inst, st->tep, &st->evs, st->o->filter, NULL,
-				  st->stacks ? LIVE_KSTACK : 0, st->o->target);
-	if (ret)
-		return ret;
-	st->rd = reader_new(tep_get_sub_buffer_size(st->tep));
-	st->cpu_on = calloc(st->ncpu, sizeof(*st->cpu_on));
-	if (!st->rd || !st->cpu_on) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
-	for (cpu = 0; cpu < st->ncpu; cpu++) {
-		if (reader_add_cpu(st->rd, st->inst, cpu) == 0) {
-			st->cpu_on[cpu] = true;
-		} else if (errno != ENOENT) {
-			/* ENOENT: a CPU that is not there (offline, or beyond the possible ones) */
-			tp_error("cannot open the buffer of cpu %d in %s: %s", cpu,
-				 tfs_instance_label(st->inst), strerror(errno));
-			return TP_FAIL;
-		}
-	}
-	return TP_OK;
-}
-
-/* What the ring buffers lost since the last call (overwritten and dropped events). */
-static unsigned long long user_lost(struct run *st)
-{
-	unsigned long long total = 0, o, d, n;
-	int cpu;
-
-	for (cpu = 0; cpu < st->ncpu; cpu++) {
-		if (!st->cpu_on[cpu])
-			continue;
-		live_cpu_stats(st->inst, cpu, &o, &d);
-		total += o + d;
-	}
-	n = total > st->lost_seen ? total - st->lost_seen : 0;
-	st->lost_seen = total;
-	return n;
 }
 
 static int kernel_collect(struct run *st)
 {
 	size_t i;
 
-	for (i = 0; i < st->evs.n; i++) {
-		char *text = tfs_hist_read(st->inst, &st->evs.v[i]);
+	for (i = 0; i < st->evs->n; i++) {
+		char *text = tfs_hist_read(live_instance(st->l), &st->evs->v[i]);
 		uint64_t dropped = 0;
 
 		if (!text) {
-			tp_error("cannot read the hist file of '%s:%s': %s", st->evs.v[i].system,
-				 st->evs.v[i].name, strerror(errno));
+			tp_error("cannot read the hist file of '%s:%s': %s", st->evs->v[i].system,
+				 st->evs->v[i].name, strerror(errno));
 			return TP_FAIL;
 		}
 		if (agg_kernel_update(st->agg, i, text, &dropped) < 0)
 			tp_warn("entries of the hist file of '%s:%s' were not understood",
-				st->evs.v[i].system, st->evs.v[i].name);
+				st->evs->v[i].system, st->evs->v[i].name);
 		free(text);
 		if (dropped > st->dropped[i])
 			agg_add_lost(st->agg, dropped - st->dropped[i]);
@@ -371,7 +317,7 @@ static void tick(struct run *st, bool screen)
 	if (st->kernel)
 		kernel_collect(st);
 	else
-		agg_add_lost(st->agg, user_lost(st));
+		agg_add_lost(st->agg, live_lost(st->l));
 	emit(st, false, screen);
 	agg_interval_end(st->agg);
 	st->last = now_s();
@@ -388,11 +334,9 @@ static bool user_loop(struct run *st, double deadline, double interval, bool scr
 
 	memset(&rec, 0, sizeof(rec));
 	while (!state_stop && !st->out_failed) {
-		r = reader_next(st->rd, &rec, &lost);
-		if (r < 0) {
-			tp_error("cannot read the ring buffer: %s", strerror(errno));
+		r = live_next(st->l, &rec, &lost);
+		if (r < 0)
 			return false;
-		}
 		if (r > 0) {
 			agg_record(st->agg, &rec);
 			/* the clock is cheap (vDSO) but not free: look every 1024 records */
@@ -403,7 +347,7 @@ static bool user_loop(struct run *st, double deadline, double interval, bool scr
 		if (deadline && t >= deadline)
 			break;
 		/* the target is gone: what it left in the buffers is read by user_drain */
-		if (target_done(st->o->target))
+		if (live_done(st->l))
 			break;
 		if (next && t >= next) {
 			tick(st, screen);
@@ -418,7 +362,7 @@ static bool user_loop(struct run *st, double deadline, double interval, bool scr
 				until = deadline;
 			if (until && (until - t) * 1000 < WAIT_MS)
 				ms = (until - t) * 1000 + 1;
-			reader_wait(st->rd, ms);
+			live_wait(st->l, ms);
 		}
 	}
 	return true;
@@ -432,17 +376,12 @@ static bool user_drain(struct run *st)
 	int r;
 
 	memset(&rec, 0, sizeof(rec));
-	tfs_instance_write(st->inst, "tracing_on", "0");
-	reader_finish(st->rd);
-	while ((r = reader_next(st->rd, &rec, &lost)) != 0 || !reader_eof(st->rd)) {
-		if (r < 0) {
-			tp_error("cannot read the ring buffer: %s", strerror(errno));
+	live_drain(st->l);
+	while ((r = live_next(st->l, &rec, &lost)) != 0 || !live_eof(st->l)) {
+		if (r < 0)
 			return false;
-		}
 		if (r > 0)
 			agg_record(st->agg, &rec);
-		else
-			reader_finish(st->rd);
 	}
 	return true;
 }
@@ -451,7 +390,7 @@ static void kernel_loop(struct run *st, double deadline, double interval, bool s
 {
 	double next = interval > 0 ? st->start + interval : 0, t, until;
 
-	while (!state_stop && !st->out_failed && !target_done(st->o->target)) {
+	while (!state_stop && !st->out_failed && !live_done(st->l)) {
 		t = now_s();
 		if (deadline && t >= deadline)
 			break;
@@ -468,88 +407,120 @@ static void kernel_loop(struct run *st, double deadline, double interval, bool s
 	}
 }
 
+/*
+ * The session's check hook, once the events are resolved and before
+ * anything is created: every key and field checked against them (TP_USAGE),
+ * and, when the kernel engine is tried, whether it can do it (-1: it cannot,
+ * the session is opened again for the user engine).
+ */
+static int run_check(struct live *l, void *ctx)
+{
+	struct run *st = ctx;
+	const struct agg_opts *o = st->o;
+	size_t i;
+	int ret = TP_OK;
+
+	st->evs = live_events(l);
+	st->agg = agg_new(&o->spec, live_tep(l));
+	st->dropped = calloc(st->evs->n ? st->evs->n : 1, sizeof(*st->dropped));
+	if (!st->agg || !st->dropped) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	for (i = 0; !ret && i < st->evs->n; i++) {
+		int size = 0;
+		char *fmt = live_format_text(l, st->evs->v[i].system, st->evs->v[i].name, &size);
+
+		ret = agg_add_event(st->agg, st->evs->v[i].system, st->evs->v[i].name,
+				    fmt ? fmt : "", fmt ? size : 0);
+		free(fmt);
+	}
+	if (ret)
+		return ret;
+	agg_set_comm_loader(st->agg, live_reload_comms, l);
+	return st->kernel ? kernel_plan(st, st->evs) : TP_OK;
+}
+
+/* What run_check and kernel_arm made, before the session is opened again. */
+static void run_reset(struct run *st)
+{
+	size_t i;
+
+	for (i = 0; st->hists && st->evs && i < st->evs->n; i++)
+		tracefs_hist_free(st->hists[i]);
+	free(st->hists);
+	st->hists = NULL;
+	agg_free(st->agg);
+	st->agg = NULL;
+	free(st->dropped);
+	st->dropped = NULL;
+	st->evs = NULL;
+}
+
+/* The session for either engine; -1 when the kernel engine cannot do it. */
+static int run_open(struct run *st)
+{
+	const struct agg_opts *o = st->o;
+	struct live_spec spec = {
+		.events = o->events, .nevents = o->nevents, .filter = o->filter,
+		.target = o->target, .input = o->input,
+		/*
+		 * A signal prints the totals once anything is traced, even one
+		 * that comes while the rest is set up (tests/cli/count.t waits
+		 * only for the events to be on).
+		 */
+		.flags = LIVE_EARLY_STOP,
+		.check = run_check,
+		.ctx = st,
+	};
+	int ret;
+
+	if (st->kernel) {
+		spec.flags |= LIVE_NOREAD;
+		spec.arm = kernel_arm;
+	} else if (st->stacks) {
+		spec.flags |= LIVE_KSTACK;
+	}
+	ret = live_open(&st->l, &spec);
+	if (ret)
+		run_reset(st);
+	return ret;
+}
+
 int agg_run(const struct agg_opts *o)
 {
 	struct run st = { .o = o };
 	bool screen = !o->json && o->interval > 0 && isatty(STDOUT_FILENO);
-	size_t i;
-	int ret;
+	int i, ret;
 
 	if (tp.instance) {
 		tp_error("%s traces in a private instance; '-i %s' cannot be used", tp.cmd,
 			 tp.instance);
 		return TP_USAGE;
 	}
-	ret = target_check(o->target);
-	if (!ret)
-		ret = tfs_init();
-	if (ret)
-		return ret;
-	st.ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	if (st.ncpu < 1)
-		st.ncpu = 1;
-	st.tep = live_tep(false);
-	if (!st.tep)
-		return TP_FAIL;
-	/* every mistake a user can make is found here, before anything is created */
-	ret = live_resolve_events(st.tep, o->events, o->nevents, o->filter, &st.evs);
-	if (ret)
-		goto out;
-	st.agg = agg_new(&o->spec, st.tep);
-	st.dropped = calloc(st.evs.n, sizeof(*st.dropped));
-	if (!st.agg || !st.dropped) {
-		tp_error("out of memory");
-		ret = TP_FAIL;
-		goto out;
-	}
-	for (i = 0; i < (size_t)o->spec.nkeys; i++)
+	for (i = 0; i < o->spec.nkeys; i++)
 		if (o->spec.kind[i] == AGG_KEY_STACK)
 			st.stacks = true;
-	/* the kernel writes an event's stack as a record of its own, after it */
-	if (st.stacks)
-		live_load_format(st.tep, "ftrace", "kernel_stack");
-	for (i = 0; !ret && i < st.evs.n; i++) {
-		int size = 0;
-		char *fmt = tfs_event_format_text(st.evs.v[i].system, st.evs.v[i].name, &size);
-
-		ret = agg_add_event(st.agg, st.evs.v[i].system, st.evs.v[i].name, fmt ? fmt : "",
-				    fmt ? size : 0);
-		free(fmt);
+	/* a recording has no hist triggers: what it holds is read */
+	st.kernel = o->engine != AGG_ENGINE_USER && !o->input;
+	if (o->engine == AGG_ENGINE_KERNEL && o->input) {
+		tp_error("'--input' reads a recording: the user engine does ('--engine user')");
+		return TP_USAGE;
 	}
+	ret = run_open(&st);
+	if (ret == -1) {
+		/* whatever the kernel engine tried is gone: the user engine starts afresh */
+		st.kernel = false;
+		ret = run_open(&st);
+	}
+	if (!ret && st.kernel)
+		ret = kernel_continue(&st);
 	if (ret)
 		goto out;
-	agg_set_comm_loader(st.agg, reload_cmdlines, NULL);
+	tp_debug("%s engine, %zu event(s) in %s", st.kernel ? "kernel" : "user", st.evs->n,
+		 o->input ? o->input : tfs_instance_label(live_instance(st.l)));
 
-	/*
-	 * From here on, INT/TERM/HUP only set state_stop: once anything is
-	 * traced a signal prints the totals, even one that comes while the
-	 * rest is set up (tests/cli/count.t waits only for the events to be on).
-	 */
-	state_set_graceful(true);
-	ret = -1;
-	if (o->engine != AGG_ENGINE_USER) {
-		ret = kernel_setup(&st);
-		if (ret == -1) {
-			/* whatever the kernel engine made goes, the user engine starts afresh */
-			state_rollback();
-			if (st.inst)
-				tracefs_instance_free(st.inst);
-			st.inst = NULL;
-		}
-	}
-	st.kernel = ret == TP_OK;
-	if (st.kernel)
-		ret = kernel_start(&st);
-	else if (ret == -1)
-		ret = user_setup(&st);
-	if (ret)
-		goto out;
-	tp_debug("%s engine, %zu event(s) in %s", st.kernel ? "kernel" : "user", st.evs.n,
-		 tfs_instance_label(st.inst));
-	tfs_tep_load_cmdlines(st.tep);
-
-	/* everything counts from here: COMMAND may run, unless we are stopped already */
-	ret = state_stop ? TP_OK : target_release(o->target);
+	ret = live_start(st.l);
 	if (ret)
 		goto out;
 	st.start = st.last = now_s();
@@ -563,7 +534,7 @@ int agg_run(const struct agg_opts *o)
 	if (!st.kernel) {
 		/* events whose stack never came count without one */
 		agg_flush(st.agg);
-		agg_add_lost(st.agg, user_lost(&st));
+		agg_add_lost(st.agg, live_lost(st.l));
 	}
 	/* the last interval (not on a screen: the totals replace it), then the totals */
 	if (o->interval > 0 && !screen && !st.out_failed) {
@@ -575,7 +546,6 @@ int agg_run(const struct agg_opts *o)
 		agg_interval_end(st.agg);
 		emit(&st, true, screen);
 	}
-	state_set_graceful(false);
 	{
 		struct agg_table *t = agg_snapshot(st.agg, true, 1);
 
@@ -595,22 +565,7 @@ int agg_run(const struct agg_opts *o)
 		clearerr(stdout);
 	}
 out:
-	state_set_graceful(false);
-	target_finish(o->target);
-	if (!ret)
-		target_report(o->target);
-	/* the readers hold the instance's files open: close them before it goes */
-	reader_free(st.rd);
-	state_rollback();
-	if (st.inst)
-		tracefs_instance_free(st.inst);
-	agg_free(st.agg);
-	for (i = 0; st.hists && i < st.evs.n; i++)
-		tracefs_hist_free(st.hists[i]);
-	free(st.hists);
-	tfs_event_list_free(&st.evs);
-	free(st.dropped);
-	free(st.cpu_on);
-	tep_free(st.tep);
+	ret = live_close(st.l, ret);
+	run_reset(&st);
 	return ret;
 }

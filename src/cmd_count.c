@@ -7,16 +7,15 @@
  * kernel's hist triggers or from the ring buffers; see agg.h and agg_run.c.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "agg.h"
 #include "opt.h"
 #include "target.h"
 #include "tpctl.h"
 
-int cmd_count(int argc, char **argv)
+int count_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 {
-	struct target tgt;
-	struct agg_opts o = { 0 };
 	const char *by = NULL;
 	unsigned long long top = 0;
 	bool stack = false;
@@ -27,10 +26,10 @@ int cmd_count(int argc, char **argv)
 		OPT_STRING(0, "by", &by, "KEY,...", "count per key: event (the default), comm, pid,\n"
 			   "cpu, stack or a field of the events (fields.NAME for a field\n"
 			   "called like one of the others)"),
-		AGG_OPTS(&o, &top, "count only the events matching EXPR", "only the N largest rows",
+		AGG_OPTS(o, &top, "count only the events matching EXPR", "only the N largest rows",
 			 "a table every SEC seconds (of that interval), the totals at the end"),
 		OPT_BOOL(0, "stack", &stack, "count per kernel stack too (as --by ...,stack)"),
-		TARGET_OPTS(&tgt),
+		TARGET_OPTS(tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
@@ -42,26 +41,42 @@ int cmd_count(int argc, char **argv)
 	struct tp_args args;
 	int ret;
 
-	ret = target_parse(&tgt, argc, argv, &spec, &args);
+	memset(o, 0, sizeof(*o));
+	ret = target_parse(tgt, argc, argv, &spec, &args);
 	if (ret)
-		return opt_status(ret);
+		return ret;
 	/* COMMAND's output must not mix with the tables on stdout */
-	tgt.stdout_to_stderr = true;
-	o.target = &tgt;
+	tgt->stdout_to_stderr = true;
+	o->target = tgt;
 	ret = TP_USAGE;
 	if (!args.argc)
 		tp_error("no event given");
 	else if (stack && asprintf(&keys, "%s,stack", by ? by : "event") < 0)
 		tp_error("out of memory");
 	else
-		ret = agg_spec_keys(&o.spec, keys ? keys : by);
+		ret = agg_spec_keys(&o->spec, keys ? keys : by);
 	free(keys);
-	if (!ret) {
-		o.events = args.argv;
-		o.nevents = args.argc;
-		o.top = top;
-		ret = agg_run(&o);
+	if (ret) {
+		agg_spec_release(&o->spec);
+		target_free(tgt);
+		return ret;
 	}
+	o->events = args.argv;
+	o->nevents = args.argc;
+	o->top = top;
+	return TP_OK;
+}
+
+int cmd_count(int argc, char **argv)
+{
+	struct target tgt;
+	struct agg_opts o;
+	int ret;
+
+	ret = count_parse(&o, &tgt, argc, argv);
+	if (ret)
+		return opt_status(ret);
+	ret = agg_run(&o);
 	agg_spec_release(&o.spec);
 	target_free(&tgt);
 	return ret;

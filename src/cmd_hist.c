@@ -8,16 +8,15 @@
  * max and buckets; see agg.h and agg_run.c.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "agg.h"
 #include "opt.h"
 #include "target.h"
 #include "tpctl.h"
 
-int cmd_hist(int argc, char **argv)
+int hist_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 {
-	struct target tgt;
-	struct agg_opts o = { .hist = true };
 	const char *by = NULL, *field = NULL;
 	unsigned long long top = 0, step = 0;
 	bool log2 = false;
@@ -30,10 +29,10 @@ int cmd_hist(int argc, char **argv)
 		OPT_BOOL(0, "log2", &log2, "power-of-two buckets: [0], [1], [2, 4), ... (the default)"),
 		OPT_UINT(0, "linear", &step, "STEP", 1, INT64_MAX,
 			 "buckets STEP wide: [0, STEP), [STEP, 2*STEP), ..."),
-		AGG_OPTS(&o, &top, "only the events matching EXPR",
+		AGG_OPTS(o, &top, "only the events matching EXPR",
 			 "only the N histograms with the most events",
 			 "histograms every SEC seconds (of that interval), the totals at the end"),
-		TARGET_OPTS(&tgt),
+		TARGET_OPTS(tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
@@ -46,12 +45,14 @@ int cmd_hist(int argc, char **argv)
 	struct tp_args args;
 	int ret;
 
-	ret = target_parse(&tgt, argc, argv, &spec, &args);
+	memset(o, 0, sizeof(*o));
+	o->hist = true;
+	ret = target_parse(tgt, argc, argv, &spec, &args);
 	if (ret)
-		return opt_status(ret);
+		return ret;
 	/* COMMAND's output must not mix with the tables on stdout */
-	tgt.stdout_to_stderr = true;
-	o.target = &tgt;
+	tgt->stdout_to_stderr = true;
+	o->target = tgt;
 	ret = TP_USAGE;
 	if (!args.argc)
 		tp_error("no event given");
@@ -61,16 +62,31 @@ int cmd_hist(int argc, char **argv)
 		tp_error("'--log2' and '--linear' cannot be used together");
 	else
 		/* without --by: one histogram of every event */
-		ret = by ? agg_spec_keys(&o.spec, by) : TP_OK;
-	if (!ret) {
-		o.spec.value = field;
-		o.spec.scale = step ? AGG_SCALE_LINEAR : AGG_SCALE_LOG2;
-		o.spec.step = step;
-		o.events = args.argv;
-		o.nevents = args.argc;
-		o.top = top;
-		ret = agg_run(&o);
+		ret = by ? agg_spec_keys(&o->spec, by) : TP_OK;
+	if (ret) {
+		agg_spec_release(&o->spec);
+		target_free(tgt);
+		return ret;
 	}
+	o->spec.value = field;
+	o->spec.scale = step ? AGG_SCALE_LINEAR : AGG_SCALE_LOG2;
+	o->spec.step = step;
+	o->events = args.argv;
+	o->nevents = args.argc;
+	o->top = top;
+	return TP_OK;
+}
+
+int cmd_hist(int argc, char **argv)
+{
+	struct target tgt;
+	struct agg_opts o;
+	int ret;
+
+	ret = hist_parse(&o, &tgt, argc, argv);
+	if (ret)
+		return opt_status(ret);
+	ret = agg_run(&o);
 	agg_spec_release(&o.spec);
 	target_free(&tgt);
 	return ret;

@@ -11,7 +11,6 @@
  * The instance's tracing_on is off while events are enabled and switched on
  * once, so every event is recorded over the same window.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -27,6 +26,7 @@
 #include "btf.h"
 #include "dat.h"
 #include "decode.h"
+#include "live.h"
 #include "opt.h"
 #include "state.h"
 #include "target.h"
@@ -43,11 +43,10 @@ struct meta {
 };
 
 struct recorder {
+	struct live *l;			/* the session: instance, trace_pipe_raw readers */
 	struct tracefs_instance *inst;
 	struct dat_writer *dat;
 	int ncpus;
-	int *fds;			/* trace_pipe_raw, non-blocking, ours to close */
-	struct tracefs_cpu **tcpu;
 	unsigned long long bytes;
 	const char *output;
 	int subbuf;
@@ -176,99 +175,6 @@ static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, st
 	return TP_OK;
 }
 
-/* Number of per_cpu/cpuN directories of the instance (N+1 for the highest N). */
-static int count_cpus(struct tracefs_instance *inst)
-{
-	char *dir = tracefs_instance_get_file(inst, "per_cpu");
-	struct dirent *d;
-	DIR *dp;
-	int n = 0;
-
-	if (!dir)
-		return -1;
-	dp = opendir(dir);
-	tracefs_put_tracing_file(dir);
-	if (!dp)
-		return -1;
-	while ((d = readdir(dp))) {
-		int cpu;
-
-		if (sscanf(d->d_name, "cpu%d", &cpu) == 1 && cpu + 1 > n)
-			n = cpu + 1;
-	}
-	closedir(dp);
-	return n;
-}
-
-static int readers_open(struct recorder *r, int *subbuf)
-{
-	int size = 0;
-	char *s;
-
-	r->ncpus = count_cpus(r->inst);
-	if (r->ncpus <= 0) {
-		tp_error("cannot list the per-CPU buffers of '%s'", tfs_instance_label(r->inst));
-		return TP_FAIL;
-	}
-	s = tracefs_instance_file_read(r->inst, "buffer_subbuf_size_kb", &size);
-	*subbuf = s ? atoi(s) * 1024 : 0;
-	free(s);
-	if (*subbuf <= 0)
-		*subbuf = getpagesize();
-	r->fds = calloc(r->ncpus, sizeof(*r->fds));
-	r->tcpu = calloc(r->ncpus, sizeof(*r->tcpu));
-	if (!r->fds || !r->tcpu) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
-	for (int c = 0; c < r->ncpus; c++)
-		r->fds[c] = -1;
-	for (int c = 0; c < r->ncpus; c++) {
-		char file[64];
-		char *path;
-
-		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c);
-		path = tracefs_instance_get_file(r->inst, file);
-		if (!path) {
-			tp_error("out of memory");
-			return TP_FAIL;
-		}
-		r->fds[c] = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		tracefs_put_tracing_file(path);
-		if (r->fds[c] < 0) {
-			/* A possible but absent CPU has no buffer to read. */
-			if (errno == ENOENT || errno == ENODEV)
-				continue;
-			tp_error("cannot open '%s': %s", file, strerror(errno));
-			return TP_FAIL;
-		}
-		/* Closed before the instance is removed, also on a second signal. */
-		state_register_fd(r->fds[c]);
-		r->tcpu[c] = tracefs_cpu_alloc_fd(r->fds[c], *subbuf, true);
-		if (!r->tcpu[c]) {
-			tp_error("cannot read '%s': %s", file, strerror(errno));
-			return TP_FAIL;
-		}
-	}
-	return TP_OK;
-}
-
-static void readers_close(struct recorder *r)
-{
-	for (int c = 0; c < r->ncpus; c++) {
-		if (r->tcpu && r->tcpu[c])
-			tracefs_cpu_free_fd(r->tcpu[c]);
-		if (r->fds && r->fds[c] >= 0) {
-			state_unregister_fd(r->fds[c]);
-			close(r->fds[c]);
-		}
-	}
-	free(r->tcpu);
-	free(r->fds);
-	r->tcpu = NULL;
-	r->fds = NULL;
-}
-
 /*
  * Version 7: pages are read into memory and handed to the writer, which
  * compresses them (no splice: the data must pass through zstd anyway).
@@ -278,8 +184,8 @@ static int drain_read(struct recorder *r, int c, bool flush, bool *moved)
 	int n;
 
 	for (;;) {
-		n = flush ? tracefs_cpu_flush(r->tcpu[c], r->page) :
-			    tracefs_cpu_read(r->tcpu[c], r->page, true);
+		n = flush ? tracefs_cpu_flush(live_page_cpu(r->l, c), r->page) :
+			    tracefs_cpu_read(live_page_cpu(r->l, c), r->page, true);
 		if (n <= 0)
 			break;
 		/* a short read is still a whole sub-buffer: its header says how much is data */
@@ -299,10 +205,11 @@ static int drain_read(struct recorder *r, int c, bool flush, bool *moved)
 static int drain(struct recorder *r, bool flush, bool *moved)
 {
 	for (int c = 0; c < r->ncpus; c++) {
+		struct tracefs_cpu *tcpu = live_page_cpu(r->l, c);
 		int fd = dat_cpu_fd(r->dat, c);
 		int n;
 
-		if (!r->tcpu[c])
+		if (!tcpu)
 			continue;
 		if (fd < 0) {
 			if (drain_read(r, c, flush, moved) < 0) {
@@ -311,7 +218,7 @@ static int drain(struct recorder *r, bool flush, bool *moved)
 			}
 			continue;
 		}
-		while ((n = tracefs_cpu_write(r->tcpu[c], fd, true)) > 0) {
+		while ((n = tracefs_cpu_write(tcpu, fd, true)) > 0) {
 			r->bytes += n;
 			*moved = true;
 		}
@@ -320,7 +227,7 @@ static int drain(struct recorder *r, bool flush, bool *moved)
 			return TP_FAIL;
 		}
 		if (flush) {
-			n = tracefs_cpu_flush_write(r->tcpu[c], fd);
+			n = tracefs_cpu_flush_write(tcpu, fd);
 			if (n > 0)
 				r->bytes += n;
 		}
@@ -411,7 +318,7 @@ static int flush_kept(struct recorder *r)
 	return TP_OK;
 }
 
-static int record_loop(struct recorder *r, double duration, struct target *tgt)
+static int record_loop(struct recorder *r, double duration)
 {
 	struct pollfd *pfd = calloc(r->ncpus, sizeof(*pfd));
 	double end = duration > 0 ? now() + duration : 0;
@@ -422,7 +329,7 @@ static int record_loop(struct recorder *r, double duration, struct target *tgt)
 		return TP_FAIL;
 	}
 	for (int c = 0; c < r->ncpus; c++) {
-		pfd[c].fd = r->fds[c];
+		pfd[c].fd = live_page_fd(r->l, c);
 		pfd[c].events = POLLIN;
 	}
 	r->flushed = now();
@@ -431,7 +338,7 @@ static int record_loop(struct recorder *r, double duration, struct target *tgt)
 		int timeout = 250;
 
 		/* COMMAND exited, or the processes traced are gone */
-		if (target_done(tgt))
+		if (live_done(r->l))
 			break;
 		if (end) {
 			double left = end - now();
@@ -457,40 +364,6 @@ static int record_loop(struct recorder *r, double duration, struct target *tgt)
 		}
 	}
 	free(pfd);
-	return ret;
-}
-
-static int setup_events(struct recorder *r, char **patterns, int npatterns, const char *filter,
-			const char *buffer_kb, bool kstack, bool ustack, struct tfs_event_list *evs)
-{
-	struct tep_handle *tep = NULL;
-	const char *how = NULL;
-	int ret;
-
-	ret = tfs_events_resolve(r->inst, patterns, npatterns, evs);
-	if (ret)
-		return ret;
-	/* Off while enabling: every event starts (and stops) at the same moment. */
-	ret = tfs_instance_write(r->inst, "tracing_on", "0");
-	if (!ret && buffer_kb)
-		ret = tfs_instance_write(r->inst, "buffer_size_kb", buffer_kb);
-	if (!ret && filter) {
-		tep = tfs_tep_load(evs);
-		if (!tep)
-			return TP_FAIL;
-		for (size_t i = 0; i < evs->n && !ret; i++)
-			ret = tfs_event_filter_set(r->inst, tep, &evs->v[i], filter);
-		tfs_tep_free(tep);
-	}
-	/* stacks as in stream: the stacktrace trigger per event, user stacks for the instance */
-	for (size_t i = 0; i < evs->n && !ret && kstack; i++)
-		ret = tfs_event_stacktrace(r->inst, &evs->v[i], filter, &how);
-	if (!ret && how)
-		tp_debug("kernel stacks by %s", how);
-	if (!ret && ustack)
-		ret = tfs_user_stacktrace(r->inst);
-	for (size_t i = 0; i < evs->n && !ret; i++)
-		ret = tfs_event_enable(r->inst, &evs->v[i], true);
 	return ret;
 }
 
@@ -538,11 +411,9 @@ int cmd_record(int argc, char **argv)
 {
 	const char *output = NULL, *filter = NULL, *buffer_kb = NULL;
 	struct recorder r = { 0 };
-	struct tfs_event_list evs = { 0 };
 	struct meta m = { 0 };
 	struct target tgt;
 	double duration = 0;
-	int subbuf = 0;
 	unsigned long long kb = 0, version = DAT_VERSION_DEFAULT;
 	char kbuf[32];
 	int ret;
@@ -587,68 +458,43 @@ int cmd_record(int argc, char **argv)
 		return TP_USAGE;
 	}
 	r.output = output;
-	ret = target_check(&tgt);
-	if (!ret)
-		ret = tfs_init();
-	if (!ret)
-		ret = tfs_private_instance(&r.inst);
-	if (ret) {
-		target_free(&tgt);
-		return ret;
-	}
-	/* COMMAND's pid must be listed before any event is on (target.h) */
-	ret = target_start(&tgt);
-	if (!ret)
-		ret = target_apply(&tgt, r.inst);
-	if (!ret)
-		ret = setup_events(&r, args.argv, args.argc, filter, buffer_kb, kstack, ustack,
-				   &evs);
-	if (!ret)
-		ret = readers_open(&r, &subbuf);
-	if (!ret)
-		ret = meta_collect(&r, &evs, &m, kstack);
+	ret = live_open(&r.l, &(struct live_spec){
+		.events = args.argv, .nevents = args.argc, .filter = filter,
+		.buffer_kb = buffer_kb, .target = &tgt,
+		/* tracing_on 0 until every event is on: one window for all of them */
+		.flags = LIVE_PAGES | LIVE_HOLD | (kstack ? LIVE_KSTACK : 0) |
+			 (ustack ? LIVE_USTACK : 0),
+	});
 	if (!ret) {
-		r.dat = open_output(&r, output, &m, subbuf, version);
+		r.inst = live_instance(r.l);
+		r.ncpus = live_page_ncpus(r.l);
+		ret = meta_collect(&r, live_events(r.l), &m, kstack);
+	}
+	if (!ret) {
+		r.dat = open_output(&r, output, &m, live_page_size(r.l), version);
 		if (!r.dat)
 			ret = TP_FAIL;
 	}
-	if (ret)
-		goto out;
-
-	state_set_graceful(true);
-	ret = tfs_instance_write(r.inst, "tracing_on", "1");
 	if (!ret)
-		ret = target_release(&tgt);
+		ret = live_start(r.l);
 	if (!ret)
-		ret = record_loop(&r, duration, &tgt);
-
-	/* Stop the writers first, then take what is left, partial pages too. */
-	tracefs_instance_file_write(r.inst, "tracing_on", "0");
-	if (!ret)
-		ret = drain(&r, true, &moved);
-	finish_meta(&r);
-out:
-	/* a second signal from here on stops at once (state.h) */
-	state_set_graceful(false);
-	/* stopped by --duration or a signal: do not leave the command behind */
-	target_finish(&tgt);
-	readers_close(&r);
+		ret = record_loop(&r, duration);
 	if (r.dat) {
-		if (dat_finish(r.dat) < 0 && !ret) {
-			tp_error("cannot write '%s': %s", output, strerror(errno));
-			ret = TP_FAIL;
-		}
+		/* Stop the writers first, then take what is left, partial pages too. */
+		live_drain(r.l);
+		if (!ret)
+			ret = drain(&r, true, &moved);
+		finish_meta(&r);
 	}
-	if (!ret) {
+	if (r.dat && dat_finish(r.dat) < 0 && !ret) {
+		tp_error("cannot write '%s': %s", output, strerror(errno));
+		ret = TP_FAIL;
+	}
+	if (!ret)
 		tp_debug("wrote %llu bytes of trace data to '%s'", r.bytes, output);
-		target_report(&tgt);
-	}
+	ret = live_close(r.l, ret);
 	target_free(&tgt);
-	state_rollback();
-	if (r.inst)
-		tracefs_instance_free(r.inst);
 	free(r.page);
 	meta_free(&m);
-	tfs_event_list_free(&evs);
 	return ret;
 }

@@ -271,45 +271,11 @@ static int report_decode(const char *path, struct dat_file *df, const struct rep
 	struct report_ctx ctx = { 0 };
 	struct dat_uname u;
 	bool *sel = NULL;
-	int nbuf, nh = 0, nsel = 0, ret, out_fd, null_fd;
+	int nbuf, nh = 0, nsel = 0, ret;
 
-	/* Our own one-line errors replace the libraries' messages. */
-	if (tp.verbose < 2) {
-		tracecmd_set_loglevel(TEP_LOG_NONE);
-		tep_set_loglevel(TEP_LOG_NONE);
-	}
-	/*
-	 * libtracecmd 3.1.6 prints some complaints ("File possibly
-	 * truncated...") with printf whatever the log level: keep standard
-	 * output away from it while it opens the file, so that nothing but
-	 * records reaches a --json reader.
-	 */
-	fflush(stdout);
-	out_fd = dup(STDOUT_FILENO);
-	null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (out_fd >= 0 && null_fd >= 0)
-		dup2(null_fd, STDOUT_FILENO);
-	/*
-	 * tracecmd_open() frees a half-initialised handle when the CPU data
-	 * do not fit in the file and crashes doing so (libtracecmd 3.1.6), so
-	 * read the headers and init the data separately, and leave a failed
-	 * handle alone: we exit right after.
-	 */
-	h = tracecmd_open_head(path, 0);
-	if (h && tracecmd_init_data(h) < 0)
-		h = NULL;
-	fflush(stdout);
-	__fpurge(stdout);
-	if (out_fd >= 0 && null_fd >= 0)
-		dup2(out_fd, STDOUT_FILENO);
-	if (out_fd >= 0)
-		close(out_fd);
-	if (null_fd >= 0)
-		close(null_fd);
-	if (!h) {
-		tp_error("cannot read '%s': truncated or corrupt trace.dat", path);
+	h = dat_tracecmd_open(path);
+	if (!h)
 		return TP_FAIL;
-	}
 	/* Names are matched on libtracecmd's tep: it has every format of the file. */
 	ret = select_events(tracecmd_get_tep(h), opt->pats, opt->npats, &sel, &nsel);
 	if (ret)

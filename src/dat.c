@@ -6,6 +6,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio_ext.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,10 @@
 #include <unistd.h>
 
 #include <zstd.h>
+
+#include <event-parse.h>
+#include <trace-cmd.h>
+
 
 #include "dat.h"
 #include "tpctl.h"
@@ -1756,4 +1761,47 @@ bool dat_uname_parse(const char *text, struct dat_uname *u)
 		return true;
 	}
 	return false;
+}
+
+struct tracecmd_input *dat_tracecmd_open(const char *path)
+{
+	struct tracecmd_input *h;
+	int out_fd, null_fd;
+
+	/* Our own one-line errors replace the libraries' messages. */
+	if (tp.verbose < 2) {
+		tracecmd_set_loglevel(TEP_LOG_NONE);
+		tep_set_loglevel(TEP_LOG_NONE);
+	}
+	/*
+	 * libtracecmd 3.1.6 prints some complaints ("File possibly
+	 * truncated...") with printf whatever the log level: keep standard
+	 * output away from it while it opens the file, so that nothing but
+	 * records reaches a --json reader.
+	 */
+	fflush(stdout);
+	out_fd = dup(STDOUT_FILENO);
+	null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (out_fd >= 0 && null_fd >= 0)
+		dup2(null_fd, STDOUT_FILENO);
+	/*
+	 * tracecmd_open() frees a half-initialised handle when the CPU data
+	 * do not fit in the file and crashes doing so (libtracecmd 3.1.6), so
+	 * read the headers and init the data separately, and leave a failed
+	 * handle alone: the caller exits right after.
+	 */
+	h = tracecmd_open_head(path, 0);
+	if (h && tracecmd_init_data(h) < 0)
+		h = NULL;
+	fflush(stdout);
+	__fpurge(stdout);
+	if (out_fd >= 0 && null_fd >= 0)
+		dup2(out_fd, STDOUT_FILENO);
+	if (out_fd >= 0)
+		close(out_fd);
+	if (null_fd >= 0)
+		close(null_fd);
+	if (!h)
+		tp_error("cannot read '%s': truncated or corrupt trace.dat", path);
+	return h;
 }

@@ -162,6 +162,12 @@ struct dat_file {
 };
 
 int dat_open(const char *path, struct dat_file *df);
+/*
+ * libtracecmd's handle of a file dat_open() checked, opened without letting
+ * the libraries print on stdout; NULL after one error line.
+ */
+struct tracecmd_input;
+struct tracecmd_input *dat_tracecmd_open(const char *path);
 void dat_file_close(struct dat_file *df);
 
 /*

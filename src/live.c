@@ -1,20 +1,72 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * live - set-up shared by the commands that trace the running kernel; see live.h.
+ * live - the session of a live command; see live.h.
+ *
+ * The order of the set-up matters and is the same for every command:
+ * names and filters are checked before anything is created; COMMAND is
+ * forked and the pid lists written before any event is on, so nothing but
+ * the target gets into the buffer; stacks are set up before the events they
+ * belong to; the readers are opened last, after the instance has its final
+ * shape, and closed before the journal removes the instance.
  */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <event-parse.h>
+#include <trace-cmd.h>
 #include <tracefs.h>
 
+#include "btf.h"
+#include "dat.h"
 #include "decode.h"
 #include "live.h"
+#include "reader.h"
+#include "state.h"
 #include "target.h"
 #include "tfs.h"
 #include "tpctl.h"
 
-int live_load_format(struct tep_handle *tep, const char *sys, const char *name)
+struct live {
+	struct live_spec spec;
+	struct tep_handle *tep;
+	struct tfs_event_list evs;
+	struct tracefs_instance *inst;
+	bool private_inst;		/* tpctl-<pid>, ours (else the -i instance, read only) */
+	int ncpu;
+	bool *cpus;			/* the CPUs read */
+	unsigned long long *overrun0, *dropped0;	/* the -i instance's stats at the start */
+	unsigned long long lost_seen;	/* live_lost(): overrun + dropped so far */
+	struct reader *rd;
+	bool stacks;
+	bool drained;
+	/* id -> "system:event", built on the first unknown id */
+	char **idmap;
+	int nid;
+	bool idmap_built;
+	/* LIVE_PAGES */
+	int npage_cpus, page_size;
+	int *page_fds;
+	struct tracefs_cpu **page_cpus;
+	/* an input file */
+	struct dat_file df;
+	struct tracecmd_input *in;
+	struct tep_record *in_rec;	/* handed out last: freed on the next call */
+	struct tep_record **in_next;	/* per CPU: its next record, read ahead */
+	bool *in_cpu_eof;
+	int in_ncpu;
+	bool in_eof;
+	struct tep_event_filter *in_filter;	/* --filter, applied here: no kernel to do it */
+};
+
+/* ---------------------------------------------------------------- formats */
+
+/* Parse events/<sys>/<name>/format into tep unless it is there; -1 when it cannot be had. */
+static int load_format(struct tep_handle *tep, const char *sys, const char *name)
 {
 	char *buf;
 	int size = 0, ret;
@@ -31,9 +83,112 @@ int live_load_format(struct tep_handle *tep, const char *sys, const char *name)
 	return ret;
 }
 
-struct tep_handle *live_tep(bool plugins)
+int live_load_id(struct tep_handle *tep, int id, void *ctx)
 {
-	struct tep_handle *tep = decode_tep_new(plugins);
+	struct live *l = ctx;
+	char **systems, **events, *colon;
+	int i, j;
+
+	if (l->in)
+		return -1;
+	if (!l->idmap_built) {
+		l->idmap_built = true;
+		/* libtracefs leaves out "ftrace" (no enable file), whose events still come */
+		systems = tracefs_event_systems(NULL);
+		systems = tracefs_list_add(systems, "ftrace");
+		for (i = 0; systems && systems[i]; i++) {
+			events = tracefs_system_events(NULL, systems[i]);
+			for (j = 0; events && events[j]; j++) {
+				char *txt;
+				int size = 0, eid;
+
+				txt = tracefs_event_file_read(NULL, systems[i], events[j], "id", &size);
+				if (!txt)
+					continue;
+				eid = atoi(txt);
+				free(txt);
+				if (eid <= 0 || eid > 1 << 20)
+					continue;
+				if (eid >= l->nid) {
+					int nn = eid + 256;
+					char **nm = realloc(l->idmap, nn * sizeof(*nm));
+
+					if (!nm)
+						continue;
+					memset(nm + l->nid, 0, (nn - l->nid) * sizeof(*nm));
+					l->idmap = nm;
+					l->nid = nn;
+				}
+				if (!l->idmap[eid] &&
+				    asprintf(&l->idmap[eid], "%s:%s", systems[i], events[j]) < 0)
+					l->idmap[eid] = NULL;
+			}
+			tracefs_list_free(events);
+		}
+		tracefs_list_free(systems);
+	}
+	if (id >= l->nid || !l->idmap[id])
+		return -1;
+	colon = strchr(l->idmap[id], ':');
+	*colon = '\0';
+	i = load_format(tep, l->idmap[id], colon + 1);
+	*colon = ':';
+	return i;
+}
+
+int live_reload_comms(struct tep_handle *tep, void *ctx)
+{
+	struct live *l = ctx;
+
+	/* a recording's names are the ones it saved */
+	if (l && l->in)
+		return -1;
+	return tfs_tep_load_cmdlines(tep);
+}
+
+/*
+ * Kernel variables that print fmts read when the kernel prints `trace`
+ * (writeback's "age=" is jiffies minus a field): read when we print, too.
+ * jiffies comes from /proc/timer_list (root only), at most every 10 ms.
+ */
+static bool kernel_variable(const char *name, size_t len, unsigned long long *value, void *ctx)
+{
+	static unsigned long long jiffies;
+	static struct timespec last;
+	static int have;	/* 0: not read yet, 1: read, -1: cannot be read */
+	struct timespec now;
+	char *buf, *p;
+
+	(void)ctx;
+	if (len != 7 || memcmp(name, "jiffies", 7) || have < 0)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	if (!have || (now.tv_sec - last.tv_sec) * 1000000000LL +
+		     (now.tv_nsec - last.tv_nsec) >= 10000000LL) {
+		buf = tp_read_file("/proc/timer_list", NULL);
+		p = buf ? strstr(buf, "\njiffies: ") : NULL;
+		if (!p) {
+			free(buf);
+			have = have ? have : -1;
+			return have > 0 ? (*value = jiffies, true) : false;
+		}
+		jiffies = strtoull(p + 10, NULL, 10);
+		last = now;
+		have = 1;
+		free(buf);
+	}
+	*value = jiffies;
+	return true;
+}
+
+/* A tep_handle with the kernel's header_page; NULL after printing the error. */
+static struct tep_handle *kernel_tep(bool text)
+{
+	/*
+	 * Plugins only change how events are printed as text; loading them
+	 * costs a dlopen each, which typed values (JSON, aggregations) skip.
+	 */
+	struct tep_handle *tep = decode_tep_new(text && !getenv("TPCTL_NO_PLUGINS"));
 	char *buf;
 	int size = 0;
 
@@ -49,90 +204,141 @@ struct tep_handle *live_tep(bool plugins)
 		return NULL;
 	}
 	free(buf);
+	if (text) {
+		/*
+		 * Text prints what the kernel prints: names of enum constants
+		 * (BTF, read on first need), strings that %s fields point to
+		 * (printk_formats) and jiffies.  Typed values carry the raw ones.
+		 */
+		static const struct decode_names names = {
+			.constant = btf_enum_value,
+			.variable = kernel_variable,
+		};
+
+		decode_set_names(&names);
+		buf = tracefs_instance_file_read(NULL, "printk_formats", &size);
+		if (buf)
+			tep_parse_printk_formats(tep, buf);
+		free(buf);
+	}
 	return tep;
 }
 
-int live_resolve_events(struct tep_handle *tep, char **pats, int npats, const char *filter,
-			struct tfs_event_list *evs)
+/* Load the formats of what is enabled in the -i instance now; others come lazily. */
+static void preload_enabled(struct live *l)
 {
+	char *buf, *line, *save = NULL;
+	int size = 0;
+
+	buf = tracefs_instance_file_read(l->inst, "set_event", &size);
+	if (!buf)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		if (tfs_name_valid(line) && tfs_name_valid(colon + 1))
+			load_format(l->tep, line, colon + 1);
+	}
+	free(buf);
+}
+
+/* The EVENT patterns resolved, their formats loaded, the filter checked against each. */
+static int resolve_events(struct live *l)
+{
+	const struct live_spec *s = &l->spec;
 	size_t i;
 	int ret;
 
-	ret = tfs_events_resolve(NULL, pats, npats, evs);
-	for (i = 0; !ret && i < evs->n; i++)
-		live_load_format(tep, evs->v[i].system, evs->v[i].name);
-	for (i = 0; !ret && filter && i < evs->n; i++)
-		ret = tfs_filter_check(tep, &evs->v[i], filter);
+	ret = tfs_events_resolve(NULL, s->events, s->nevents, &l->evs);
+	for (i = 0; !ret && i < l->evs.n; i++)
+		load_format(l->tep, l->evs.v[i].system, l->evs.v[i].name);
+	for (i = 0; !ret && s->filter && i < l->evs.n; i++)
+		ret = tfs_filter_check(l->tep, &l->evs.v[i], s->filter);
 	return ret;
 }
+
+/* ---------------------------------------------------------------- the instance */
 
 /*
  * Stacks before the events are enabled, so that every event has them:
  * kernel stacks per event (the stacktrace trigger, else options/stacktrace),
  * user stacks for the instance (the kernel has no trigger for them).
  */
-static int setup_stacks(struct tracefs_instance *inst, const struct tfs_event_list *evs,
-			const char *filter, unsigned flags)
+static int setup_stacks(struct live *l)
 {
 	const char *how = NULL;
 	size_t i;
 	int ret = 0;
 
-	for (i = 0; !ret && (flags & LIVE_KSTACK) && i < evs->n; i++)
-		ret = tfs_event_stacktrace(inst, &evs->v[i], filter, &how);
+	for (i = 0; !ret && (l->spec.flags & LIVE_KSTACK) && i < l->evs.n; i++)
+		ret = tfs_event_stacktrace(l->inst, &l->evs.v[i], l->spec.filter, &how);
 	if (!ret && how)
 		tp_debug("kernel stacks by %s", how);
-	if (!ret && (flags & LIVE_USTACK))
-		ret = tfs_user_stacktrace(inst);
+	if (!ret && (l->spec.flags & LIVE_USTACK))
+		ret = tfs_user_stacktrace(l->inst);
 	return ret;
 }
 
-int live_setup_instance(struct tracefs_instance **inst, struct tep_handle *tep,
-			const struct tfs_event_list *evs, const char *filter,
-			const char *buffer_kb, unsigned flags, struct target *tgt)
+static int setup_instance(struct live *l)
 {
+	const struct live_spec *s = &l->spec;
+	unsigned f = s->flags;
+	bool off = f & (LIVE_HOLD | LIVE_NOREAD | LIVE_KSTACK);
 	size_t i;
 	int ret;
 
-	ret = tfs_private_instance(inst);
+	ret = tfs_private_instance(&l->inst);
+	if (ret)
+		return ret;
+	l->private_inst = true;
+	/*
+	 * Off while it is set up where the command wants one window for
+	 * every event (record), nothing in the buffer (the kernel engine), or
+	 * no event without its stack: a trigger on a disabled event
+	 * soft-enables it, so the kernel would record the trigger's stack of
+	 * an event it then discards.
+	 */
+	if (off)
+		ret = tfs_instance_write(l->inst, "tracing_on", "0");
+	if (!ret && s->arm)
+		ret = s->arm(l, s->ctx);
+	if (ret)
+		return ret;
 	/* the pid lists before any event is on: nothing else gets into the buffer */
+	ret = target_start(s->target);
 	if (!ret)
-		ret = target_start(tgt);
-	if (!ret)
-		ret = target_apply(tgt, *inst);
-	if (!ret && buffer_kb)
-		ret = tfs_instance_write(*inst, "buffer_size_kb", buffer_kb);
+		ret = target_apply(s->target, l->inst);
+	if (!ret && s->buffer_kb)
+		ret = tfs_instance_write(l->inst, "buffer_size_kb", s->buffer_kb);
 	/*
 	 * A new instance wakes its reader when the buffer is half full
 	 * (buffer_percent 50); a reader that shows each record as it comes
 	 * wants to wake on the first one instead.
 	 */
-	if (!ret && (flags & LIVE_PROMPT))
-		ret = tfs_instance_write(*inst, "buffer_percent", "0");
-	/*
-	 * A trigger on a disabled event soft-enables it: the kernel then
-	 * discards the event but still records the trigger's stack.  Nothing
-	 * is recorded until every event is on, so no stack comes without it.
-	 */
-	if (!ret && (flags & LIVE_KSTACK))
-		ret = tfs_instance_write(*inst, "tracing_on", "0");
+	if (!ret && (f & LIVE_PROMPT))
+		ret = tfs_instance_write(l->inst, "buffer_percent", "0");
 	if (!ret)
-		ret = setup_stacks(*inst, evs, filter, flags);
-	for (i = 0; !ret && i < evs->n; i++) {
-		if (filter)
-			ret = tfs_event_filter_set(*inst, tep, &evs->v[i], filter);
+		ret = setup_stacks(l);
+	for (i = 0; !ret && i < l->evs.n; i++) {
+		/* the kernel engine's filter is its triggers' */
+		if (s->filter && !(f & LIVE_NOREAD))
+			ret = tfs_event_filter_set(l->inst, l->tep, &l->evs.v[i], s->filter);
 		if (!ret)
-			ret = tfs_event_enable(*inst, &evs->v[i], true);
+			ret = tfs_event_enable(l->inst, &l->evs.v[i], true);
 	}
-	if (!ret && (flags & LIVE_KSTACK))
-		ret = tfs_instance_write(*inst, "tracing_on", "1");
+	if (!ret && (f & LIVE_KSTACK) && !(f & (LIVE_HOLD | LIVE_NOREAD)))
+		ret = tfs_instance_write(l->inst, "tracing_on", "1");
 	if (!ret)
-		tp_debug("tracing %zu event(s) in %s", evs->n, tfs_instance_label(*inst));
+		tp_debug("tracing %zu event(s) in %s", l->evs.n, tfs_instance_label(l->inst));
 	return ret;
 }
 
-void live_cpu_stats(struct tracefs_instance *inst, int cpu, unsigned long long *overrun,
-		    unsigned long long *dropped)
+/* Overrun and dropped events of one CPU of inst so far (per_cpu/cpuN/stats). */
+static void cpu_stats(struct tracefs_instance *inst, int cpu, unsigned long long *overrun,
+		      unsigned long long *dropped)
 {
 	char path[64], *buf, *p;
 	int size = 0;
@@ -149,4 +355,630 @@ void live_cpu_stats(struct tracefs_instance *inst, int cpu, unsigned long long *
 	if (p)
 		*dropped = strtoull(p + 15, NULL, 10);
 	free(buf);
+}
+
+/* ---------------------------------------------------------------- readers */
+
+static int open_readers(struct live *l)
+{
+	int cpu;
+
+	l->rd = reader_new(tep_get_sub_buffer_size(l->tep));
+	if (!l->rd) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	for (cpu = 0; cpu < l->ncpu; cpu++) {
+		if (!l->cpus[cpu])
+			continue;
+		/*
+		 * A private instance counts from zero: its events were enabled
+		 * before this point, so a baseline read now would hide what
+		 * was lost meanwhile (tests/cli/fault-loss.t under valgrind).
+		 */
+		if (!l->private_inst)
+			cpu_stats(l->inst, cpu, &l->overrun0[cpu], &l->dropped0[cpu]);
+		if (reader_add_cpu(l->rd, l->inst, cpu) < 0) {
+			/* a CPU that is not there (offline, or beyond the possible ones) */
+			if (errno == ENOENT && !l->spec.cpus) {
+				l->cpus[cpu] = false;
+				continue;
+			}
+			tp_error("cannot open the buffer of cpu %d in %s: %s", cpu,
+				 tfs_instance_label(l->inst), strerror(errno));
+			return TP_FAIL;
+		}
+	}
+	return TP_OK;
+}
+
+/* Number of per_cpu/cpuN directories of the instance (N+1 for the highest N). */
+static int count_cpus(struct tracefs_instance *inst)
+{
+	char *dir = tracefs_instance_get_file(inst, "per_cpu");
+	struct dirent *d;
+	DIR *dp;
+	int n = 0;
+
+	if (!dir)
+		return -1;
+	dp = opendir(dir);
+	tracefs_put_tracing_file(dir);
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp))) {
+		int cpu;
+
+		if (sscanf(d->d_name, "cpu%d", &cpu) == 1 && cpu + 1 > n)
+			n = cpu + 1;
+	}
+	closedir(dp);
+	return n;
+}
+
+/* LIVE_PAGES: each CPU's trace_pipe_raw, non-blocking, as libtracefs tracefs_cpu. */
+static int open_pages(struct live *l)
+{
+	int size = 0, c;
+	char *s;
+
+	l->npage_cpus = count_cpus(l->inst);
+	if (l->npage_cpus <= 0) {
+		tp_error("cannot list the per-CPU buffers of '%s'", tfs_instance_label(l->inst));
+		return TP_FAIL;
+	}
+	s = tracefs_instance_file_read(l->inst, "buffer_subbuf_size_kb", &size);
+	l->page_size = s ? atoi(s) * 1024 : 0;
+	free(s);
+	if (l->page_size <= 0)
+		l->page_size = getpagesize();
+	l->page_fds = calloc(l->npage_cpus, sizeof(*l->page_fds));
+	l->page_cpus = calloc(l->npage_cpus, sizeof(*l->page_cpus));
+	if (!l->page_fds || !l->page_cpus) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	for (c = 0; c < l->npage_cpus; c++)
+		l->page_fds[c] = -1;
+	for (c = 0; c < l->npage_cpus; c++) {
+		char file[64];
+		char *path;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c);
+		path = tracefs_instance_get_file(l->inst, file);
+		if (!path) {
+			tp_error("out of memory");
+			return TP_FAIL;
+		}
+		l->page_fds[c] = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		tracefs_put_tracing_file(path);
+		if (l->page_fds[c] < 0) {
+			/* a possible but absent CPU has no buffer to read */
+			if (errno == ENOENT || errno == ENODEV)
+				continue;
+			tp_error("cannot open '%s': %s", file, strerror(errno));
+			return TP_FAIL;
+		}
+		/* closed before the instance is removed, also on a second signal */
+		state_register_fd(l->page_fds[c]);
+		l->page_cpus[c] = tracefs_cpu_alloc_fd(l->page_fds[c], l->page_size, true);
+		if (!l->page_cpus[c]) {
+			tp_error("cannot read '%s': %s", file, strerror(errno));
+			return TP_FAIL;
+		}
+	}
+	return TP_OK;
+}
+
+static void close_readers(struct live *l)
+{
+	int c;
+
+	reader_free(l->rd);
+	l->rd = NULL;
+	for (c = 0; c < l->npage_cpus; c++) {
+		if (l->page_cpus && l->page_cpus[c])
+			tracefs_cpu_free_fd(l->page_cpus[c]);
+		if (l->page_fds && l->page_fds[c] >= 0) {
+			state_unregister_fd(l->page_fds[c]);
+			close(l->page_fds[c]);
+		}
+	}
+	free(l->page_cpus);
+	free(l->page_fds);
+	l->page_cpus = NULL;
+	l->page_fds = NULL;
+	l->npage_cpus = 0;
+}
+
+/* ---------------------------------------------------------------- an input file */
+
+/* The patterns resolved against the recording's events: a missing one is TP_USAGE. */
+static int input_events(struct live *l)
+{
+	const struct live_spec *s = &l->spec;
+	struct tep_event **all = tep_list_events(l->tep, TEP_EVENT_SORT_ID);
+	struct tfs_event_list have = { 0 };
+	size_t i;
+	int ret = TP_OK;
+
+	for (i = 0; all && all[i] && !ret; i++)
+		if (tfs_event_list_add(&have, all[i]->system, all[i]->name) < 0)
+			ret = TP_FAIL;
+	if (!all || ret) {
+		tp_error("out of memory");
+		tfs_event_list_free(&have);
+		return TP_FAIL;
+	}
+	ret = tfs_events_match(&have, s->events, s->nevents, s->input, &l->evs);
+	tfs_event_list_free(&have);
+	for (i = 0; !ret && s->filter && i < l->evs.n; i++)
+		ret = tfs_filter_check(l->tep, &l->evs.v[i], s->filter);
+	if (ret || !s->filter)
+		return ret;
+	/* what the kernel's filter would have let through, by libtraceevent's filter */
+	l->in_filter = tep_filter_alloc(l->tep);
+	for (i = 0; l->in_filter && i < l->evs.n; i++) {
+		char *text;
+
+		if (asprintf(&text, "%s/%s:%s", l->evs.v[i].system, l->evs.v[i].name,
+			     s->filter) < 0)
+			break;
+		if (tep_filter_add_filter_str(l->in_filter, text) < 0) {
+			tp_error("invalid filter for '%s:%s' in '%s'", l->evs.v[i].system,
+				 l->evs.v[i].name, s->input);
+			free(text);
+			return TP_USAGE;
+		}
+		free(text);
+	}
+	if (i < l->evs.n) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	return TP_OK;
+}
+
+static int open_input(struct live *l)
+{
+	const struct live_spec *s = &l->spec;
+
+	if (s->target && target_given(s->target)) {
+		tp_error("'--input' reads a recording: no '-- COMMAND', '--pid' or '--cgroup'");
+		return TP_USAGE;
+	}
+	if (s->nprobes || s->strings || s->buffer_kb || s->cpus ||
+	    (s->flags & (LIVE_KSTACK | LIVE_USTACK))) {
+		tp_error("'--input' reads a recording: probes, strings, buffer size and stacks "
+			 "are what the recording has");
+		return TP_USAGE;
+	}
+	if (dat_open(s->input, &l->df))
+		return TP_FAIL;
+	l->in = dat_tracecmd_open(s->input);
+	if (!l->in)
+		return TP_FAIL;
+	l->tep = tracecmd_get_tep(l->in);
+	l->in_ncpu = tep_get_cpus(l->tep);
+	l->in_next = calloc(l->in_ncpu > 0 ? l->in_ncpu : 1, sizeof(*l->in_next));
+	l->in_cpu_eof = calloc(l->in_ncpu > 0 ? l->in_ncpu : 1, sizeof(*l->in_cpu_eof));
+	if (!l->in_next || !l->in_cpu_eof) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	/* the recording host's symbols, never this host's */
+	decode_kallsyms_use_tep(l->tep);
+	return input_events(l);
+}
+
+/*
+ * The file's records of all CPUs in timestamp order (equal stamps: lower CPU
+ * first, as the live merge does).  libtracecmd 3.1.6 offers the merged order
+ * only as a callback loop (tracecmd_iterate_events), which cannot be paused
+ * for a command's own loop; its per-CPU tracecmd_read_data() can.
+ */
+static int next_input(struct live *l, struct tep_record *rec, long long *lost)
+{
+	int cpu, best = -1;
+
+	if (l->in_rec) {
+		tracecmd_free_record(l->in_rec);
+		l->in_rec = NULL;
+	}
+	while (!l->in_eof) {
+		best = -1;
+		for (cpu = 0; cpu < l->in_ncpu; cpu++) {
+			if (!l->in_next[cpu] && !l->in_cpu_eof[cpu]) {
+				l->in_next[cpu] = tracecmd_read_data(l->in, cpu);
+				l->in_cpu_eof[cpu] = !l->in_next[cpu];
+			}
+			if (l->in_next[cpu] &&
+			    (best < 0 || l->in_next[cpu]->ts < l->in_next[best]->ts))
+				best = cpu;
+		}
+		if (best < 0) {
+			l->in_eof = true;
+			break;
+		}
+		l->in_rec = l->in_next[best];
+		l->in_next[best] = NULL;
+		/* an event the filter has no word for (a stack record) passes */
+		if (!l->in_filter ||
+		    tep_filter_match(l->in_filter, l->in_rec) != TEP_ERRNO__FILTER_MISS)
+			break;
+		tracecmd_free_record(l->in_rec);
+		l->in_rec = NULL;
+	}
+	if (!l->in_rec)
+		return 0;
+	*rec = *l->in_rec;
+	*lost = l->in_rec->missed_events;
+	if (*lost)
+		l->lost_seen += *lost > 0 ? (unsigned long long)*lost : 1;
+	return 1;
+}
+
+/* ---------------------------------------------------------------- the session */
+
+static int open_live(struct live *l)
+{
+	const struct live_spec *s = &l->spec;
+	unsigned f = s->flags;
+	int ret, cpu;
+
+	ret = s->target ? target_check(s->target) : TP_OK;
+	if (!ret)
+		ret = tfs_init();
+	if (ret)
+		return ret;
+	if (s->cpus && !tp_parse_cpus(s->cpus, l->cpus, l->ncpu)) {
+		tp_error("invalid CPU list '%s': CPUs 0-%d, as in 0,2-3", s->cpus, l->ncpu - 1);
+		return TP_USAGE;
+	}
+	if (!s->cpus)
+		for (cpu = 0; cpu < l->ncpu; cpu++)
+			l->cpus[cpu] = true;
+	l->tep = kernel_tep(f & LIVE_TEXT);
+	if (!l->tep)
+		return TP_FAIL;
+	/* every mistake a user can make is found here, before anything is created */
+	ret = s->nevents ? resolve_events(l) : TP_OK;
+	if (ret)
+		return ret;
+	/*
+	 * What trace_marker writes arrives whatever is enabled, and so do the
+	 * stacks of options/stacktrace, options/userstacktrace and stacktrace
+	 * triggers (ftrace's events have no id file for the lazy loader).
+	 */
+	load_format(l->tep, "ftrace", "print");
+	load_format(l->tep, "ftrace", "kernel_stack");
+	load_format(l->tep, "ftrace", "user_stack");
+	return TP_OK;
+}
+
+/* The instance set up and the readers opened, once the command agreed to the events. */
+static int open_tracing(struct live *l)
+{
+	const struct live_spec *s = &l->spec;
+	unsigned f = s->flags;
+	int ret;
+
+	/* a signal from here on ends the command's loop, which prints what it has */
+	if (f & LIVE_EARLY_STOP)
+		state_set_graceful(true);
+	if (s->nevents) {
+		ret = setup_instance(l);
+	} else {
+		ret = tfs_open_selected(&l->inst);
+		if (!ret)
+			preload_enabled(l);
+	}
+	if (ret)
+		return ret;
+	tfs_tep_load_cmdlines(l->tep);
+	l->stacks = (f & (LIVE_KSTACK | LIVE_USTACK)) ||
+		    (!s->nevents && tfs_instance_stacks(l->inst));
+	if (f & LIVE_NOREAD)
+		return TP_OK;
+	return f & LIVE_PAGES ? open_pages(l) : open_readers(l);
+}
+
+static void live_free(struct live *l)
+{
+	int i;
+
+	close_readers(l);
+	if (l->in_rec)
+		tracecmd_free_record(l->in_rec);
+	for (i = 0; l->in_next && i < l->in_ncpu; i++)
+		if (l->in_next[i])
+			tracecmd_free_record(l->in_next[i]);
+	free(l->in_next);
+	free(l->in_cpu_eof);
+	if (l->in_filter)
+		tep_filter_free(l->in_filter);
+	if (l->in)
+		tracecmd_close(l->in);
+	else if (l->tep)
+		tep_free(l->tep);
+	if (l->df.map)
+		dat_file_close(&l->df);
+	for (i = 0; i < l->nid; i++)
+		free(l->idmap[i]);
+	free(l->idmap);
+	free(l->cpus);
+	free(l->overrun0);
+	free(l->dropped0);
+	if (l->inst)
+		tracefs_instance_free(l->inst);
+	tfs_event_list_free(&l->evs);
+	free(l);
+}
+
+int live_open(struct live **lp, const struct live_spec *spec)
+{
+	struct live *l = calloc(1, sizeof(*l));
+	int ret;
+
+	*lp = NULL;
+	if (!l) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	l->spec = *spec;
+	l->ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	if (l->ncpu < 1)
+		l->ncpu = 1;
+	l->cpus = calloc(l->ncpu, sizeof(*l->cpus));
+	l->overrun0 = calloc(l->ncpu, sizeof(*l->overrun0));
+	l->dropped0 = calloc(l->ncpu, sizeof(*l->dropped0));
+	if (!l->cpus || !l->overrun0 || !l->dropped0) {
+		tp_error("out of memory");
+		ret = TP_FAIL;
+	} else {
+		ret = spec->input ? open_input(l) : open_live(l);
+	}
+	if (!ret && spec->check)
+		ret = spec->check(l, spec->ctx);
+	if (!ret && !spec->input)
+		ret = open_tracing(l);
+	if (ret) {
+		/* nothing is left: COMMAND (if forked) ended, every change put back */
+		if (spec->target)
+			target_finish(spec->target);
+		close_readers(l);
+		state_rollback();
+		live_free(l);
+		return ret;
+	}
+	*lp = l;
+	return TP_OK;
+}
+
+int live_start(struct live *l)
+{
+	int ret = TP_OK;
+
+	/* from here on, INT/TERM/HUP only set state_stop: the command ends and cleans up */
+	state_set_graceful(true);
+	if (l->in)
+		return TP_OK;
+	if (l->spec.flags & LIVE_HOLD)
+		ret = tfs_instance_write(l->inst, "tracing_on", "1");
+	/* everything counts from here: COMMAND may run, unless we are stopped already */
+	if (!ret && l->spec.target && !state_stop)
+		ret = target_release(l->spec.target);
+	return ret;
+}
+
+int live_next(struct live *l, struct tep_record *rec, long long *lost)
+{
+	int r;
+
+	if (l->in)
+		return next_input(l, rec, lost);
+	r = reader_next(l->rd, rec, lost);
+	if (r < 0)
+		tp_error("cannot read the ring buffer: %s", strerror(errno));
+	return r;
+}
+
+void live_wait(struct live *l, int timeout_ms)
+{
+	if (!l->in && l->rd)
+		reader_wait(l->rd, timeout_ms);
+}
+
+bool live_done(struct live *l)
+{
+	if (l->in)
+		return l->in_eof;
+	return l->spec.target && target_done(l->spec.target);
+}
+
+void live_drain(struct live *l)
+{
+	if (l->in || l->drained)
+		return;
+	l->drained = true;
+	/* the -i instance is not ours to stop: what is there now is read */
+	if (l->private_inst)
+		tfs_instance_write(l->inst, "tracing_on", "0");
+	if (l->rd)
+		reader_finish(l->rd);
+}
+
+bool live_eof(struct live *l)
+{
+	if (l->in)
+		return l->in_eof;
+	if (!l->rd || reader_eof(l->rd))
+		return true;
+	/* a CPU found empty is looked at once more, now that tracing is off */
+	reader_finish(l->rd);
+	return false;
+}
+
+unsigned long long live_lost(struct live *l)
+{
+	unsigned long long total = 0, o, d, n;
+	int cpu;
+
+	if (l->in) {
+		n = l->lost_seen;
+		l->lost_seen = 0;
+		return n;
+	}
+	for (cpu = 0; cpu < l->ncpu; cpu++) {
+		if (!l->cpus[cpu])
+			continue;
+		cpu_stats(l->inst, cpu, &o, &d);
+		total += o + d;
+	}
+	n = total > l->lost_seen ? total - l->lost_seen : 0;
+	l->lost_seen = total;
+	return n;
+}
+
+bool live_loss_report(struct live *l, bool force)
+{
+	unsigned long long pages = 0, lost_pages = 0, lost_events, o, d, to = 0, td = 0;
+	char buf[1024];
+	size_t len = 0;
+	int cpu;
+
+	if (l->in)
+		return false;
+	buf[0] = '\0';
+	for (cpu = 0; cpu < l->ncpu; cpu++) {
+		if (!l->cpus[cpu])
+			continue;
+		cpu_stats(l->inst, cpu, &o, &d);
+		o -= o >= l->overrun0[cpu] ? l->overrun0[cpu] : o;
+		d -= d >= l->dropped0[cpu] ? l->dropped0[cpu] : d;
+		to += o;
+		td += d;
+		if ((o || d) && len < sizeof(buf) - 64)
+			len += snprintf(buf + len, sizeof(buf) - len, "%scpu%d %llu/%llu",
+					len ? ", " : "", cpu, o, d);
+	}
+	if (l->rd)
+		reader_counts(l->rd, &pages, &lost_pages, &lost_events);
+	if (!to && !td && !lost_pages)
+		return false;
+	if (!tp.quiet || force)
+		fprintf(stderr, "tpctl: %s: events lost: %llu overwritten, %llu dropped (%s), "
+			"%llu of %llu pages marked lost\n", tp.cmd, to, td,
+			len ? buf : "per cpu 0/0", lost_pages, pages);
+	return true;
+}
+
+bool live_target_exit(struct live *l, int *pid, int *status, int *sig)
+{
+	struct target *t = l->spec.target;
+
+	if (!t || !target_pid(t))
+		return false;
+	target_finish(t);
+	*pid = target_pid(t);
+	return target_exit(t, status, sig);
+}
+
+int live_close(struct live *l, int ret)
+{
+	struct target *t;
+
+	state_set_graceful(false);
+	if (!l)
+		return ret;
+	t = l->spec.target;
+	/* stopped by --duration, a signal or a closed stdout: do not leave COMMAND behind */
+	if (t) {
+		target_finish(t);
+		if (!ret)
+			target_report(t);
+	}
+	/* the readers hold the instance's files open: close them before it goes */
+	close_readers(l);
+	state_rollback();
+	live_free(l);
+	return ret;
+}
+
+struct tep_handle *live_tep(struct live *l)
+{
+	return l->tep;
+}
+
+const struct tfs_event_list *live_events(struct live *l)
+{
+	return &l->evs;
+}
+
+struct tracefs_instance *live_instance(struct live *l)
+{
+	return l->inst;
+}
+
+char *live_format_text(struct live *l, const char *sys, const char *name, int *size)
+{
+	size_t i, n = strlen(name);
+
+	if (!l->in)
+		return tfs_event_format_text(sys, name, size);
+	/* a recording's format begins "name: NAME\n" */
+	for (i = 0; i < l->df.nfmts; i++) {
+		const struct dat_file_format *f = &l->df.fmts[i];
+		char *text;
+
+		if (strcmp(f->system, sys) || f->len < n + 7 || memcmp(f->text, "name: ", 6) ||
+		    memcmp(f->text + 6, name, n) || f->text[6 + n] != '\n')
+			continue;
+		text = strndup(f->text, f->len);
+		if (text)
+			*size = f->len;
+		return text;
+	}
+	return NULL;
+}
+
+bool live_clock_ns(struct live *l)
+{
+	char *clk;
+	bool ns = true;
+
+	if (l->in)
+		return true;
+	/* the clock of the instance counts nanoseconds unless it is a raw counter */
+	clk = tracefs_get_clock(l->inst);
+	if (clk) {
+		ns = strcmp(clk, "counter") && strcmp(clk, "x86-tsc");
+		free(clk);
+	}
+	return ns;
+}
+
+bool live_stacks(struct live *l)
+{
+	return l->stacks;
+}
+
+int live_page_ncpus(struct live *l)
+{
+	return l->npage_cpus;
+}
+
+int live_page_size(struct live *l)
+{
+	return l->page_size;
+}
+
+struct tracefs_cpu *live_page_cpu(struct live *l, int cpu)
+{
+	return cpu >= 0 && cpu < l->npage_cpus ? l->page_cpus[cpu] : NULL;
+}
+
+int live_page_fd(struct live *l, int cpu)
+{
+	return cpu >= 0 && cpu < l->npage_cpus ? l->page_fds[cpu] : -1;
 }

@@ -1,9 +1,48 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * live - what the commands that trace the running kernel share (stream,
- * count, hist): a tep_handle for this kernel, formats loaded on demand, the
- * events resolved and checked before anything is created, the private
- * instance tpctl-<pid> set up with them, and the per-CPU loss counters.
+ * live - the session every live command opens: stream, record, count, hist,
+ * latency and serve describe what they trace in a struct live_spec, open it
+ * with one call and close it with one.  The session owns all the rest:
+ *
+ *   - the events: patterns resolved and checked, formats loaded (lazily for
+ *     ids seen later), the filter checked against each before anything is
+ *     created;
+ *   - the private instance tpctl-<pid> (or the -i instance, read as it is),
+ *     its buffer size, stacks, filters and enables, every write journaled
+ *     (state.h), so that every exit path and INT/TERM/HUP put tracefs back;
+ *   - the target (target.h): COMMAND forked before anything is enabled,
+ *     the pid lists, COMMAND released at live_start(), finished at the end;
+ *   - the readers: per-CPU raw readers merged by timestamp (reader.h), or the
+ *     per-CPU trace_pipe_raw files for a command that moves whole pages
+ *     (record), or none (the kernel engine of the aggregations);
+ *   - the decoder: a tep_handle with the kernel's header_page, plugins and
+ *     the names the kernel's text needs when text is wanted (BTF enum
+ *     constants, printk_formats strings, jiffies), saved_cmdlines for comm;
+ *   - the loss accounting (per-CPU overrun and dropped, pages marked lost);
+ *   - or, with an input file, a trace.dat read through libtracecmd instead
+ *     of the kernel: the records come out of live_next() the same way, so a
+ *     command cannot tell a recording from the live kernel except by where
+ *     the timestamps come from.
+ *
+ * A command then holds only what is its own: its options, what it does with
+ * each record, and its output.
+ *
+ *	struct live_spec spec = { .events = argv, .nevents = n, .target = &tgt, ... };
+ *	struct live *l;
+ *
+ *	ret = live_open(&l, &spec);		errors printed; nothing left on failure
+ *	...the command's own set-up (output, aggregation)...
+ *	if (!ret)
+ *		ret = live_start(l);		COMMAND runs, events count from here
+ *	while (!ret && !state_stop) {
+ *		r = live_next(l, &rec, &lost);	1: a record, 0: none ready, -1: error
+ *		...
+ *		if (!r && live_done(l)) break;	the target is gone or the file is read
+ *		if (!r) live_wait(l, ms);
+ *	}
+ *	live_drain(l);				tracing off, what is buffered is read next
+ *	...
+ *	ret = live_close(l, ret);		the only teardown
  */
 #ifndef TPCTL_LIVE_H
 #define TPCTL_LIVE_H
@@ -11,42 +50,126 @@
 #include <stdbool.h>
 
 struct tep_handle;
+struct tep_record;
+struct tracefs_cpu;
 struct tracefs_instance;
 struct tfs_event_list;
 struct target;
-
-/* A tep_handle with the kernel's header_page; prints the error and returns NULL on failure. */
-struct tep_handle *live_tep(bool plugins);
-
-/* Parse events/<sys>/<name>/format into tep unless it is there; -1 when it cannot be had. */
-int live_load_format(struct tep_handle *tep, const char *sys, const char *name);
-
-/*
- * Resolve the EVENT patterns, load their formats and check filter (NULL:
- * none) against each of them: the errors a user can make, found before
- * anything is created.  Prints the error; TP_USAGE or TP_FAIL.
- */
-int live_resolve_events(struct tep_handle *tep, char **pats, int npats, const char *filter,
-			struct tfs_event_list *evs);
+struct live;
 
 enum {
-	LIVE_PROMPT = 1 << 0,	/* wake a reader on every record, not at half a buffer */
-	LIVE_KSTACK = 1 << 1,	/* the kernel stack of every event (tfs_event_stacktrace) */
-	LIVE_USTACK = 1 << 2,	/* the user stack of every event (tfs_user_stacktrace) */
+	LIVE_PROMPT = 1 << 0,	/* wake the reader on every record, not at half a buffer */
+	LIVE_KSTACK = 1 << 1,	/* the kernel stack of every event */
+	LIVE_USTACK = 1 << 2,	/* the user stack of every event */
+	LIVE_TEXT = 1 << 3,	/* decode for the kernel's text: plugins and names */
+	LIVE_PAGES = 1 << 4,	/* no decoding reader: the command moves whole pages (record) */
+	LIVE_NOREAD = 1 << 5,	/* nothing is read: tracing_on stays 0 (hist triggers) */
+	LIVE_HOLD = 1 << 6,	/* tracing_on 0 until live_start(): every event over one window */
+	LIVE_EARLY_STOP = 1 << 7, /* INT/TERM/HUP only set state_stop from live_open() on */
+};
+
+struct live_spec {
+	char **events;		/* EVENT patterns; none: what the -i instance has enabled */
+	int nevents;
+	const char *filter;	/* for every event (NULL: none); not written with LIVE_NOREAD */
+	const char *buffer_kb;	/* per-CPU buffer of the private instance (NULL: default) */
+	const char *cpus;	/* a CPU list: only these are read (NULL: every CPU there is) */
+	struct target *target;	/* the command's, parsed and checked by live_open() */
+	char **probes;		/* probes made for this run (tpctl-probe(1) SPECs) */
+	int nprobes;
+	bool strings;		/* syscall string arguments fetched by the kernel */
+	const char *input;	/* a trace.dat to read instead of the kernel (NULL: live) */
+	unsigned flags;
+	/*
+	 * Called once the events are resolved and their formats loaded, before
+	 * anything is created: the command checks its keys and fields against
+	 * them.  TP_OK, an exit status after its error line, or -1 as for arm.
+	 */
+	int (*check)(struct live *l, void *ctx);
+	/*
+	 * Called once the private instance exists with tracing_on 0, before the
+	 * target's processes are listed and any event is enabled: the kernel
+	 * engine starts its paused hist triggers here.  TP_OK, TP_USAGE or
+	 * TP_FAIL (live_open() fails with it), or -1: give up quietly, live_open()
+	 * puts back what it did and returns -1 (the caller may open another way).
+	 */
+	int (*arm)(struct live *l, void *ctx);
+	void *ctx;
 };
 
 /*
- * Create the private instance and set it up: the target's processes (its
- * COMMAND forked, the pid lists and tpctl's own pid left out: target.h),
- * buffer_kb (NULL: the kernel's default), flags, then filter (NULL: none)
- * and enable for every event.  The caller releases the target once it reads.
+ * Everything up to tracing: TP_OK, or the exit status after one error line
+ * (TP_USAGE for what the user can correct, TP_FAIL) with nothing left
+ * changed and *lp NULL; -1 when spec->arm gave up.  The target is checked
+ * here, so a command need not call target_check().
  */
-int live_setup_instance(struct tracefs_instance **inst, struct tep_handle *tep,
-			const struct tfs_event_list *evs, const char *filter,
-			const char *buffer_kb, unsigned flags, struct target *tgt);
+int live_open(struct live **lp, const struct live_spec *spec);
 
-/* Overrun and dropped events of one CPU of inst so far (per_cpu/cpuN/stats). */
-void live_cpu_stats(struct tracefs_instance *inst, int cpu, unsigned long long *overrun,
-		    unsigned long long *dropped);
+/* Tracing starts for good: INT/TERM/HUP only stop the loop, tracing_on 1, COMMAND runs. */
+int live_start(struct live *l);
+
+/*
+ * The next record in timestamp order (valid until the next call), see
+ * reader_next(): 1, 0 when none is ready, -1 on a read error after printing
+ * it.  *lost: events the ring buffer says were missed on rec->cpu before it.
+ */
+int live_next(struct live *l, struct tep_record *rec, long long *lost);
+/* Wait for data, at most timeout_ms (signals and COMMAND's exit end it sooner). */
+void live_wait(struct live *l, int timeout_ms);
+/* The target is gone (or an input file is at its end): nothing more will come. */
+bool live_done(struct live *l);
+/*
+ * Stop tracing: from now on live_next() hands out what is left in the
+ * buffers, partial pages too, and live_eof() says when that is done.
+ */
+void live_drain(struct live *l);
+bool live_eof(struct live *l);
+
+/*
+ * Events lost since the last call: overwritten and dropped by the ring
+ * buffers (the kernel's per-CPU stats), or missed in an input file.
+ */
+unsigned long long live_lost(struct live *l);
+/*
+ * Stream's account on stderr at the end: per-CPU overrun/dropped and pages
+ * that said events were missed.  True when anything was lost; printed unless
+ * -q, or always with force.
+ */
+bool live_loss_report(struct live *l, bool force);
+
+/* COMMAND's process and how it ended, finishing it first (see target.h); false: none. */
+bool live_target_exit(struct live *l, int *pid, int *status, int *sig);
+
+/*
+ * The only teardown: COMMAND ended (and reported when ret is TP_OK), the
+ * readers closed, the journal rolled back (instance, probes, pid lists),
+ * everything freed.  Returns ret.  NULL is fine.
+ */
+int live_close(struct live *l, int ret);
+
+/* What the command reads the records with. */
+struct tep_handle *live_tep(struct live *l);
+const struct tfs_event_list *live_events(struct live *l);
+struct tracefs_instance *live_instance(struct live *l);	/* NULL with an input file */
+/* The format file text of an event (the kernel's, or the recording's); caller frees. */
+char *live_format_text(struct live *l, const char *sys, const char *name, int *size);
+/* The timestamps count nanoseconds (not a raw counter clock). */
+bool live_clock_ns(struct live *l);
+/* The instance records stacks (asked for, or already on in the -i instance). */
+bool live_stacks(struct live *l);
+
+/*
+ * For the output layer and the aggregations: parse the format of an event id
+ * seen for the first time (ctx: the session), and read saved_cmdlines again
+ * when a pid has no name yet (ctx: the session).
+ */
+int live_load_id(struct tep_handle *tep, int id, void *ctx);
+int live_reload_comms(struct tep_handle *tep, void *ctx);
+
+/* LIVE_PAGES: the per-CPU trace_pipe_raw readers (NULL for a CPU that is not there). */
+int live_page_ncpus(struct live *l);
+int live_page_size(struct live *l);
+struct tracefs_cpu *live_page_cpu(struct live *l, int cpu);
+int live_page_fd(struct live *l, int cpu);
 
 #endif

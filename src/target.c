@@ -277,7 +277,11 @@ int target_check(struct target *t)
 {
 	int kinds = !!t->argv + !!t->npids + !!t->cgroup;
 	size_t i;
+	int ret = TP_OK;
 
+	/* once is enough: a session opened again (another engine) asks again */
+	if (t->checked)
+		return TP_OK;
 	if (kinds > 1) {
 		tp_error("'-- COMMAND', '--pid' and '--cgroup' are different targets; give one");
 		return TP_USAGE;
@@ -316,8 +320,9 @@ int target_check(struct target *t)
 	if (t->cgroup && cgroup_resolve(t))
 		return TP_USAGE;
 	if (t->user)
-		return user_resolve(t);
-	return TP_OK;
+		ret = user_resolve(t);
+	t->checked = !ret;
+	return ret;
 }
 
 static void child_fail(int fd, enum child_step step)

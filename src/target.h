@@ -96,6 +96,7 @@ struct target {
 	int *pidfds;		/* --pid without --follow: one per process */
 	bool released, reaped, ended;	/* ended: target_finish() had to stop it */
 	int wstatus;
+	bool checked;		/* target_check() went through */
 	double next_check;	/* when target_done() may read set_event_pid again */
 };
 

@@ -380,30 +380,31 @@ static bool match_part(const char *pattern, const char *name)
 	return fnmatch(pattern, name, 0) == 0;
 }
 
-int tfs_events_resolve(struct tracefs_instance *inst, char **patterns, int npatterns,
-		       struct tfs_event_list *out)
+static int patterns_check(char **patterns, int npatterns)
 {
-	struct tfs_event_list all;
-	bool *take;
-	int p, ret;
-	size_t i;
-
-	memset(out, 0, sizeof(*out));
-	for (p = 0; p < npatterns; p++) {
+	for (int p = 0; p < npatterns; p++) {
 		if (!tfs_pattern_valid(patterns[p])) {
 			tp_error("invalid event name '%s': use system, system:event or a glob",
 				 patterns[p]);
 			return TP_USAGE;
 		}
 	}
-	ret = tfs_events_available(inst, &all);
-	if (ret)
-		return ret;
-	take = calloc(all.n + 1, sizeof(*take));
-	if (!take) {
-		tfs_event_list_free(&all);
-		return TP_FAIL;
-	}
+	return TP_OK;
+}
+
+int tfs_events_match(const struct tfs_event_list *all, char **patterns, int npatterns,
+		     const char *where, struct tfs_event_list *out)
+{
+	bool *take;
+	int p;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (patterns_check(patterns, npatterns))
+		return TP_USAGE;
+	take = calloc(all->n + 1, sizeof(*take));
+	if (!take)
+		goto oom;
 	for (p = 0; p < npatterns; p++) {
 		char *pat = strdup(patterns[p]), *colon;
 		size_t hits = 0;
@@ -413,14 +414,14 @@ int tfs_events_resolve(struct tracefs_instance *inst, char **patterns, int npatt
 		colon = strchr(pat, ':');
 		if (colon)
 			*colon = '\0';
-		for (i = 0; i < all.n; i++) {
+		for (i = 0; i < all->n; i++) {
 			bool m;
 
 			if (colon)
-				m = match_part(pat, all.v[i].system) &&
-				    match_part(colon + 1, all.v[i].name);
+				m = match_part(pat, all->v[i].system) &&
+				    match_part(colon + 1, all->v[i].name);
 			else
-				m = match_part(pat, all.v[i].system);
+				m = match_part(pat, all->v[i].system);
 			if (m) {
 				take[i] = true;
 				hits++;
@@ -428,8 +429,8 @@ int tfs_events_resolve(struct tracefs_instance *inst, char **patterns, int npatt
 		}
 		/* a bare name that is no system: try it as an event name */
 		if (!colon && !hits) {
-			for (i = 0; i < all.n; i++) {
-				if (match_part(pat, all.v[i].name)) {
+			for (i = 0; i < all->n; i++) {
+				if (match_part(pat, all->v[i].name)) {
 					take[i] = true;
 					hits++;
 				}
@@ -439,30 +440,56 @@ int tfs_events_resolve(struct tracefs_instance *inst, char **patterns, int npatt
 		if (!hits) {
 			char sug[600];
 
-			suggest(&all, patterns[p], sug, sizeof(sug));
-			if (sug[0])
+			suggest(all, patterns[p], sug, sizeof(sug));
+			if (where && sug[0])
+				tp_error("no event '%s' in '%s' (did you mean '%s'?)", patterns[p],
+					 where, sug);
+			else if (where)
+				tp_error("no event '%s' in '%s'", patterns[p], where);
+			else if (sug[0])
 				tp_error("no such event '%s' (did you mean '%s'?)", patterns[p], sug);
 			else
 				tp_error("no such event '%s'", patterns[p]);
 			free(take);
-			tfs_event_list_free(&all);
 			return TP_USAGE;
 		}
 	}
-	for (i = 0; i < all.n; i++) {
-		if (take[i] && list_add(out, all.v[i].system, strlen(all.v[i].system),
-					all.v[i].name, strlen(all.v[i].name)) < 0)
+	for (i = 0; i < all->n; i++) {
+		if (take[i] && list_add(out, all->v[i].system, strlen(all->v[i].system),
+					all->v[i].name, strlen(all->v[i].name)) < 0)
 			goto oom;
 	}
 	free(take);
-	tfs_event_list_free(&all);
 	return TP_OK;
 oom:
 	free(take);
-	tfs_event_list_free(&all);
 	tfs_event_list_free(out);
 	tp_error("out of memory");
 	return TP_FAIL;
+}
+
+int tfs_event_list_add(struct tfs_event_list *l, const char *sys, const char *name)
+{
+	return list_add(l, sys, strlen(sys), name, strlen(name));
+}
+
+int tfs_events_resolve(struct tracefs_instance *inst, char **patterns, int npatterns,
+		       struct tfs_event_list *out)
+{
+	struct tfs_event_list all;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	/* a bad name is refused before tracefs is read */
+	ret = patterns_check(patterns, npatterns);
+	if (ret)
+		return ret;
+	ret = tfs_events_available(inst, &all);
+	if (ret)
+		return ret;
+	ret = tfs_events_match(&all, patterns, npatterns, NULL, out);
+	tfs_event_list_free(&all);
+	return ret;
 }
 
 struct tep_handle *tfs_tep_load(const struct tfs_event_list *events)

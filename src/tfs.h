@@ -71,6 +71,13 @@ int tfs_events_available(struct tracefs_instance *inst, struct tfs_event_list *o
  */
 int tfs_events_resolve(struct tracefs_instance *inst, char **patterns, int npatterns,
 		       struct tfs_event_list *out);
+/*
+ * The same against a list of events that is not the kernel's (a recording's):
+ * where names it in the error ("no event 'x' in 'FILE'").
+ */
+int tfs_events_match(const struct tfs_event_list *all, char **patterns, int npatterns,
+		     const char *where, struct tfs_event_list *out);
+int tfs_event_list_add(struct tfs_event_list *l, const char *sys, const char *name);
 void tfs_event_list_free(struct tfs_event_list *l);
 bool tfs_event_list_has(const struct tfs_event_list *l, const char *sys, const char *name);
 

@@ -198,6 +198,16 @@ int agg_run(const struct agg_opts *o);
  */
 int count_parse(struct agg_opts *o, struct target *t, int argc, char **argv);
 int hist_parse(struct agg_opts *o, struct target *t, int argc, char **argv);
+/*
+ * The end of such a parse function: with ret TP_OK, the EVENT arguments and
+ * --top into o; else o->spec and o->target released.  Returns ret.
+ */
+struct tp_args;
+int agg_parse_end(struct agg_opts *o, const struct tp_args *args, unsigned long long top,
+		  int ret);
+/* A whole aggregation command: parse (count_parse, ...), agg_run(), release. */
+int agg_main(int (*parse)(struct agg_opts *o, struct target *t, int argc, char **argv),
+	     int argc, char **argv);
 /* The --engine option of both commands (an OPT_CALLBACK storing an enum agg_engine). */
 struct tp_opt;
 int agg_opt_engine(const struct tp_opt *o, const char *arg);

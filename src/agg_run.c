@@ -407,6 +407,36 @@ static void kernel_loop(struct run *st, double deadline, double interval, bool s
 	}
 }
 
+int agg_parse_end(struct agg_opts *o, const struct tp_args *args, unsigned long long top,
+		  int ret)
+{
+	if (ret) {
+		agg_spec_release(&o->spec);
+		target_free(o->target);
+		return ret;
+	}
+	o->events = args->argv;
+	o->nevents = args->argc;
+	o->top = top;
+	return TP_OK;
+}
+
+int agg_main(int (*parse)(struct agg_opts *o, struct target *t, int argc, char **argv),
+	     int argc, char **argv)
+{
+	struct target tgt;
+	struct agg_opts o;
+	int ret;
+
+	ret = parse(&o, &tgt, argc, argv);
+	if (ret)
+		return opt_status(ret);
+	ret = agg_run(&o);
+	agg_spec_release(&o.spec);
+	target_free(&tgt);
+	return ret;
+}
+
 /*
  * The session's check hook, once the events are resolved and before
  * anything is created: every key and field checked against them (TP_USAGE),

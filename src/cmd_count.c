@@ -56,28 +56,10 @@ int count_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	else
 		ret = agg_spec_keys(&o->spec, keys ? keys : by);
 	free(keys);
-	if (ret) {
-		agg_spec_release(&o->spec);
-		target_free(tgt);
-		return ret;
-	}
-	o->events = args.argv;
-	o->nevents = args.argc;
-	o->top = top;
-	return TP_OK;
+	return agg_parse_end(o, &args, top, ret);
 }
 
 int cmd_count(int argc, char **argv)
 {
-	struct target tgt;
-	struct agg_opts o;
-	int ret;
-
-	ret = count_parse(&o, &tgt, argc, argv);
-	if (ret)
-		return opt_status(ret);
-	ret = agg_run(&o);
-	agg_spec_release(&o.spec);
-	target_free(&tgt);
-	return ret;
+	return agg_main(count_parse, argc, argv);
 }

@@ -63,31 +63,13 @@ int hist_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	else
 		/* without --by: one histogram of every event */
 		ret = by ? agg_spec_keys(&o->spec, by) : TP_OK;
-	if (ret) {
-		agg_spec_release(&o->spec);
-		target_free(tgt);
-		return ret;
-	}
 	o->spec.value = field;
 	o->spec.scale = step ? AGG_SCALE_LINEAR : AGG_SCALE_LOG2;
 	o->spec.step = step;
-	o->events = args.argv;
-	o->nevents = args.argc;
-	o->top = top;
-	return TP_OK;
+	return agg_parse_end(o, &args, top, ret);
 }
 
 int cmd_hist(int argc, char **argv)
 {
-	struct target tgt;
-	struct agg_opts o;
-	int ret;
-
-	ret = hist_parse(&o, &tgt, argc, argv);
-	if (ret)
-		return opt_status(ret);
-	ret = agg_run(&o);
-	agg_spec_release(&o.spec);
-	target_free(&tgt);
-	return ret;
+	return agg_main(hist_parse, argc, argv);
 }

@@ -516,7 +516,12 @@ static int input_events(struct live *l)
 		ret = tfs_filter_check(l->tep, &l->evs.v[i], s->filter);
 	if (ret || !s->filter)
 		return ret;
-	/* what the kernel's filter would have let through, by libtraceevent's filter */
+	/*
+	 * What the kernel's filter would have let through, by libtraceevent's
+	 * filter.  libtraceevent 1.7.1 compares numbers as unsigned, so a
+	 * negative value of a signed field passes "ret > 0" (the kernel's
+	 * filter does not let it); tpctl-count(1) says so.
+	 */
 	l->in_filter = tep_filter_alloc(l->tep);
 	for (i = 0; l->in_filter && i < l->evs.n; i++) {
 		char *text;

@@ -56,9 +56,19 @@ struct live {
 	struct dat_file df;
 	struct tracecmd_input *in;
 	struct tep_record *in_rec;	/* handed out last: freed on the next call */
-	struct tep_record **in_next;	/* per CPU: its next record, read ahead */
-	bool *in_cpu_eof;
-	int in_ncpu;
+	/*
+	 * Per source (a CPU of the top buffer or of a buffer instance that
+	 * trace-cmd record -B wrote): its handle, CPU and next record, read ahead.
+	 */
+	struct in_src {
+		struct tracecmd_input *h;
+		int cpu;
+		bool eof;
+		struct tep_record *next;
+	} *in_src;
+	int in_nsrc;
+	struct tracecmd_input **in_bufs;	/* the buffer instances' handles */
+	int in_nbufs;
 	bool in_eof;
 	struct tep_event_filter *in_filter;	/* --filter, applied here: no kernel to do it */
 };
@@ -544,9 +554,46 @@ static int input_events(struct live *l)
 	return TP_OK;
 }
 
+/* Every CPU of the top buffer and of each buffer instance, as sources to merge. */
+static int input_sources(struct live *l)
+{
+	int nbuf = tracecmd_buffer_instances(l->in), b, c, ncpu;
+
+	l->in_bufs = calloc(nbuf + 1, sizeof(*l->in_bufs));
+	if (!l->in_bufs)
+		goto oom;
+	for (b = -1; b < nbuf; b++) {
+		struct tracecmd_input *h = l->in;
+
+		if (b >= 0) {
+			h = tracecmd_buffer_instance_handle(l->in, b);
+			if (!h) {
+				tp_error("cannot read '%s': corrupt buffer '%s'", l->spec.input,
+					 tracecmd_buffer_instance_name(l->in, b));
+				return TP_FAIL;
+			}
+			l->in_bufs[l->in_nbufs++] = h;
+		}
+		ncpu = tep_get_cpus(tracecmd_get_tep(h));
+		for (c = 0; c < ncpu; c++) {
+			struct in_src *v = realloc(l->in_src, (l->in_nsrc + 1) * sizeof(*v));
+
+			if (!v)
+				goto oom;
+			l->in_src = v;
+			v[l->in_nsrc++] = (struct in_src){ .h = h, .cpu = c };
+		}
+	}
+	return TP_OK;
+oom:
+	tp_error("out of memory");
+	return TP_FAIL;
+}
+
 static int open_input(struct live *l)
 {
 	const struct live_spec *s = &l->spec;
+	int ret;
 
 	if (s->target && target_given(s->target)) {
 		tp_error("'--input' reads a recording: no '-- COMMAND', '--pid' or '--cgroup'");
@@ -564,13 +611,9 @@ static int open_input(struct live *l)
 	if (!l->in)
 		return TP_FAIL;
 	l->tep = tracecmd_get_tep(l->in);
-	l->in_ncpu = tep_get_cpus(l->tep);
-	l->in_next = calloc(l->in_ncpu > 0 ? l->in_ncpu : 1, sizeof(*l->in_next));
-	l->in_cpu_eof = calloc(l->in_ncpu > 0 ? l->in_ncpu : 1, sizeof(*l->in_cpu_eof));
-	if (!l->in_next || !l->in_cpu_eof) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	ret = input_sources(l);
+	if (ret)
+		return ret;
 	/* the recording host's symbols, never this host's */
 	decode_kallsyms_use_tep(l->tep);
 	return input_events(l);
@@ -584,7 +627,7 @@ static int open_input(struct live *l)
  */
 static int next_input(struct live *l, struct tep_record *rec, long long *lost)
 {
-	int cpu, best = -1;
+	int i, best = -1;
 
 	if (l->in_rec) {
 		tracecmd_free_record(l->in_rec);
@@ -592,21 +635,24 @@ static int next_input(struct live *l, struct tep_record *rec, long long *lost)
 	}
 	while (!l->in_eof) {
 		best = -1;
-		for (cpu = 0; cpu < l->in_ncpu; cpu++) {
-			if (!l->in_next[cpu] && !l->in_cpu_eof[cpu]) {
-				l->in_next[cpu] = tracecmd_read_data(l->in, cpu);
-				l->in_cpu_eof[cpu] = !l->in_next[cpu];
+		for (i = 0; i < l->in_nsrc; i++) {
+			struct in_src *src = &l->in_src[i];
+
+			if (!src->next && !src->eof) {
+				src->next = tracecmd_read_data(src->h, src->cpu);
+				src->eof = !src->next;
 			}
-			if (l->in_next[cpu] &&
-			    (best < 0 || l->in_next[cpu]->ts < l->in_next[best]->ts))
-				best = cpu;
+			if (src->next && (best < 0 || src->next->ts < l->in_src[best].next->ts ||
+					  (src->next->ts == l->in_src[best].next->ts &&
+					   src->cpu < l->in_src[best].cpu)))
+				best = i;
 		}
 		if (best < 0) {
 			l->in_eof = true;
 			break;
 		}
-		l->in_rec = l->in_next[best];
-		l->in_next[best] = NULL;
+		l->in_rec = l->in_src[best].next;
+		l->in_src[best].next = NULL;
 		/* an event the filter has no word for (a stack record) passes */
 		if (!l->in_filter ||
 		    tep_filter_match(l->in_filter, l->in_rec) != TEP_ERRNO__FILTER_MISS)
@@ -695,11 +741,13 @@ static void live_free(struct live *l)
 	close_readers(l);
 	if (l->in_rec)
 		tracecmd_free_record(l->in_rec);
-	for (i = 0; l->in_next && i < l->in_ncpu; i++)
-		if (l->in_next[i])
-			tracecmd_free_record(l->in_next[i]);
-	free(l->in_next);
-	free(l->in_cpu_eof);
+	for (i = 0; i < l->in_nsrc; i++)
+		if (l->in_src[i].next)
+			tracecmd_free_record(l->in_src[i].next);
+	free(l->in_src);
+	for (i = 0; i < l->in_nbufs; i++)
+		tracecmd_close(l->in_bufs[i]);
+	free(l->in_bufs);
 	if (l->in_filter)
 		tep_filter_free(l->in_filter);
 	if (l->in)

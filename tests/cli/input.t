@@ -12,7 +12,7 @@ need_tracefs
 command -v jq > /dev/null || skip_all "jq is not installed (make deps installs it)"
 [ -e "$TRACEFS/events/syscalls/sys_enter_getpid" ] || skip_all "no syscalls:sys_enter_getpid"
 need_tgen
-plan 18
+plan 20
 
 N=1234
 F=$TMP/w.dat
@@ -87,5 +87,28 @@ expect_status "a damaged file: exit 1" 1 "$TPCTL" hist --input "$TMP/cut.dat" "$
 
 [ "$(state_digest)" = "$before" ]
 ok $? "no --input run changed tracefs"
+
+# trace-cmd's recording, its events in the buffer of the instance -B made
+TC=${TRACE_CMD:-/work/shared/tools/trace-cmd-here}
+if [ -x "$TC" ]; then
+	B=tpt-input-$$
+	(cd "$TMP" && "$TC" record --no-filter -B "$B" -e sched:sched_switch -e "$EV" \
+		-o tc.dat "$G" 500 > tc.log 2>&1)
+	if [ -d "$TRACEFS/instances/$B" ]; then
+		echo 0 > "$TRACEFS/instances/$B/events/enable" 2> /dev/null
+		rmdir "$TRACEFS/instances/$B" 2> /dev/null
+	fi
+	expect_status "count --input of trace-cmd's recording" 0 \
+		"$TPCTL" count --input "$TMP/tc.dat" sched:sched_switch "$EV" --by event,pid --json
+	"$TPCTL" report --json "$TMP/tc.dat" | jq -r 'select(.type == "event") |
+		"\(.system):\(.event),\(.pid)"' | sort | uniq -c | awk '{print $2, $1}' | sort > "$TMP/want"
+	rows < "$TMP/out" > "$TMP/got"
+	grep -q "sys_enter_getpid,[0-9]* 500$" "$TMP/got" && test_cmp \
+		"... every row equals report --json's, the 500 getpid calls among them" \
+		"$TMP/want" "$TMP/got" || { ok 1 "... 500 getpid calls counted"; diag "$TMP/got"; }
+else
+	skip "no trace-cmd"
+	skip "no trace-cmd"
+fi
 
 done_testing

@@ -189,6 +189,33 @@ struct agg_opts {
 
 /* Trace, aggregate and print as o says; returns the exit status. */
 int agg_run(const struct agg_opts *o);
+
+/*
+ * Several metrics over one session (tpctl serve; agg_run() is one of them):
+ * the events of all of them traced in one private instance, each metric on
+ * the kernel engine where it can be (its hist triggers there), the others
+ * fed from one reader.  A filter every metric shares is the kernel's; where
+ * they differ, each metric of the user engine applies its own.
+ *   agg_set_open()	everything up to tracing (errors printed; TP_OK or status)
+ *   agg_set_start()	tracing starts for good (COMMAND runs)
+ *   agg_set_read()	user engine: aggregate what is ready, else wait up to
+ *			timeout_ms; *done once the target is gone
+ *   agg_set_collect()	kernel engine: the hist files read into the rows now;
+ *			both: the ring buffers' losses counted
+ *   agg_set_drain()	tracing off, what is left read, collected, flushed
+ *   agg_set_agg()	metric i's rows (agg_snapshot(), agg_interval_end())
+ *   agg_set_close()	the session closed (the only teardown); returns ret
+ */
+struct agg_set;
+int agg_set_open(struct agg_set **set, const struct agg_opts *const *o, int n);
+int agg_set_start(struct agg_set *set);
+int agg_set_read(struct agg_set *set, int timeout_ms, bool *done);
+void agg_set_collect(struct agg_set *set);
+int agg_set_drain(struct agg_set *set);
+struct agg *agg_set_agg(struct agg_set *set, int i);
+bool agg_set_kernel(const struct agg_set *set, int i);	/* metric i is on the kernel engine */
+int agg_set_kernel_jobs(const struct agg_set *set);
+int agg_set_close(struct agg_set *set, int ret);
 /*
  * The command lines of count and hist (argv[0] the command's name) into o
  * and t, without running anything: returns as target_parse() does (0,

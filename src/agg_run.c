@@ -41,15 +41,25 @@
 /* Poll timeout of the user engine: how late a tick or the end may be seen. */
 #define WAIT_MS 50
 
-struct run {
+/* One metric: an aggregation (count, hist, latency) and its engine. */
+struct job {
 	const struct agg_opts *o;
-	struct live *l;			/* the session: events, instance, readers, tep */
-	const struct tfs_event_list *evs;
 	struct agg *agg;
-	bool kernel;
-	bool stacks;			/* a key is the kernel stack */
-	uint64_t *dropped;		/* kernel engine: per event, the kernel's Dropped */
+	struct tfs_event_list evs;	/* its events, in agg_add_event's order */
+	bool try_kernel;		/* the kernel engine is still to be tried */
+	bool kernel;			/* the kernel engine counts it */
 	struct tracefs_hist **hists;	/* kernel engine: per event, its trigger */
+	uint64_t *dropped;		/* kernel engine: per event, the kernel's Dropped */
+	struct tep_event_filter *filter; /* user engine: its filter, when not the session's */
+};
+
+struct agg_set {
+	struct job *jobs;
+	int njobs;
+	struct live *l;			/* the session: events, instance, readers, tep */
+	const char *filter;		/* the one filter every job has, for the kernel to apply */
+	bool same_filter;
+	bool reading;			/* a job of the user engine: records are read */
 	double start, last;		/* CLOCK_MONOTONIC seconds */
 	bool out_failed;
 	int out_errno;
@@ -170,34 +180,35 @@ static int hist_filter(struct tracefs_hist *hist, const char *expr)
 }
 
 /*
- * Can the kernel engine do it: one hist trigger per event, with the filter
- * as the trigger's.  TP_OK with st->hists made (not started), or, when the
- * kernel cannot, TP_USAGE (the keys) or TP_FAIL (no hist triggers) with the
- * error printed if the kernel engine was asked for, else -1 (use the user engine) after saying why under -v.
+ * Can the kernel engine do a job: one hist trigger per event, with the
+ * filter as the trigger's.  TP_OK with j->hists made (not started), or, when
+ * the kernel cannot, TP_USAGE (the keys) or TP_FAIL (no hist triggers) with
+ * the error printed if the kernel engine was asked for, else -1 (use the
+ * user engine) after saying why under -v.
  */
-static int kernel_plan(struct run *st, const struct tfs_event_list *evs)
+static int kernel_plan(struct job *j)
 {
-	bool must = st->o->engine == AGG_ENGINE_KERNEL;
+	bool must = j->o->engine == AGG_ENGINE_KERNEL;
 	const char *why = NULL;
 	int ret = TP_USAGE;
 	size_t i;
 
-	st->hists = calloc(evs->n, sizeof(*st->hists));
-	if (!st->hists) {
+	j->hists = calloc(j->evs.n ? j->evs.n : 1, sizeof(*j->hists));
+	if (!j->hists) {
 		tp_error("out of memory");
 		return TP_FAIL;
 	}
-	for (i = 0; i < evs->n && !why; i++) {
-		if (!tfs_event_has_hist(NULL, &evs->v[i])) {
+	for (i = 0; i < j->evs.n && !why; i++) {
+		if (!tfs_event_has_hist(NULL, &j->evs.v[i])) {
 			/* the kernel lacks it: not the user's mistake */
 			why = "this kernel has no hist triggers";
 			ret = TP_FAIL;
 			break;
 		}
-		st->hists[i] = agg_kernel_hist(st->agg, i, &why);
-		if (!st->hists[i] && !why)
+		j->hists[i] = agg_kernel_hist(j->agg, i, &why);
+		if (!j->hists[i] && !why)
 			why = "out of memory";
-		if (st->hists[i] && st->o->filter && hist_filter(st->hists[i], st->o->filter) < 0)
+		if (j->hists[i] && j->o->filter && hist_filter(j->hists[i], j->o->filter) < 0)
 			why = "the filter cannot be given to a hist trigger";
 		if (why)
 			break;
@@ -205,70 +216,419 @@ static int kernel_plan(struct run *st, const struct tfs_event_list *evs)
 	if (!why)
 		return TP_OK;
 	if (must)
-		tp_error("the kernel engine cannot do this for '%s:%s': %s", evs->v[i].system,
-			 evs->v[i].name, why);
+		tp_error("the kernel engine cannot do this for '%s:%s': %s", j->evs.v[i].system,
+			 j->evs.v[i].name, why);
 	else
-		tp_debug("user engine: %s:%s: %s", evs->v[i].system, evs->v[i].name, why);
+		tp_debug("user engine: %s:%s: %s", j->evs.v[i].system, j->evs.v[i].name, why);
 	return must ? ret : -1;
 }
 
 /*
- * The session's arm hook: the triggers made paused in the private instance
- * (tracing_on 0 there: the kernel runs the triggers but records nothing);
- * they count from kernel_continue() on, once the target's pid lists are in.
+ * The session's arm hook: the kernel jobs' triggers made paused in the
+ * private instance (where nothing is read, tracing_on stays 0: the kernel
+ * runs the triggers but records nothing); they count from kernel_continue()
+ * on, once the target's pid lists are in.
  */
 static int kernel_arm(struct live *l, void *ctx)
 {
-	struct run *st = ctx;
-	bool must = st->o->engine == AGG_ENGINE_KERNEL;
+	struct agg_set *set = ctx;
+	int k, ret = TP_OK;
 	size_t i;
-	int ret = TP_OK;
 
-	for (i = 0; !ret && i < st->evs->n; i++)
-		ret = tfs_hist_start(live_instance(l), &st->evs->v[i], st->hists[i], true, !must);
-	if (ret && !must)
-		tp_debug("user engine: the kernel refused a hist trigger");
-	return ret && !must ? -1 : ret;
-}
+	for (k = 0; !ret && k < set->njobs; k++) {
+		struct job *j = &set->jobs[k];
+		bool must = j->o->engine == AGG_ENGINE_KERNEL;
 
-static int kernel_continue(struct run *st)
-{
-	size_t i;
-	int ret = TP_OK;
-
-	for (i = 0; !ret && i < st->evs->n; i++)
-		ret = tfs_hist_continue(live_instance(st->l), &st->evs->v[i], st->hists[i]);
+		for (i = 0; j->kernel && !ret && i < j->evs.n; i++)
+			ret = tfs_hist_start(live_instance(l), &j->evs.v[i], j->hists[i], true,
+					     !must);
+		if (ret && !must) {
+			tp_debug("user engine: the kernel refused a hist trigger");
+			j->try_kernel = false;
+			ret = -1;
+		}
+	}
 	return ret;
 }
 
-static int kernel_collect(struct run *st)
+static int kernel_continue(struct agg_set *set)
+{
+	int k, ret = TP_OK;
+	size_t i;
+
+	for (k = 0; k < set->njobs; k++)
+		for (i = 0; set->jobs[k].kernel && !ret && i < set->jobs[k].evs.n; i++)
+			ret = tfs_hist_continue(live_instance(set->l), &set->jobs[k].evs.v[i],
+						set->jobs[k].hists[i]);
+	return ret;
+}
+
+/* A kernel job's rows: what its hist files say now. */
+static int kernel_collect(struct agg_set *set, struct job *j)
 {
 	size_t i;
 
-	for (i = 0; i < st->evs->n; i++) {
-		char *text = tfs_hist_read(live_instance(st->l), &st->evs->v[i]);
+	for (i = 0; i < j->evs.n; i++) {
+		char *text = tfs_hist_read(live_instance(set->l), &j->evs.v[i]);
 		uint64_t dropped = 0;
 
 		if (!text) {
-			tp_error("cannot read the hist file of '%s:%s': %s", st->evs->v[i].system,
-				 st->evs->v[i].name, strerror(errno));
+			tp_error("cannot read the hist file of '%s:%s': %s", j->evs.v[i].system,
+				 j->evs.v[i].name, strerror(errno));
 			return TP_FAIL;
 		}
-		if (agg_kernel_update(st->agg, i, text, &dropped) < 0)
+		if (agg_kernel_update(j->agg, i, text, &dropped) < 0)
 			tp_warn("entries of the hist file of '%s:%s' were not understood",
-				st->evs->v[i].system, st->evs->v[i].name);
+				j->evs.v[i].system, j->evs.v[i].name);
 		free(text);
-		if (dropped > st->dropped[i])
-			agg_add_lost(st->agg, dropped - st->dropped[i]);
-		st->dropped[i] = dropped;
+		if (dropped > j->dropped[i])
+			agg_add_lost(j->agg, dropped - j->dropped[i]);
+		j->dropped[i] = dropped;
 	}
 	return TP_OK;
 }
 
-/* Print one table: the current interval's rows, or the totals. */
-static void emit(struct run *st, bool totals, bool screen)
+/* Every job up to now: the kernel's hist files read, the ring buffers' losses counted. */
+static void collect(struct agg_set *set)
 {
-	const struct agg_opts *o = st->o;
+	unsigned long long lost = set->reading ? live_lost(set->l) : 0;
+	int k;
+
+	for (k = 0; k < set->njobs; k++) {
+		if (set->jobs[k].kernel)
+			kernel_collect(set, &set->jobs[k]);
+		else
+			agg_add_lost(set->jobs[k].agg, lost);
+	}
+}
+
+/* One record to every job of the user engine (each ignores the events not its own). */
+static void dispatch(struct agg_set *set, const struct tep_record *rec)
+{
+	int k;
+
+	for (k = 0; k < set->njobs; k++) {
+		struct job *j = &set->jobs[k];
+
+		if (j->kernel || (j->filter && tep_filter_match(j->filter, (struct tep_record *)rec) ==
+					       TEP_ERRNO__FILTER_MISS))
+			continue;
+		agg_record(j->agg, rec);
+	}
+}
+
+/* A job's own filter, where the jobs' filters differ and the kernel cannot apply one. */
+static int job_filter(struct job *j, struct tep_handle *tep)
+{
+	size_t i;
+
+	if (!j->o->filter || j->kernel)
+		return TP_OK;
+	j->filter = tep_filter_alloc(tep);
+	for (i = 0; j->filter && i < j->evs.n; i++) {
+		char *text;
+		int bad;
+
+		if (asprintf(&text, "%s/%s:%s", j->evs.v[i].system, j->evs.v[i].name,
+			     j->o->filter) < 0)
+			break;
+		bad = tep_filter_add_filter_str(j->filter, text) < 0;
+		free(text);
+		if (bad) {
+			tp_error("invalid filter for '%s:%s'", j->evs.v[i].system,
+				 j->evs.v[i].name);
+			return TP_USAGE;
+		}
+	}
+	if (!j->filter || i < j->evs.n) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	return TP_OK;
+}
+
+/*
+ * The session's check hook, once the events are resolved and before
+ * anything is created: each job's events among them, every key and field
+ * checked against them (TP_USAGE), and where the kernel engine is tried,
+ * whether it can do the job (-1: it cannot, the session is opened again
+ * with that job on the user engine).
+ */
+static int set_check(struct live *l, void *ctx)
+{
+	struct agg_set *set = ctx;
+	int k, ret = TP_OK;
+	size_t i;
+
+	for (k = 0; !ret && k < set->njobs; k++) {
+		struct job *j = &set->jobs[k];
+		const struct agg_opts *o = j->o;
+
+		ret = tfs_events_match(live_events(l), o->events, o->nevents, NULL, &j->evs);
+		if (ret)
+			break;
+		j->agg = agg_new(&o->spec, live_tep(l));
+		j->dropped = calloc(j->evs.n ? j->evs.n : 1, sizeof(*j->dropped));
+		if (!j->agg || !j->dropped) {
+			tp_error("out of memory");
+			return TP_FAIL;
+		}
+		for (i = 0; !ret && i < j->evs.n; i++) {
+			int size = 0;
+			char *fmt = live_format_text(l, j->evs.v[i].system, j->evs.v[i].name,
+						     &size);
+
+			ret = agg_add_event(j->agg, j->evs.v[i].system, j->evs.v[i].name,
+					    fmt ? fmt : "", fmt ? size : 0);
+			free(fmt);
+		}
+		if (ret)
+			break;
+		agg_set_comm_loader(j->agg, live_reload_comms, l);
+		j->kernel = j->try_kernel;
+		if (j->kernel) {
+			ret = kernel_plan(j);
+			if (ret == -1) {
+				j->try_kernel = j->kernel = false;
+				ret = TP_OK;
+				/* the session was opened not to read: open it again */
+				if (!set->reading)
+					ret = -1;
+			}
+		}
+		if (!ret && !set->same_filter)
+			ret = job_filter(j, live_tep(l));
+	}
+	return ret;
+}
+
+/* What set_check and kernel_arm made, before the session is opened again or closed. */
+static void set_reset(struct agg_set *set)
+{
+	int k;
+	size_t i;
+
+	for (k = 0; k < set->njobs; k++) {
+		struct job *j = &set->jobs[k];
+
+		for (i = 0; j->hists && i < j->evs.n; i++)
+			tracefs_hist_free(j->hists[i]);
+		free(j->hists);
+		j->hists = NULL;
+		agg_free(j->agg);
+		j->agg = NULL;
+		free(j->dropped);
+		j->dropped = NULL;
+		if (j->filter)
+			tep_filter_free(j->filter);
+		j->filter = NULL;
+		tfs_event_list_free(&j->evs);
+	}
+}
+
+/* The session of every job's events; -1 when a job has to change its engine. */
+static int set_session(struct agg_set *set)
+{
+	const struct agg_opts *o = set->jobs[0].o;
+	/* the session traces every job's events: the patterns of all of them */
+	char **pats = NULL;
+	struct live_spec spec = {
+		.filter = set->same_filter ? set->filter : NULL,
+		.target = o->target, .input = o->input,
+		/*
+		 * A signal prints the totals once anything is traced, even one
+		 * that comes while the rest is set up (tests/cli/count.t waits
+		 * only for the events to be on).
+		 */
+		.flags = LIVE_EARLY_STOP,
+		.check = set_check,
+		.arm = kernel_arm,
+		.ctx = set,
+	};
+	int k, i, n = 0, ret;
+
+	set->reading = false;
+	for (k = 0; k < set->njobs; k++) {
+		set->reading |= !set->jobs[k].try_kernel;
+		n += set->jobs[k].o->nevents;
+	}
+	pats = calloc(n + 1, sizeof(*pats));
+	if (!pats) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	for (k = 0, n = 0; k < set->njobs; k++)
+		for (i = 0; i < set->jobs[k].o->nevents; i++)
+			pats[n++] = set->jobs[k].o->events[i];
+	spec.events = pats;
+	spec.nevents = n;
+	for (k = 0; k < set->njobs; k++) {
+		const struct agg_spec *as = &set->jobs[k].o->spec;
+
+		for (i = 0; !set->jobs[k].try_kernel && i < as->nkeys; i++)
+			if (as->kind[i] == AGG_KEY_STACK)
+				spec.flags |= LIVE_KSTACK;
+	}
+	if (!set->reading)
+		spec.flags |= LIVE_NOREAD;
+	ret = live_open(&set->l, &spec);
+	free(pats);
+	if (ret)
+		set_reset(set);
+	return ret;
+}
+
+int agg_set_open(struct agg_set **setp, const struct agg_opts *const *o, int n)
+{
+	struct agg_set *set = calloc(1, sizeof(*set));
+	int k, ret;
+
+	*setp = NULL;
+	if (set)
+		set->jobs = calloc(n, sizeof(*set->jobs));
+	if (!set || !set->jobs) {
+		free(set);
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	set->njobs = n;
+	set->same_filter = true;
+	set->filter = o[0]->filter;
+	for (k = 0; k < n; k++) {
+		set->jobs[k].o = o[k];
+		/* a recording has no hist triggers: what it holds is read */
+		set->jobs[k].try_kernel = o[k]->engine != AGG_ENGINE_USER && !o[k]->input;
+		if (o[k]->engine == AGG_ENGINE_KERNEL && o[k]->input) {
+			tp_error("'--input' reads a recording: the user engine does "
+				 "('--engine user')");
+			free(set->jobs);
+			free(set);
+			return TP_USAGE;
+		}
+		if ((o[k]->filter == NULL) != (set->filter == NULL) ||
+		    (o[k]->filter && strcmp(o[k]->filter, set->filter)))
+			set->same_filter = false;
+	}
+	/* a job the kernel engine cannot do moves to the user engine; at most once each */
+	for (k = 0; (ret = set_session(set)) == -1 && k <= n; k++)
+		;
+	if (!ret)
+		ret = kernel_continue(set);
+	if (!ret)
+		tp_debug("%d metric(s), %d on the kernel engine, %zu event(s) in %s", n,
+			 agg_set_kernel_jobs(set), live_events(set->l)->n,
+			 o[0]->input ? o[0]->input : tfs_instance_label(live_instance(set->l)));
+	if (ret) {
+		agg_set_close(set, ret);
+		return ret == -1 ? TP_FAIL : ret;
+	}
+	*setp = set;
+	return TP_OK;
+}
+
+int agg_set_kernel_jobs(const struct agg_set *set)
+{
+	int k, n = 0;
+
+	for (k = 0; k < set->njobs; k++)
+		n += set->jobs[k].kernel;
+	return n;
+}
+
+bool agg_set_kernel(const struct agg_set *set, int i)
+{
+	return set->jobs[i].kernel;
+}
+
+struct agg *agg_set_agg(struct agg_set *set, int i)
+{
+	return set->jobs[i].agg;
+}
+
+int agg_set_start(struct agg_set *set)
+{
+	int ret = live_start(set->l);
+
+	set->start = set->last = now_s();
+	return ret;
+}
+
+int agg_set_read(struct agg_set *set, int timeout_ms, bool *done)
+{
+	struct tep_record rec;
+	unsigned long n = 0;
+	long long lost;
+	int r;
+
+	*done = false;
+	if (!set->reading) {
+		/* a signal ends the wait (no SA_RESTART), COMMAND's exit too (SIGCHLD) */
+		if (live_done(set->l))
+			*done = true;
+		else if (timeout_ms)
+			poll(NULL, 0, timeout_ms);
+		return TP_OK;
+	}
+	memset(&rec, 0, sizeof(rec));
+	/* what is ready now, in bounded portions so that the caller keeps its clock */
+	while (n < 65536 && (r = live_next(set->l, &rec, &lost)) > 0) {
+		dispatch(set, &rec);
+		n++;
+	}
+	if (r < 0)
+		return TP_FAIL;
+	/* the target is gone: what it left in the buffers is read by agg_set_drain */
+	if (!r && live_done(set->l))
+		*done = true;
+	else if (!r && timeout_ms)
+		live_wait(set->l, timeout_ms);
+	return TP_OK;
+}
+
+int agg_set_drain(struct agg_set *set)
+{
+	struct tep_record rec;
+	long long lost;
+	int r, k;
+
+	if (set->reading) {
+		memset(&rec, 0, sizeof(rec));
+		live_drain(set->l);
+		while ((r = live_next(set->l, &rec, &lost)) != 0 || !live_eof(set->l)) {
+			if (r < 0)
+				return TP_FAIL;
+			if (r > 0)
+				dispatch(set, &rec);
+		}
+	}
+	collect(set);
+	/* events whose stack never came count without one */
+	for (k = 0; k < set->njobs; k++)
+		if (!set->jobs[k].kernel)
+			agg_flush(set->jobs[k].agg);
+	return TP_OK;
+}
+
+void agg_set_collect(struct agg_set *set)
+{
+	collect(set);
+}
+
+int agg_set_close(struct agg_set *set, int ret)
+{
+	if (!set)
+		return ret;
+	ret = live_close(set->l, ret);
+	set_reset(set);
+	free(set->jobs);
+	free(set);
+	return ret;
+}
+
+/* Print one table: the current interval's rows, or the totals. */
+static void emit(struct agg_set *st, bool totals, bool screen)
+{
+	const struct agg_opts *o = st->jobs[0].o;
 	struct output_agg oa = {
 		.hist = o->hist,
 		.field = o->spec.value,
@@ -280,7 +640,7 @@ static void emit(struct run *st, bool totals, bool screen)
 	char title[128];
 
 	oa.interval_ns = (now - (totals ? st->start : st->last)) * 1e9;
-	t = agg_snapshot(st->agg, totals, o->top);
+	t = agg_snapshot(st->jobs[0].agg, totals, o->top);
 	if (!t) {
 		tp_error("out of memory");
 		st->out_failed = true;
@@ -312,99 +672,89 @@ static void emit(struct run *st, bool totals, bool screen)
 }
 
 /* The end of an interval: collect, print, start the next one. */
-static void tick(struct run *st, bool screen)
+static void tick(struct agg_set *set, bool screen)
 {
-	if (st->kernel)
-		kernel_collect(st);
-	else
-		agg_add_lost(st->agg, live_lost(st->l));
-	emit(st, false, screen);
-	agg_interval_end(st->agg);
-	st->last = now_s();
+	collect(set);
+	emit(set, false, screen);
+	agg_interval_end(set->jobs[0].agg);
+	set->last = now_s();
 }
 
-/* The user engine until the end; false on a read error. */
-static bool user_loop(struct run *st, double deadline, double interval, bool screen)
+int agg_run(const struct agg_opts *o)
 {
-	double next = interval > 0 ? st->start + interval : 0, t;
-	struct tep_record rec;
-	unsigned long n = 0;
-	long long lost;
-	int r;
+	struct agg_set *set;
+	bool screen = !o->json && o->interval > 0 && isatty(STDOUT_FILENO), done = false;
+	double deadline, next, t, until;
+	struct agg *agg;
+	int ret, wait;
 
-	memset(&rec, 0, sizeof(rec));
-	while (!state_stop && !st->out_failed) {
-		r = live_next(st->l, &rec, &lost);
-		if (r < 0)
-			return false;
-		if (r > 0) {
-			agg_record(st->agg, &rec);
-			/* the clock is cheap (vDSO) but not free: look every 1024 records */
-			if (++n & 1023)
-				continue;
-		}
-		t = now_s();
-		if (deadline && t >= deadline)
-			break;
-		/* the target is gone: what it left in the buffers is read by user_drain */
-		if (live_done(st->l))
-			break;
-		if (next && t >= next) {
-			tick(st, screen);
-			while (next <= t)
-				next += interval;
-		}
-		if (r == 0) {
-			double until = next ? next : deadline;
-			int ms = WAIT_MS;
-
-			if (deadline && deadline < until)
-				until = deadline;
-			if (until && (until - t) * 1000 < WAIT_MS)
-				ms = (until - t) * 1000 + 1;
-			live_wait(st->l, ms);
-		}
+	if (tp.instance) {
+		tp_error("%s traces in a private instance; '-i %s' cannot be used", tp.cmd,
+			 tp.instance);
+		return TP_USAGE;
 	}
-	return true;
-}
-
-/* Read what is left: tracing off in the instance, then every buffer to its end. */
-static bool user_drain(struct run *st)
-{
-	struct tep_record rec;
-	long long lost;
-	int r;
-
-	memset(&rec, 0, sizeof(rec));
-	live_drain(st->l);
-	while ((r = live_next(st->l, &rec, &lost)) != 0 || !live_eof(st->l)) {
-		if (r < 0)
-			return false;
-		if (r > 0)
-			agg_record(st->agg, &rec);
-	}
-	return true;
-}
-
-static void kernel_loop(struct run *st, double deadline, double interval, bool screen)
-{
-	double next = interval > 0 ? st->start + interval : 0, t, until;
-
-	while (!state_stop && !st->out_failed && !live_done(st->l)) {
+	ret = agg_set_open(&set, &o, 1);
+	if (ret)
+		return ret;
+	agg = agg_set_agg(set, 0);
+	ret = agg_set_start(set);
+	if (ret)
+		goto out;
+	deadline = o->duration > 0 ? set->start + o->duration : 0;
+	next = o->interval > 0 ? set->start + o->interval : 0;
+	while (!state_stop && !set->out_failed && !done) {
 		t = now_s();
 		if (deadline && t >= deadline)
 			break;
 		if (next && t >= next) {
-			tick(st, screen);
+			tick(set, screen);
 			while (next <= t)
-				next += interval;
+				next += o->interval;
 		}
 		until = next ? next : deadline;
 		if (deadline && deadline < until)
 			until = deadline;
-		/* a signal ends the wait (no SA_RESTART), COMMAND's exit too (SIGCHLD) */
-		poll(NULL, 0, until ? (int)((until - t) * 1000) + 1 : 1000);
+		/* the kernel engine only looks at the clock and the target */
+		wait = set->reading ? WAIT_MS : 1000;
+		ret = agg_set_read(set, until && (until - t) * 1000 < wait ?
+				   (int)((until - t) * 1000) + 1 : wait, &done);
+		if (ret)
+			break;
 	}
+	if (!ret)
+		ret = agg_set_drain(set);
+	else
+		agg_set_drain(set);
+	/* the last interval (not on a screen: the totals replace it), then the totals */
+	if (o->interval > 0 && !screen && !set->out_failed) {
+		emit(set, false, false);
+		agg_interval_end(agg);
+		if (!o->json)
+			emit(set, true, false);
+	} else {
+		agg_interval_end(agg);
+		emit(set, true, screen);
+	}
+	{
+		struct agg_table *tab = agg_snapshot(agg, true, 1);
+
+		if (tab && tab->lost)
+			tp_warn("%llu events lost: %s", (unsigned long long)tab->lost,
+				agg_set_kernel(set, 0) ? "the kernel's hist table was full" :
+				"the ring buffer overflowed before they were read");
+		agg_table_free(tab);
+	}
+	if (set->out_failed) {
+		/* the reader of stdout went away (| head): a normal end, not an error */
+		if (set->out_errno != EPIPE) {
+			tp_error("cannot write to standard output: %s", strerror(set->out_errno));
+			ret = TP_FAIL;
+		}
+		__fpurge(stdout);
+		clearerr(stdout);
+	}
+out:
+	return agg_set_close(set, ret);
 }
 
 int agg_parse_end(struct agg_opts *o, const struct tp_args *args, unsigned long long top,
@@ -434,168 +784,5 @@ int agg_main(int (*parse)(struct agg_opts *o, struct target *t, int argc, char *
 	ret = agg_run(&o);
 	agg_spec_release(&o.spec);
 	target_free(&tgt);
-	return ret;
-}
-
-/*
- * The session's check hook, once the events are resolved and before
- * anything is created: every key and field checked against them (TP_USAGE),
- * and, when the kernel engine is tried, whether it can do it (-1: it cannot,
- * the session is opened again for the user engine).
- */
-static int run_check(struct live *l, void *ctx)
-{
-	struct run *st = ctx;
-	const struct agg_opts *o = st->o;
-	size_t i;
-	int ret = TP_OK;
-
-	st->evs = live_events(l);
-	st->agg = agg_new(&o->spec, live_tep(l));
-	st->dropped = calloc(st->evs->n ? st->evs->n : 1, sizeof(*st->dropped));
-	if (!st->agg || !st->dropped) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
-	for (i = 0; !ret && i < st->evs->n; i++) {
-		int size = 0;
-		char *fmt = live_format_text(l, st->evs->v[i].system, st->evs->v[i].name, &size);
-
-		ret = agg_add_event(st->agg, st->evs->v[i].system, st->evs->v[i].name,
-				    fmt ? fmt : "", fmt ? size : 0);
-		free(fmt);
-	}
-	if (ret)
-		return ret;
-	agg_set_comm_loader(st->agg, live_reload_comms, l);
-	return st->kernel ? kernel_plan(st, st->evs) : TP_OK;
-}
-
-/* What run_check and kernel_arm made, before the session is opened again. */
-static void run_reset(struct run *st)
-{
-	size_t i;
-
-	for (i = 0; st->hists && st->evs && i < st->evs->n; i++)
-		tracefs_hist_free(st->hists[i]);
-	free(st->hists);
-	st->hists = NULL;
-	agg_free(st->agg);
-	st->agg = NULL;
-	free(st->dropped);
-	st->dropped = NULL;
-	st->evs = NULL;
-}
-
-/* The session for either engine; -1 when the kernel engine cannot do it. */
-static int run_open(struct run *st)
-{
-	const struct agg_opts *o = st->o;
-	struct live_spec spec = {
-		.events = o->events, .nevents = o->nevents, .filter = o->filter,
-		.target = o->target, .input = o->input,
-		/*
-		 * A signal prints the totals once anything is traced, even one
-		 * that comes while the rest is set up (tests/cli/count.t waits
-		 * only for the events to be on).
-		 */
-		.flags = LIVE_EARLY_STOP,
-		.check = run_check,
-		.ctx = st,
-	};
-	int ret;
-
-	if (st->kernel) {
-		spec.flags |= LIVE_NOREAD;
-		spec.arm = kernel_arm;
-	} else if (st->stacks) {
-		spec.flags |= LIVE_KSTACK;
-	}
-	ret = live_open(&st->l, &spec);
-	if (ret)
-		run_reset(st);
-	return ret;
-}
-
-int agg_run(const struct agg_opts *o)
-{
-	struct run st = { .o = o };
-	bool screen = !o->json && o->interval > 0 && isatty(STDOUT_FILENO);
-	int i, ret;
-
-	if (tp.instance) {
-		tp_error("%s traces in a private instance; '-i %s' cannot be used", tp.cmd,
-			 tp.instance);
-		return TP_USAGE;
-	}
-	for (i = 0; i < o->spec.nkeys; i++)
-		if (o->spec.kind[i] == AGG_KEY_STACK)
-			st.stacks = true;
-	/* a recording has no hist triggers: what it holds is read */
-	st.kernel = o->engine != AGG_ENGINE_USER && !o->input;
-	if (o->engine == AGG_ENGINE_KERNEL && o->input) {
-		tp_error("'--input' reads a recording: the user engine does ('--engine user')");
-		return TP_USAGE;
-	}
-	ret = run_open(&st);
-	if (ret == -1) {
-		/* whatever the kernel engine tried is gone: the user engine starts afresh */
-		st.kernel = false;
-		ret = run_open(&st);
-	}
-	if (!ret && st.kernel)
-		ret = kernel_continue(&st);
-	if (ret)
-		goto out;
-	tp_debug("%s engine, %zu event(s) in %s", st.kernel ? "kernel" : "user", st.evs->n,
-		 o->input ? o->input : tfs_instance_label(live_instance(st.l)));
-
-	ret = live_start(st.l);
-	if (ret)
-		goto out;
-	st.start = st.last = now_s();
-	if (st.kernel) {
-		kernel_loop(&st, o->duration > 0 ? st.start + o->duration : 0, o->interval, screen);
-		kernel_collect(&st);
-	} else if (!user_loop(&st, o->duration > 0 ? st.start + o->duration : 0, o->interval,
-			      screen) || !user_drain(&st)) {
-		ret = TP_FAIL;
-	}
-	if (!st.kernel) {
-		/* events whose stack never came count without one */
-		agg_flush(st.agg);
-		agg_add_lost(st.agg, live_lost(st.l));
-	}
-	/* the last interval (not on a screen: the totals replace it), then the totals */
-	if (o->interval > 0 && !screen && !st.out_failed) {
-		emit(&st, false, false);
-		agg_interval_end(st.agg);
-		if (!o->json)
-			emit(&st, true, false);
-	} else {
-		agg_interval_end(st.agg);
-		emit(&st, true, screen);
-	}
-	{
-		struct agg_table *t = agg_snapshot(st.agg, true, 1);
-
-		if (t && t->lost)
-			tp_warn("%llu events lost: %s", (unsigned long long)t->lost, st.kernel ?
-				"the kernel's hist table was full" :
-				"the ring buffer overflowed before they were read");
-		agg_table_free(t);
-	}
-	if (st.out_failed) {
-		/* the reader of stdout went away (| head): a normal end, not an error */
-		if (st.out_errno != EPIPE) {
-			tp_error("cannot write to standard output: %s", strerror(st.out_errno));
-			ret = TP_FAIL;
-		}
-		__fpurge(stdout);
-		clearerr(stdout);
-	}
-out:
-	ret = live_close(st.l, ret);
-	run_reset(&st);
 	return ret;
 }

@@ -33,6 +33,7 @@
 
 struct live {
 	struct live_spec spec;
+	struct target no_target;	/* spec.target when the command gave none */
 	struct tep_handle *tep;
 	struct tfs_event_list evs;
 	struct tracefs_instance *inst;
@@ -595,7 +596,7 @@ static int open_input(struct live *l)
 	const struct live_spec *s = &l->spec;
 	int ret;
 
-	if (s->target && target_given(s->target)) {
+	if (target_given(s->target)) {
 		tp_error("'--input' reads a recording: no '-- COMMAND', '--pid' or '--cgroup'");
 		return TP_USAGE;
 	}
@@ -677,7 +678,7 @@ static int open_live(struct live *l)
 	unsigned f = s->flags;
 	int ret, cpu;
 
-	ret = s->target ? target_check(s->target) : TP_OK;
+	ret = target_check(s->target);
 	if (!ret)
 		ret = tfs_init();
 	if (ret)
@@ -765,6 +766,8 @@ static void live_free(struct live *l)
 	if (l->inst)
 		tracefs_instance_free(l->inst);
 	tfs_event_list_free(&l->evs);
+	if (l->spec.target == &l->no_target)
+		target_free(&l->no_target);
 	free(l);
 }
 
@@ -779,6 +782,11 @@ int live_open(struct live **lp, const struct live_spec *spec)
 		return TP_FAIL;
 	}
 	l->spec = *spec;
+	/* no target: every process but tpctl's own (target_apply's notrace entry) */
+	if (!l->spec.target) {
+		target_init(&l->no_target);
+		l->spec.target = &l->no_target;
+	}
 	l->ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	if (l->ncpu < 1)
 		l->ncpu = 1;
@@ -797,8 +805,7 @@ int live_open(struct live **lp, const struct live_spec *spec)
 		ret = open_tracing(l);
 	if (ret) {
 		/* nothing is left: COMMAND (if forked) ended, every change put back */
-		if (spec->target)
-			target_finish(spec->target);
+		target_finish(l->spec.target);
 		close_readers(l);
 		state_rollback();
 		live_free(l);
@@ -819,7 +826,7 @@ int live_start(struct live *l)
 	if (l->spec.flags & LIVE_HOLD)
 		ret = tfs_instance_write(l->inst, "tracing_on", "1");
 	/* everything counts from here: COMMAND may run, unless we are stopped already */
-	if (!ret && l->spec.target && !state_stop)
+	if (!ret && !state_stop)
 		ret = target_release(l->spec.target);
 	return ret;
 }
@@ -846,7 +853,7 @@ bool live_done(struct live *l)
 {
 	if (l->in)
 		return l->in_eof;
-	return l->spec.target && target_done(l->spec.target);
+	return target_done(l->spec.target);
 }
 
 void live_drain(struct live *l)
@@ -930,7 +937,7 @@ bool live_target_exit(struct live *l, int *pid, int *status, int *sig)
 {
 	struct target *t = l->spec.target;
 
-	if (!t || !target_pid(t))
+	if (!target_pid(t))
 		return false;
 	target_finish(t);
 	*pid = target_pid(t);
@@ -946,11 +953,9 @@ int live_close(struct live *l, int ret)
 		return ret;
 	t = l->spec.target;
 	/* stopped by --duration, a signal or a closed stdout: do not leave COMMAND behind */
-	if (t) {
-		target_finish(t);
-		if (!ret)
-			target_report(t);
-	}
+	target_finish(t);
+	if (!ret)
+		target_report(t);
 	/* the readers hold the instance's files open: close them before it goes */
 	close_readers(l);
 	state_rollback();

@@ -514,9 +514,9 @@ int agg_set_open(struct agg_set **setp, const struct agg_opts *const *o, int n)
 		;
 	if (!ret)
 		ret = kernel_continue(set);
-	if (!ret)
-		tp_debug("%d metric(s), %d on the kernel engine, %zu event(s) in %s", n,
-			 agg_set_kernel_jobs(set), live_events(set->l)->n,
+	for (k = 0; !ret && k < n; k++)
+		tp_debug("%s engine, %zu event(s) in %s", set->jobs[k].kernel ? "kernel" : "user",
+			 set->jobs[k].evs.n,
 			 o[0]->input ? o[0]->input : tfs_instance_label(live_instance(set->l)));
 	if (ret) {
 		agg_set_close(set, ret);

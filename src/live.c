@@ -755,8 +755,7 @@ static void live_free(struct live *l)
 		tracecmd_close(l->in);
 	else if (l->tep)
 		tep_free(l->tep);
-	if (l->df.map)
-		dat_file_close(&l->df);
+	dat_file_close(&l->df);
 	for (i = 0; i < l->nid; i++)
 		free(l->idmap[i]);
 	free(l->idmap);

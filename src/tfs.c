@@ -27,6 +27,7 @@
 #define FILTER_MAX 4095
 
 static char *tracing_dir;
+static bool tfs_ready;		/* tfs_init() went through */
 static struct tep_plugin_list *plugins;
 
 static const char *perm_hint(int err)
@@ -42,6 +43,9 @@ int tfs_init(void)
 	struct stat st;
 	char *path;
 
+	/* a session opened again (another engine) finds it done */
+	if (tfs_ready)
+		return TP_OK;
 	if (tp.tracefs) {
 		if (stat(tp.tracefs, &st) < 0 || !S_ISDIR(st.st_mode)) {
 			tp_error("no tracefs at '%s': %s", tp.tracefs,
@@ -89,6 +93,7 @@ int tfs_init(void)
 		tep_set_loglevel(TEP_LOG_NONE);
 		tracefs_set_loglevel(TEP_LOG_NONE);
 	}
+	tfs_ready = true;
 	return TP_OK;
 }
 

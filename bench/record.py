@@ -179,7 +179,10 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--record-only", action="store_true", help="skip the report part")
     ap.add_argument("--out", help="also write the Markdown tables to this file")
+    ap.add_argument("--tpctl", default=TPCTL, help="the tpctl binary to measure")
     a = ap.parse_args()
+    global TPCTL
+    TPCTL = a.tpctl
     if a.quick:
         a.events, a.callgrind_events, a.buffers = 100000, 20000, "1024"
     if os.geteuid() != 0:

@@ -382,6 +382,8 @@ static int set_check(struct live *l, void *ctx)
 					    fmt ? fmt : "", fmt ? size : 0);
 			free(fmt);
 		}
+		if (!ret)
+			ret = agg_ready(j->agg);
 		if (ret)
 			break;
 		agg_set_comm_loader(j->agg, live_reload_comms, l);
@@ -632,6 +634,8 @@ static void emit(struct agg_set *st, bool totals, bool screen)
 	struct output_agg oa = {
 		.hist = o->hist,
 		.field = o->spec.value,
+		.start = o->spec.join ? o->spec.join->start : NULL,
+		.end = o->spec.join ? o->spec.join->end : NULL,
 		.ts_ns = wall_ns(),
 		.clear = screen,
 	};

@@ -127,6 +127,7 @@ struct agg_table;
 struct output_agg {
 	bool hist;
 	const char *field;		/* hist: the field whose values are counted */
+	const char *start, *end;	/* latency: the two ends of the pairs (else NULL) */
 	unsigned long long ts_ns;	/* JSON: when the table was taken (CLOCK_REALTIME) */
 	unsigned long long interval_ns;	/* JSON: the time it covers */
 	const char *title;		/* text: a line above the table, or NULL */

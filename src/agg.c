@@ -260,7 +260,7 @@ struct agg {
 	bool kend[AGG_MAX_KEYS];	/* key k comes from the END */
 	struct jopen *open;
 	uint32_t *heads;
-	size_t cap, nbucket, nopen;
+	size_t cap, maxopen, nbucket, nopen;
 	uint32_t oldest, newest, free_list;
 	uint64_t unmatched;
 	uint64_t vdiv;			/* log2 buckets of latency count microseconds */
@@ -1162,20 +1162,48 @@ int agg_ready(struct agg *a)
 		}
 		a->type[k] = col_type(c);
 	}
-	a->cap = j->max_open ? j->max_open : JOIN_OPEN_DEFAULT;
-	for (a->nbucket = 64; a->nbucket < a->cap * 2; a->nbucket *= 2)
-		;
-	a->open = calloc(a->cap, sizeof(*a->open));
-	a->heads = calloc(a->nbucket, sizeof(*a->heads));
-	if (!a->open || !a->heads) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
-	/* every entry starts on the free list */
-	for (size_t i = 0; i < a->cap; i++)
-		a->open[i].chain = i + 1 < a->cap ? i + 2 : 0;
-	a->free_list = 1;
+	/* the table of waiting STARTs grows as they come (open_grow), up to its bound */
+	a->maxopen = j->max_open ? j->max_open : JOIN_OPEN_DEFAULT;
 	return TP_OK;
+}
+
+/* Room for more waiting STARTs: twice the entries, the buckets made again; -1: none. */
+static int open_grow(struct agg *a)
+{
+	size_t cap = a->cap ? a->cap * 2 : 64, nb, i;
+	struct jopen *no;
+	uint32_t *nh;
+
+	if (cap > a->maxopen)
+		cap = a->maxopen;
+	if (cap <= a->cap)
+		return -1;
+	for (nb = 64; nb < cap * 2; nb *= 2)
+		;
+	no = realloc(a->open, cap * sizeof(*no));
+	if (!no)
+		return -1;
+	a->open = no;
+	nh = calloc(nb, sizeof(*nh));
+	if (!nh)
+		return -1;
+	memset(no + a->cap, 0, (cap - a->cap) * sizeof(*no));
+	/* the new entries on the free list */
+	for (i = a->cap; i < cap; i++)
+		no[i].chain = i + 1 < cap ? i + 2 : a->free_list;
+	a->free_list = a->cap + 1;
+	/* the waiting ones in the new buckets */
+	for (i = 0; i < a->cap; i++) {
+		if (!no[i].used)
+			continue;
+		no[i].chain = nh[no[i].hash & (nb - 1)];
+		nh[no[i].hash & (nb - 1)] = i + 1;
+	}
+	free(a->heads);
+	a->heads = nh;
+	a->nbucket = nb;
+	a->cap = cap;
+	return 0;
 }
 
 static void open_unlink(struct agg *a, uint32_t idx)
@@ -1204,6 +1232,8 @@ static uint32_t open_find(struct agg *a, const unsigned char *mkey, size_t mlen,
 {
 	uint32_t i;
 
+	if (!a->heads)
+		return 0;
 	for (i = a->heads[h & (a->nbucket - 1)]; i; i = a->open[i - 1].chain) {
 		const struct jopen *o = &a->open[i - 1];
 
@@ -1224,7 +1254,9 @@ static void open_add(struct agg *a, const unsigned char *mkey, size_t mlen, uint
 		a->unmatched++;
 		open_unlink(a, idx);
 	}
-	if (!a->free_list) {
+	if (!a->free_list && open_grow(a) < 0) {
+		if (!a->oldest)
+			return;
 		a->unmatched++;
 		open_unlink(a, a->oldest);
 	}

@@ -215,6 +215,9 @@ struct jopen {
 	unsigned char mkey[AGG_MATCH_MAX * 8 + 4];
 	unsigned char *skey;		/* the START's part of the row key */
 	uint32_t slen, salloc;
+	unsigned char *srec;		/* --over: the START's record */
+	uint32_t sreclen, srecalloc;
+	int scpu;
 };
 
 #define JOIN_OPEN_DEFAULT 65536
@@ -267,6 +270,9 @@ struct agg {
 	uint64_t runnable_mask;		/* prev_state bits that say "not runnable" */
 	struct names sysnames;
 	bool sysnames_read;
+	agg_pair_fn pair_fn;		/* --over */
+	void *pair_ctx;
+	uint64_t over;
 };
 
 /* An event waiting for its stack: its key before and after the stack's place. */
@@ -796,8 +802,10 @@ static void join_free(struct agg *a)
 	size_t i;
 	int s, k;
 
-	for (i = 0; i < a->cap; i++)
+	for (i = 0; i < a->cap; i++) {
 		free(a->open[i].skey);
+		free(a->open[i].srec);
+	}
 	free(a->open);
 	free(a->heads);
 	for (s = 0; s < a->njs; s++)
@@ -1244,8 +1252,22 @@ static uint32_t open_find(struct agg *a, const unsigned char *mkey, size_t mlen,
 }
 
 /* Remember a START; a START already waiting under the key, or the oldest, is dropped. */
+static int buf_keep(unsigned char **buf, uint32_t *alloc, const void *p, size_t len)
+{
+	if (len > *alloc) {
+		unsigned char *n = realloc(*buf, len);
+
+		if (!n)
+			return -1;
+		*buf = n;
+		*alloc = len;
+	}
+	memcpy(*buf, p, len);
+	return 0;
+}
+
 static void open_add(struct agg *a, const unsigned char *mkey, size_t mlen, uint64_t h,
-		     uint64_t ts, const unsigned char *skey, size_t slen)
+		     const struct tep_record *rec, const unsigned char *skey, size_t slen)
 {
 	struct jopen *o;
 	uint32_t idx = open_find(a, mkey, mlen, h);
@@ -1262,22 +1284,15 @@ static void open_add(struct agg *a, const unsigned char *mkey, size_t mlen, uint
 	}
 	idx = a->free_list;
 	o = &a->open[idx - 1];
+	if (buf_keep(&o->skey, &o->salloc, skey, slen) < 0 ||
+	    (a->pair_fn && buf_keep(&o->srec, &o->srecalloc, rec->data, rec->size) < 0))
+		return;
 	a->free_list = o->chain;
-	if (slen > o->salloc) {
-		unsigned char *n = realloc(o->skey, slen);
-
-		if (!n) {
-			o->chain = a->free_list;
-			a->free_list = idx;
-			return;
-		}
-		o->skey = n;
-		o->salloc = slen;
-	}
-	memcpy(o->skey, skey, slen);
 	o->slen = slen;
+	o->sreclen = a->pair_fn ? rec->size : 0;
+	o->scpu = rec->cpu;
 	o->hash = h;
-	o->ts = ts;
+	o->ts = rec->ts;
 	o->mlen = mlen;
 	memcpy(o->mkey, mkey, mlen);
 	o->used = true;
@@ -1415,7 +1430,7 @@ static void join_side(struct agg *a, const struct jside *js, const struct tep_re
 	h = hash_bytes(mkey, mlen);
 	if (!js->end) {
 		plen = join_slots(a, js, rec, pid, part);
-		open_add(a, mkey, mlen, h, rec->ts, part, plen);
+		open_add(a, mkey, mlen, h, rec, part, plen);
 		return;
 	}
 	idx = open_find(a, mkey, mlen, h);
@@ -1446,9 +1461,23 @@ static void join_side(struct agg *a, const struct jside *js, const struct tep_re
 				sp += n;
 		}
 		v = rec->ts - o->ts;
+		if (a->pair_fn && v > a->over && o->sreclen) {
+			struct tep_record srec = {
+				.ts = o->ts, .cpu = o->scpu, .size = o->sreclen, .data = o->srec,
+			};
+
+			a->pair_fn(a->pair_ctx, &srec, (struct tep_record *)rec, v);
+		}
 		open_unlink(a, idx);
 	}
 	rows_add(a, &a->cur, key, k, v, 1);
+}
+
+void agg_set_pair_fn(struct agg *a, uint64_t over_ns, agg_pair_fn fn, void *ctx)
+{
+	a->pair_fn = fn;
+	a->pair_ctx = ctx;
+	a->over = over_ns;
 }
 
 static void join_record(struct agg *a, const struct ev *e, const struct tep_record *rec)

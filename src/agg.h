@@ -122,6 +122,13 @@ int agg_nevents(const struct agg *a);
  * sides, keys and match fields).  Prints the error; TP_USAGE.
  */
 int agg_ready(struct agg *a);
+/*
+ * latency --over: fn gets both records of every pair longer than over_ns as
+ * it closes (the START's record is kept while it waits, only then).
+ */
+typedef void (*agg_pair_fn)(void *ctx, struct tep_record *start, struct tep_record *end,
+			    uint64_t ns);
+void agg_set_pair_fn(struct agg *a, uint64_t over_ns, agg_pair_fn fn, void *ctx);
 
 /*
  * A live trace: the user engine learns a task's name from /proc/PID/comm
@@ -228,6 +235,7 @@ struct agg_opts {
 	enum agg_engine engine;
 	struct target *target;	/* TARGET (target.h): the processes traced */
 	const char *input;	/* --input: a trace.dat instead of the live kernel */
+	uint64_t over;		/* latency --over: pairs longer than this printed (ns, 0: none) */
 	/* latency: the pair given as START END --match, and the sides' events */
 	struct agg_join join;
 	char *join_events[AGG_SIDES_MAX];

@@ -133,7 +133,7 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 {
 	const char *by = NULL;
 	char *match = NULL;
-	unsigned long long top = 0, step = 0;
+	unsigned long long top = 0, step = 0, over = 0;
 	const struct recipe *r = NULL;
 	bool log2 = false;
 	const struct tp_opt opts[] = {
@@ -147,6 +147,9 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		OPT_BOOL(0, "log2", &log2, "power-of-two buckets of microseconds (the default)"),
 		OPT_CALLBACK(0, "linear", &step, "STEP", opt_duration,
 			     "buckets STEP wide (a duration: 100us, 1ms)"),
+		OPT_CALLBACK(0, "over", &over, "DURATION", opt_duration,
+			     "also print each pair longer than DURATION as it\n"
+			     "closes, with both events (5ms)"),
 		AGG_OPTS(o, &top, "only the events matching EXPR (START's and END's)",
 			 "only the N histograms with the most pairs",
 			 "histograms every SEC seconds (of that interval), the totals at the end"),
@@ -155,7 +158,7 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl latency START END --match FIELD[=FIELD] | RECIPE [--by KEY,...]\n"
-		"                     [--log2 | --linear STEP] [--filter EXPR] [--top N]\n"
+		"                     [--log2 | --linear STEP] [--over DURATION] [--filter EXPR] [--top N]\n"
 		"                     [--interval SEC] [--duration SEC] [--json] [--engine ENGINE]\n"
 		"                     [--input FILE]\n"
 		"                     " TARGET_USAGE,
@@ -206,6 +209,7 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	o->spec.join = r ? &r->join : &o->join;
 	o->spec.scale = step ? AGG_SCALE_LINEAR : AGG_SCALE_LOG2;
 	o->spec.step = step;
+	o->over = over;
 	/* the session traces the sides' events, each once */
 	for (s = 0; s < o->spec.join->nside; s++) {
 		const char *ev = o->spec.join->side[s].event;

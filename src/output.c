@@ -817,6 +817,38 @@ static void lost_write(struct output *o, int cpu, long long count)
 	}
 }
 
+int output_pair(struct output *o, const char *start, const char *end, uint64_t ns,
+		struct tep_record *srec, struct tep_record *erec)
+{
+	struct dec_event *sde, *ede;
+	FILE *f = o->f;
+	char buf[48];
+
+	if (srec->size < 8 || erec->size < 8)
+		return 0;
+	sde = decoder_event(o->dec, decode_type(srec->data));
+	ede = decoder_event(o->dec, decode_type(erec->data));
+	if (o->mode == OUTPUT_JSON) {
+		fputs_unlocked("{\"type\":\"pair\",\"start\":", f);
+		json_write_string(f, start, strlen(start));
+		fputs_unlocked(",\"end\":", f);
+		json_write_string(f, end, strlen(end));
+		fputs_unlocked(",\"latency_ns\":", f);
+		put_u64(f, ns);
+		fputs_unlocked(",\"events\":[", f);
+		json_open(o, sde, srec);
+		fputs_unlocked("},", f);
+		json_open(o, ede, erec);
+		fputs_unlocked("}]}\n", f);
+	} else {
+		snprintf(buf, sizeof(buf), "%.3f", ns / 1e6);
+		fprintf(f, "%sms  %s -> %s\n", buf, start, end);
+		text_record(o, sde, srec);
+		text_record(o, ede, erec);
+	}
+	return ferror(f) ? -1 : 0;
+}
+
 int output_exit(struct output *o, int pid, int status, int sig)
 {
 	FILE *f = o->f;

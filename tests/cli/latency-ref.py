@@ -12,6 +12,7 @@ lines sorted by key, each {"key":..,"count":..,"sum":..,"min":..,"max":..,
 [0, 1000), [1000, 2000), [2000, 4000), ... in ns.
 """
 import json
+import os
 import re
 import sys
 
@@ -93,6 +94,10 @@ class Join:
                                           for (lo, hi), c in sorted(bs.items())]},
                              sort_keys=True))
         print(json.dumps({"unmatched": self.unmatched + len(self.open)}))
+        over = os.environ.get("OVER")
+        if over:
+            print(json.dumps({"over": sum(1 for ds in self.groups.values() for d in ds
+                                          if d > int(over))}))
 
 
 def events(path):

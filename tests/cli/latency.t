@@ -15,7 +15,7 @@ for e in sched/sched_switch sched/sched_wakeup raw_syscalls/sys_enter irq/softir
 done
 need_tgen
 REF=$TOP/tests/cli/latency-ref.py
-plan 25
+plan 29
 
 before=$(state_digest)
 F=$TMP/mixed.dat
@@ -78,6 +78,20 @@ expect_status "START END --match" 0 "$TPCTL" latency sched:sched_wakeup sched:sc
 ours "$TMP/out"
 compare "sched_wakeup -> sched_switch by end.next_comm" custom "$TMP/all.json" \
 	sched:sched_wakeup sched:sched_switch pid next_pid end.next_comm
+
+# --over: every pair longer than the bound, with both its events, as it closes
+expect_status "latency syscall --over 20us --input" 0 "$TPCTL" latency syscall --over 20us \
+	--input "$F" --json
+want=$(OVER=20000 python3 "$REF" syscall "$TMP/all.json" | jq -r 'select(.over) | .over')
+got=$(jq -c 'select(.type == "pair")' "$TMP/out" | wc -l)
+[ "$got" = "$want" ] && [ "$got" -gt 0 ]
+ok $? "--over: the pairs longer than 20us, as many as the reference finds ($got, want $want)"
+jq -e -s '[.[] | select(.type == "pair")] | all(.latency_ns > 20000 and
+	.latency_ns == .events[1].ts_ns - .events[0].ts_ns and .events[0].event == "sys_enter" and
+	.events[1].event == "sys_exit" and .events[0].pid == .events[1].pid)' "$TMP/out" > /dev/null
+ok $? "--over: each pair's time is its events' and the events are its START and END"
+jq -e -s 'last | .type == "latency"' "$TMP/out" > /dev/null
+ok $? "--over: the histograms after the pairs"
 
 # live: exactly N getpid calls, exactly N getpid pairs
 N=3000

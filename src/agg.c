@@ -469,27 +469,36 @@ static enum agg_col_type col_type(const struct col *c)
 	}
 }
 
+/* Room for one more ev at a->ev[a->nev], zeroed (a->nev unchanged); NULL: said why. */
+static struct ev *ev_append(struct agg *a)
+{
+	struct ev *nv = realloc(a->ev, (a->nev + 1) * sizeof(*nv));
+
+	if (!nv) {
+		tp_error("out of memory");
+		return NULL;
+	}
+	a->ev = nv;
+	memset(&nv[a->nev], 0, sizeof(*nv));
+	return &nv[a->nev];
+}
+
 int agg_add_event(struct agg *a, const char *sys, const char *name, const char *fmt,
 		  size_t fmtlen)
 {
 	const struct agg_spec *spec = a->spec;
 	struct tep_event *event = tep_find_event_by_name(a->tep, sys, name);
 	struct dec_event *de;
-	struct ev *e, *nv;
+	struct ev *e;
 	int k;
 
 	if (!event || !(de = decoder_event(a->dec, event->id))) {
 		tp_error("cannot read the format of '%s:%s'", sys, name);
 		return TP_FAIL;
 	}
-	nv = realloc(a->ev, (a->nev + 1) * sizeof(*nv));
-	if (!nv) {
-		tp_error("out of memory");
+	e = ev_append(a);
+	if (!e)
 		return TP_FAIL;
-	}
-	a->ev = nv;
-	e = &a->ev[a->nev];
-	memset(e, 0, sizeof(*e));
 	e->id = event->id;
 	e->sys = strdup(sys);
 	e->name = strdup(name);
@@ -1075,7 +1084,7 @@ int agg_ready(struct agg *a)
 {
 	const struct agg_join *j = a->spec->join;
 	const struct agg_spec *spec = a->spec;
-	struct ev *e, *nv;
+	struct ev *e;
 	int k, s, ret;
 	bool owner_comm = true;
 
@@ -1086,14 +1095,9 @@ int agg_ready(struct agg *a)
 	if (ret)
 		return ret;
 	/* the rows' own ev: the layout of the pair's keys */
-	nv = realloc(a->ev, (a->nev + 1) * sizeof(*nv));
-	if (!nv) {
-		tp_error("out of memory");
+	e = ev_append(a);
+	if (!e)
 		return TP_FAIL;
-	}
-	a->ev = nv;
-	e = &a->ev[a->nev];
-	memset(e, 0, sizeof(*e));
 	e->id = -1;
 	if (asprintf(&e->label, "%s -> %s", j->start, j->end) < 0) {
 		e->label = NULL;

@@ -984,6 +984,77 @@ int tfs_hist_start(struct tracefs_instance *inst, const struct tfs_event *ev,
 	return TP_FAIL;
 }
 
+int tfs_synth_create(const char *name, const char *fields, bool quiet)
+{
+	char *path, *def = NULL, *undo = NULL;
+	int ret = TP_FAIL, err;
+
+	if (!tfs_name_valid(name))
+		return TP_USAGE;
+	path = tracefs_get_tracing_file("synthetic_events");
+	if (!path || asprintf(&def, "%s %s", name, fields) < 0 ||
+	    asprintf(&undo, "!%s", name) < 0) {
+		tp_error("out of memory");
+		goto out;
+	}
+	/* journaled to go once the triggers that name it are gone (with the instance) */
+	if (state_journal_late(path, undo) < 0) {
+		tp_error("out of memory");
+		goto out;
+	}
+	tp_debug("synthetic event: %s", def);
+	if (tracefs_instance_file_append(NULL, "synthetic_events", def) >= 0) {
+		ret = TP_OK;
+		goto out;
+	}
+	err = errno;
+	if (!quiet) {
+		tp_error("the kernel refused the synthetic event '%s': %s", name, strerror(err));
+		if (err == EINVAL)
+			print_error_log(NULL);
+	}
+out:
+	tracefs_put_tracing_file(path);
+	free(def);
+	free(undo);
+	return ret;
+}
+
+int tfs_trigger_add(struct tracefs_instance *inst, const struct tfs_event *ev, const char *cmd,
+		    bool quiet)
+{
+	char *path = tracefs_event_get_file(inst, ev->system, ev->name, "trigger");
+	int err;
+
+	if (!tfs_name_valid(ev->system) || !tfs_name_valid(ev->name)) {
+		tracefs_put_tracing_file(path);
+		return TP_USAGE;
+	}
+	/* journal first: rollback opens the trigger file with O_TRUNC, which removes them */
+	if (!path || state_journal(path, "") < 0) {
+		tracefs_put_tracing_file(path);
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	tracefs_put_tracing_file(path);
+	tp_debug("%s:%s trigger: %s", ev->system, ev->name, cmd);
+	if (tracefs_event_file_append(inst, ev->system, ev->name, "trigger", cmd) >= 0)
+		return TP_OK;
+	err = errno;
+	if (!quiet) {
+		tp_error("the kernel refused a trigger of '%s:%s'%s%s", ev->system, ev->name,
+			 err == EINVAL ? ":" : ": ", err == EINVAL ? "" : strerror(err));
+		if (err == EINVAL)
+			print_error_log(inst);
+	}
+	return TP_FAIL;
+}
+
+bool tfs_has_synth(void)
+{
+	return tracefs_file_exists(NULL, "synthetic_events");
+}
+
 int tfs_hist_continue(struct tracefs_instance *inst, const struct tfs_event *ev,
 		      struct tracefs_hist *hist)
 {

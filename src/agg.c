@@ -696,7 +696,7 @@ static void rows_add(struct agg *a, struct tab *t, unsigned char *key, size_t k,
 	struct row *r;
 
 	if (a->spec->value || a->spec->join) {
-		uint64_t b = bucket_of(a, v / a->vdiv);
+		uint64_t b = bucket_of(a, a->vdiv > 1 ? v / a->vdiv : v);
 
 		memcpy(key + k, &b, 8);
 		k += 8;

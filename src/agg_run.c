@@ -692,9 +692,17 @@ int agg_set_read(struct agg_set *set, int timeout_ms, bool *done)
 	}
 	memset(&rec, 0, sizeof(rec));
 	/* what is ready now, in bounded portions so that the caller keeps its clock */
-	while (n < 65536 && (r = live_next(set->l, &rec, &lost)) > 0) {
-		dispatch(set, &rec);
-		n++;
+	if (set->njobs == 1 && !set->jobs[0].filter) {
+		/* one metric, its filter the kernel's: nothing to choose per record */
+		while (n < 65536 && (r = live_next(set->l, &rec, &lost)) > 0) {
+			agg_record(set->jobs[0].agg, &rec);
+			n++;
+		}
+	} else {
+		while (n < 65536 && (r = live_next(set->l, &rec, &lost)) > 0) {
+			dispatch(set, &rec);
+			n++;
+		}
 	}
 	if (r < 0)
 		return TP_FAIL;

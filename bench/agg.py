@@ -57,7 +57,8 @@ class Gen:
     def wait(self):
         out = self.p.stdout.readline().split()
         self.p.wait()
-        return float(out[1]) if len(out) == 2 else 0.0
+        # "N SECONDS T0": the calls made, the seconds they took, when the first was
+        return float(out[1]) if len(out) >= 2 else 0.0
 
 
 def ready(pid, timeout=20):

@@ -87,6 +87,7 @@ struct sched_task {
 	uint64_t avg_delay_ns;		/* total delay / switches, rounded down */
 	uint64_t max_delay_ns;
 	uint64_t max_delay_ts_ns;	/* when the longest delay began (record timestamp) */
+	uint64_t max_delay_end_ns;	/* and ended (0 and 0 when every delay was 0) */
 	uint64_t total_delay_ns;
 };
 
@@ -97,7 +98,11 @@ struct sched_table {
 	uint64_t switches;
 };
 
-/* The table so far (the tasks with at least one switch, as perf lists them). */
+/*
+ * The table so far (the tasks with at least one switch, as perf lists them);
+ * NULL when out of memory.  Its names point into s: valid until the next
+ * sched_record() or sched_free().
+ */
 struct sched_table *sched_table(struct sched *s, const struct sched_sort *sort);
 void sched_table_free(struct sched_table *t);
 

@@ -34,13 +34,13 @@ struct sched;
 
 /*
  * The events to trace for the table, "system:event", NULL-terminated:
- * sched:sched_switch, sched:sched_stat_runtime, sched:sched_waking and
- * sched:sched_wakeup_new (what `perf sched record` records for it).  perf's
+ * sched:sched_switch, sched:sched_stat_runtime, sched:sched_wakeup and
+ * sched:sched_wakeup_new, the events perf sched latency acts on.  perf's
  * runtime is the sum of sched_stat_runtime's runtime, not the time between
- * switches, and a wait begins at sched_waking.  sched_new() needs the first
- * SCHED_NEED of them in tep, except that sched:sched_wakeup does for
- * sched:sched_waking (a recording of trace-cmd's); sched_wakeup_new is used
- * when present.  With --input, call sched_new(): it names what is missing.
+ * switches; a wait begins at sched_wakeup (not sched_waking, which perf
+ * sched latency ignores).  sched_new() needs the first SCHED_NEED of them in
+ * tep; sched_wakeup_new is used when present.  With --input, call
+ * sched_new(): it names what is missing.
  */
 #define SCHED_NEED 3
 const char *const *sched_events(void);
@@ -62,7 +62,7 @@ enum sched_key {
 	SCHED_SORT_MAX,		/* maximum delay */
 	SCHED_SORT_SWITCH,	/* switches */
 	SCHED_SORT_RUNTIME,	/* runtime */
-	SCHED_SORT_PID,		/* pid, smallest first */
+	SCHED_SORT_PID,		/* pid (largest first too, as perf's) */
 };
 
 #define SCHED_MAX_SORT 5

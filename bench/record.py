@@ -172,6 +172,7 @@ READERS = [
 
 
 def main():
+    global TPCTL
     ap = argparse.ArgumentParser()
     ap.add_argument("--events", type=int, default=1000000)
     ap.add_argument("--callgrind-events", type=int, default=100000)
@@ -179,7 +180,10 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--record-only", action="store_true", help="skip the report part")
     ap.add_argument("--out", help="also write the Markdown tables to this file")
+    ap.add_argument("--tpctl", help="the tpctl binary to measure (default: the tree's)")
     a = ap.parse_args()
+    if a.tpctl:
+        TPCTL = a.tpctl
     if a.quick:
         a.events, a.callgrind_events, a.buffers = 100000, 20000, "1024"
     if os.geteuid() != 0:

@@ -215,6 +215,10 @@ _tpctl()
 	list | format | enable | disable | stream | record | count | hist)
 		_tpctl_reply "$(_tpctl_events)"
 		;;
+	latency)
+		# a recipe, or the START and END events
+		_tpctl_reply "$(printf '%s\n' wakeup syscall irq softirq block offcpu; _tpctl_events)"
+		;;
 	filter)
 		if ((npos == 0)); then
 			_tpctl_reply "$(_tpctl_events)"

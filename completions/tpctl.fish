@@ -188,9 +188,13 @@ complete -c tpctl -n '__tpctl_prev_arg | string match -q USER' -a '(__fish_compl
 complete -c tpctl -n '__tpctl_no_command; and __tpctl_wants_word' -a '(__tpctl_run --list-commands)'
 
 # events for the commands that take them
-for c in list format enable disable stream record count hist
+for c in list format enable disable stream record count hist latency
     complete -c tpctl -n "__tpctl_using $c; and __tpctl_wants_word" -a '(__tpctl_events)'
 end
+# latency: a recipe instead of START END
+complete -c tpctl -n '__tpctl_using latency; and __tpctl_wants_word' \
+    -a 'wakeup syscall irq softirq block offcpu'
+
 
 # count and hist: --engine, and the fields of the first event for --field and --by
 function __tpctl_first_event_fields

@@ -46,6 +46,42 @@ enum agg_scale {
 	AGG_SCALE_LINEAR,	/* [0, step), [step, 2 * step), ... */
 };
 
+/*
+ * latency: rows of START/END pairs instead of events.  A START is remembered
+ * under the values of its match fields; the first END with the same values
+ * closes it, and the pair counts with END.ts - START.ts (ns) as its value.
+ * A recipe may have several START or END events (wakeup: a wakeup, or a
+ * switch out while still runnable); one event may be both (sched_switch:
+ * the END of next_pid, then the START of prev_pid).
+ */
+#define AGG_SIDES_MAX 4
+#define AGG_MATCH_MAX 3
+
+enum agg_cond {
+	AGG_COND_NONE,
+	AGG_COND_RUNNABLE,	/* sched_switch's prev_state says the task could still run */
+};
+
+struct agg_side {
+	const char *event;			/* "system:event" */
+	bool end;				/* an END (else a START) */
+	const char *match[AGG_MATCH_MAX];	/* the number fields that pair it */
+	int nmatch;
+	const char *pid;			/* the task the pair is of (NULL: common_pid) */
+	const char *comm;			/* that task's name in the record (NULL: none) */
+	enum agg_cond cond;			/* a START only when it holds */
+};
+
+struct agg_join {
+	struct agg_side side[AGG_SIDES_MAX];
+	int nside;
+	const char *start, *end;	/* how the output names the two ends */
+	bool per_cpu;			/* a START pairs only with an END on its CPU */
+	bool skip_idle;			/* pairs of pid 0 (the idle task) do not count */
+	bool end_owns;			/* comm and pid are the END's task (else the START's) */
+	size_t max_open;		/* STARTs kept waiting; the oldest go first (0: default) */
+};
+
 struct agg_spec {
 	int nkeys;
 	enum agg_key_kind kind[AGG_MAX_KEYS];
@@ -54,6 +90,7 @@ struct agg_spec {
 	const char *value;			/* hist: the field whose values are counted */
 	enum agg_scale scale;
 	uint64_t step;				/* AGG_SCALE_LINEAR */
+	const struct agg_join *join;		/* latency: pairs, the value their time */
 	char *text;				/* private: the names point into it */
 };
 
@@ -80,6 +117,18 @@ void agg_free(struct agg *a);
 int agg_add_event(struct agg *a, const char *sys, const char *name, const char *fmt,
 		  size_t fmtlen);
 int agg_nevents(const struct agg *a);
+/*
+ * Every event is added: what needs all of them is checked (a latency's
+ * sides, keys and match fields).  Prints the error; TP_USAGE.
+ */
+int agg_ready(struct agg *a);
+/*
+ * latency --over: fn gets both records of every pair longer than over_ns as
+ * it closes (the START's record is kept while it waits, only then).
+ */
+typedef void (*agg_pair_fn)(void *ctx, struct tep_record *start, struct tep_record *end,
+			    uint64_t ns);
+void agg_set_pair_fn(struct agg *a, uint64_t over_ns, agg_pair_fn fn, void *ctx);
 
 /*
  * A live trace: the user engine learns a task's name from /proc/PID/comm
@@ -147,6 +196,7 @@ struct agg_group {
 
 struct agg_table {
 	const struct agg_spec *spec;
+	uint64_t unmatched;		/* latency: STARTs that found no END (dropped or open) */
 	enum agg_col_type type[AGG_MAX_KEYS];
 	bool vsign;			/* the value field is signed */
 	size_t n;			/* groups (at most top) */
@@ -185,6 +235,10 @@ struct agg_opts {
 	enum agg_engine engine;
 	struct target *target;	/* TARGET (target.h): the processes traced */
 	const char *input;	/* --input: a trace.dat instead of the live kernel */
+	uint64_t over;		/* latency --over: pairs longer than this printed (ns, 0: none) */
+	/* latency: the pair given as START END --match, and the sides' events */
+	struct agg_join join;
+	char *join_events[AGG_SIDES_MAX];
 };
 
 /* Trace, aggregate and print as o says; returns the exit status. */
@@ -225,6 +279,7 @@ int agg_set_close(struct agg_set *set, int ret);
  */
 int count_parse(struct agg_opts *o, struct target *t, int argc, char **argv);
 int hist_parse(struct agg_opts *o, struct target *t, int argc, char **argv);
+int latency_parse(struct agg_opts *o, struct target *t, int argc, char **argv);
 /*
  * The end of such a parse function: with ret TP_OK, the EVENT arguments and
  * --top into o; else o->spec and o->target released.  Returns ret.

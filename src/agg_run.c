@@ -51,6 +51,7 @@ struct job {
 	struct tracefs_hist **hists;	/* kernel engine: per event, its trigger */
 	uint64_t *dropped;		/* kernel engine: per event, the kernel's Dropped */
 	struct tep_event_filter *filter; /* user engine: its filter, when not the session's */
+	struct output *pairs;		/* latency --over: the pairs as they close */
 };
 
 struct agg_set {
@@ -317,6 +318,31 @@ static void dispatch(struct agg_set *set, const struct tep_record *rec)
 	}
 }
 
+/* latency --over: a pair longer than the bound, written at once. */
+static void pair_out(void *ctx, struct tep_record *start, struct tep_record *end, uint64_t ns)
+{
+	struct job *j = ctx;
+
+	output_pair(j->pairs, j->o->spec.join->start, j->o->spec.join->end, ns, start, end);
+	output_flush(j->pairs);
+}
+
+static int job_pairs(struct job *j, struct live *l)
+{
+	if (!j->o->over)
+		return TP_OK;
+	j->pairs = output_new(live_tep(l), stdout, j->o->json ? OUTPUT_JSON : OUTPUT_TEXT);
+	if (!j->pairs) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	output_set_loader(j->pairs, live_load_id, l);
+	output_set_comm_loader(j->pairs, live_reload_comms, l);
+	output_set_ns_clock(j->pairs, live_clock_ns(l));
+	agg_set_pair_fn(j->agg, j->o->over, pair_out, j);
+	return TP_OK;
+}
+
 /* A job's own filter, where the jobs' filters differ and the kernel cannot apply one. */
 static int job_filter(struct job *j, struct tep_handle *tep)
 {
@@ -382,6 +408,10 @@ static int set_check(struct live *l, void *ctx)
 					    fmt ? fmt : "", fmt ? size : 0);
 			free(fmt);
 		}
+		if (!ret)
+			ret = agg_ready(j->agg);
+		if (!ret)
+			ret = job_pairs(j, l);
 		if (ret)
 			break;
 		agg_set_comm_loader(j->agg, live_reload_comms, l);
@@ -422,6 +452,8 @@ static void set_reset(struct agg_set *set)
 		if (j->filter)
 			tep_filter_free(j->filter);
 		j->filter = NULL;
+		output_free(j->pairs);
+		j->pairs = NULL;
 		tfs_event_list_free(&j->evs);
 	}
 }
@@ -632,6 +664,8 @@ static void emit(struct agg_set *st, bool totals, bool screen)
 	struct output_agg oa = {
 		.hist = o->hist,
 		.field = o->spec.value,
+		.start = o->spec.join ? o->spec.join->start : NULL,
+		.end = o->spec.join ? o->spec.join->end : NULL,
 		.ts_ns = wall_ns(),
 		.clear = screen,
 	};

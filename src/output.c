@@ -819,6 +819,38 @@ static void lost_write(struct output *o, int cpu, long long count)
 	}
 }
 
+int output_pair(struct output *o, const char *start, const char *end, uint64_t ns,
+		struct tep_record *srec, struct tep_record *erec)
+{
+	struct dec_event *sde, *ede;
+	FILE *f = o->f;
+	char buf[48];
+
+	if (srec->size < 8 || erec->size < 8)
+		return 0;
+	sde = decoder_event(o->dec, decode_type(srec->data));
+	ede = decoder_event(o->dec, decode_type(erec->data));
+	if (o->mode == OUTPUT_JSON) {
+		fputs_unlocked("{\"type\":\"pair\",\"start\":", f);
+		json_write_string(f, start, strlen(start));
+		fputs_unlocked(",\"end\":", f);
+		json_write_string(f, end, strlen(end));
+		fputs_unlocked(",\"latency_ns\":", f);
+		put_u64(f, ns);
+		fputs_unlocked(",\"events\":[", f);
+		json_open(o, sde, srec);
+		fputs_unlocked("},", f);
+		json_open(o, ede, erec);
+		fputs_unlocked("}]}\n", f);
+	} else {
+		snprintf(buf, sizeof(buf), "%.3f", ns / 1e6);
+		fprintf(f, "%sms  %s -> %s\n", buf, start, end);
+		text_record(o, sde, srec);
+		text_record(o, ede, erec);
+	}
+	return ferror(f) ? -1 : 0;
+}
+
 int output_exit(struct output *o, int pid, int status, int sig)
 {
 	FILE *f = o->f;
@@ -1217,10 +1249,40 @@ static void pow2_text(char *buf, size_t size, __int128 v)
 		snprintf(buf, size, "%s", i128_text(tmp + sizeof(tmp), v));
 }
 
-static void bucket_label(char *buf, size_t size, bool log2, const struct agg_bucket *b)
+/*
+ * A time in ns as a reader wants it: the largest unit it reaches, three
+ * significant digits at most (64us, 1.02ms, 2.5s); exact below a microsecond.
+ */
+static void dur_text(char *buf, size_t size, __int128 ns)
+{
+	static const struct {
+		const char *unit;
+		double div;
+	} u[] = { { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 } };
+	size_t i;
+
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		double v = (double)ns / u[i].div;
+
+		if (v >= 1) {
+			snprintf(buf, size, v >= 100 ? "%.0f%s" : v >= 10 ? "%.3g%s" : "%.3g%s", v,
+				 u[i].unit);
+			return;
+		}
+	}
+	snprintf(buf, size, "%lldns", (long long)ns);
+}
+
+static void bucket_label(char *buf, size_t size, bool log2, bool dur, const struct agg_bucket *b)
 {
 	char lo[48], hi[48];
 
+	if (dur) {
+		dur_text(lo, sizeof(lo), b->lo);
+		dur_text(hi, sizeof(hi), b->hi);
+		snprintf(buf, size, "[%s, %s)", b->lo ? lo : "0", hi);
+		return;
+	}
 	if (log2 && b->hi == 0) {
 		snprintf(buf, size, "(..., 0)");
 	} else if (log2 && b->hi - b->lo == 1) {
@@ -1238,20 +1300,22 @@ static void bucket_label(char *buf, size_t size, bool log2, const struct agg_buc
 }
 
 /* The bucket after b, for the empty ones shown between two others. */
-static struct agg_bucket bucket_next(bool log2, const struct agg_bucket *b)
+static struct agg_bucket bucket_next(bool log2, __int128 unit, const struct agg_bucket *b)
 {
 	struct agg_bucket n = { .lo = b->hi, .count = 0 };
 
 	if (!log2)
 		n.hi = b->hi + (b->hi - b->lo);
 	else
-		n.hi = n.lo ? n.lo * 2 : 1;
+		n.hi = n.lo ? n.lo * 2 : unit;
 	return n;
 }
 
 static void text_hist_group(FILE *f, const struct agg_table *t, const struct agg_group *g)
 {
-	bool log2 = t->spec->scale == AGG_SCALE_LOG2;
+	bool log2 = t->spec->scale == AGG_SCALE_LOG2, dur = t->spec->join != NULL;
+	/* the first log2 bucket: [0] for values, [0, 1us) for latency (counted in us) */
+	__int128 unit = dur && log2 ? 1000 : 1;
 	struct agg_bucket *all, cur;
 	size_t n = 0, i, lw = 0, cw = 8, maxc = 0;
 	char label[112], num[32], bar[BAR_WIDTH + 1];
@@ -1270,14 +1334,14 @@ static void text_hist_group(FILE *f, const struct agg_table *t, const struct agg
 		return;
 	for (i = 0; i < g->nbuckets; i++) {
 		if (fill && n) {
-			for (cur = bucket_next(log2, &all[n - 1]); cur.lo < g->buckets[i].lo;
-			     cur = bucket_next(log2, &cur))
+			for (cur = bucket_next(log2, unit, &all[n - 1]); cur.lo < g->buckets[i].lo;
+			     cur = bucket_next(log2, unit, &cur))
 				all[n++] = cur;
 		}
 		all[n++] = g->buckets[i];
 	}
 	for (i = 0; i < n; i++) {
-		bucket_label(label, sizeof(label), log2, &all[i]);
+		bucket_label(label, sizeof(label), log2, dur, &all[i]);
 		if (strlen(label) > lw)
 			lw = strlen(label);
 		if (all[i].count > maxc)
@@ -1288,7 +1352,7 @@ static void text_hist_group(FILE *f, const struct agg_table *t, const struct agg
 	for (i = 0; i < n; i++) {
 		size_t len = maxc ? (size_t)((unsigned __int128)all[i].count * BAR_WIDTH / maxc) : 0;
 
-		bucket_label(label, sizeof(label), log2, &all[i]);
+		bucket_label(label, sizeof(label), log2, dur, &all[i]);
 		memset(bar, '@', len);
 		memset(bar + len, ' ', BAR_WIDTH - len);
 		bar[BAR_WIDTH] = '\0';
@@ -1313,18 +1377,32 @@ static void text_agg(FILE *f, const struct agg_table *t, const struct output_agg
 		fputs("\033[H\033[2J", f);
 	if (o->title)
 		fprintf(f, "%s\n", o->title);
-	if (o->hist) {
+	if (o->start) {
+		fprintf(f, "%s -> %s", o->start, o->end);
+		if (t->unmatched)
+			fprintf(f, " (%llu without an end)", (unsigned long long)t->unmatched);
+		fputs("\n\n", f);
+	}
+	if (o->hist || o->start) {
 		for (i = 0; i < t->n; i++) {
 			const struct agg_group *g = &t->g[i];
 			char sum[32], min[32], max[32];
 
 			if (agg_block_keys(f, t, g))
 				fputs("  ", f);
-			agg_value_text(sum, sizeof(sum), t->vsign, g->sum);
-			agg_value_text(min, sizeof(min), t->vsign, g->min);
-			agg_value_text(max, sizeof(max), t->vsign, g->max);
-			fprintf(f, "count=%llu sum=%s min=%s max=%s\n", (unsigned long long)g->count,
-				sum, min, max);
+			if (o->start) {
+				dur_text(sum, sizeof(sum), g->count ? g->sum / g->count : 0);
+				dur_text(min, sizeof(min), g->min);
+				dur_text(max, sizeof(max), g->max);
+				fprintf(f, "count=%llu avg=%s min=%s max=%s\n",
+					(unsigned long long)g->count, sum, min, max);
+			} else {
+				agg_value_text(sum, sizeof(sum), t->vsign, g->sum);
+				agg_value_text(min, sizeof(min), t->vsign, g->min);
+				agg_value_text(max, sizeof(max), t->vsign, g->max);
+				fprintf(f, "count=%llu sum=%s min=%s max=%s\n",
+					(unsigned long long)g->count, sum, min, max);
+			}
 			agg_block_frames(f, t, g);
 			text_hist_group(f, t, g);
 			if (i + 1 < t->n)
@@ -1414,18 +1492,25 @@ static void json_agg(FILE *f, const struct agg_table *t, const struct output_agg
 	size_t i, b;
 	int k;
 
+	bool groups = o->hist || o->start;
+
 	json_init(&j, f, false);
 	json_obj_open(&j, NULL);
-	json_str(&j, "type", o->hist ? "hist" : "count");
+	json_str(&j, "type", o->start ? "latency" : o->hist ? "hist" : "count");
 	json_uint(&j, "ts_ns", o->ts_ns);
 	json_uint(&j, "interval_ns", o->interval_ns);
-	if (o->hist)
+	if (o->start) {
+		json_str(&j, "start", o->start);
+		json_str(&j, "end", o->end);
+		json_str(&j, "unit", "ns");
+	} else if (o->hist) {
 		json_str(&j, "field", o->field);
+	}
 	json_arr_open(&j, "by");
 	for (k = 0; k < s->nkeys; k++)
 		json_str(&j, NULL, s->name[k]);
 	json_arr_close(&j);
-	json_arr_open(&j, o->hist ? "groups" : "rows");
+	json_arr_open(&j, groups ? "groups" : "rows");
 	for (i = 0; i < t->n; i++) {
 		const struct agg_group *g = &t->g[i];
 
@@ -1441,7 +1526,7 @@ static void json_agg(FILE *f, const struct agg_table *t, const struct output_agg
 		}
 		json_obj_close(&j);
 		json_uint(&j, "count", g->count);
-		if (o->hist) {
+		if (groups) {
 			json_agg_value(&j, "sum", t->vsign, g->sum);
 			json_agg_value(&j, "min", t->vsign, g->min);
 			json_agg_value(&j, "max", t->vsign, g->max);
@@ -1458,6 +1543,8 @@ static void json_agg(FILE *f, const struct agg_table *t, const struct output_agg
 		json_obj_close(&j);
 	}
 	json_arr_close(&j);
+	if (o->start)
+		json_uint(&j, "unmatched", t->unmatched);
 	json_uint(&j, "lost", t->lost);
 	json_obj_close(&j);
 	json_end_line(&j);

@@ -48,6 +48,13 @@ int output_lost(struct output *o, int cpu, long long count);
  */
 int output_exit(struct output *o, int pid, int status, int sig);
 /*
+ * A pair of latency --over as it closes: JSON {"type":"pair","start":S,
+ * "end":E,"latency_ns":N,"events":[START's event, END's event]}; text a line
+ * "5.213ms  S -> E" and the two events' lines.
+ */
+int output_pair(struct output *o, const char *start, const char *end, uint64_t ns,
+		struct tep_record *srec, struct tep_record *erec);
+/*
  * Write what is held (output_set_stacks) and flush f; returns -1 (errno set)
  * when a write failed (EPIPE, ENOSPC, ...).  At the end, and whenever
  * everything read so far must be out.
@@ -127,6 +134,7 @@ struct agg_table;
 struct output_agg {
 	bool hist;
 	const char *field;		/* hist: the field whose values are counted */
+	const char *start, *end;	/* latency: the two ends of the pairs (else NULL) */
 	unsigned long long ts_ns;	/* JSON: when the table was taken (CLOCK_REALTIME) */
 	unsigned long long interval_ns;	/* JSON: the time it covers */
 	const char *title;		/* text: a line above the table, or NULL */

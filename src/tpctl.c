@@ -37,6 +37,7 @@ static const struct command commands[] = {
 	{ "report",  cmd_report,  "decode a trace.dat file as text or NDJSON" },
 	{ "count",   cmd_count,   "count events per key (comm, pid, a field, ...)" },
 	{ "hist",    cmd_hist,    "the distribution of a field's values, per key" },
+	{ "latency", cmd_latency, "how long from one event to another: histograms per key" },
 	{ "reset",   cmd_reset,   "disable what tpctl can see enabled" },
 	{ NULL, NULL, NULL },
 };

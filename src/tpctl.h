@@ -47,6 +47,8 @@ bool tp_parse_uint(const char *s, unsigned long long *val);
  * False on junk, an empty list or item, a range going down, a CPU >= ncpu.
  */
 bool tp_parse_cpus(const char *s, bool *cpus, int ncpu);
+/* A duration with its unit ("5ms", "100us", "1.5s", "250ns") in ns; false on junk. */
+bool tp_parse_duration(const char *s, unsigned long long *ns);
 /* Parse a duration in seconds ("1", "0.5", "2.25"); false on junk or negative. */
 bool tp_parse_seconds(const char *s, double *val);
 
@@ -76,6 +78,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_count(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
+int cmd_latency(int argc, char **argv);
 /* report decodes in a child process unless this is false (fuzzing) */
 extern bool report_isolate;
 

@@ -212,3 +212,28 @@ fail:
 	free(buf);
 	return NULL;
 }
+
+bool tp_parse_duration(const char *s, unsigned long long *ns)
+{
+	static const struct {
+		const char *unit;
+		double mul;
+	} u[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	char *end;
+	double v;
+	size_t i;
+
+	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s)
+		return false;
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (!strcmp(end, u[i].unit) && v * u[i].mul < 1.8e19) {
+			*ns = (unsigned long long)(v * u[i].mul + 0.5);
+			return true;
+		}
+	}
+	return false;
+}

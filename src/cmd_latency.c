@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tpctl latency START END --match FIELD[=FIELD] | RECIPE [--by KEY,...]
+ *               [--log2 | --linear STEP] [--filter EXPR] [--top N] [--interval SEC]
+ *               [--duration SEC] [--json] [--engine E] [--input FILE] [TARGET]
+ *
+ * How long from one event to another: the pairs of a START and the END
+ * that closes it, as histograms per key.  The pairing is a row kind of the
+ * aggregations (struct agg_join in agg.h), run by their driver (agg_run.c);
+ * this file holds the options and the recipes, the common questions
+ * written as pairs.
+ */
+#include <string.h>
+
+#include "agg.h"
+#include "opt.h"
+#include "target.h"
+#include "tpctl.h"
+
+/*
+ * The recipes: what each measures is in tpctl-latency(1).  Field names are
+ * the tracepoints' own (their format files); a kernel whose events lack one
+ * gets an error naming it.
+ */
+static const struct recipe {
+	const char *name;
+	const char *by;			/* the default keys (NULL: one histogram) */
+	struct agg_join join;
+} recipes[] = {
+	{ "wakeup", NULL, {
+		.side = {
+			{ "sched:sched_wakeup", false, { "pid" }, 1, "pid", "comm", AGG_COND_NONE },
+			{ "sched:sched_wakeup_new", false, { "pid" }, 1, "pid", "comm",
+			  AGG_COND_NONE },
+			/* preempted: switched out while it could still run */
+			{ "sched:sched_switch", false, { "prev_pid" }, 1, "prev_pid", "prev_comm",
+			  AGG_COND_RUNNABLE },
+			{ "sched:sched_switch", true, { "next_pid" }, 1, "next_pid", "next_comm",
+			  AGG_COND_NONE },
+		},
+		.nside = 4, .start = "sched:sched_wakeup", .end = "sched:sched_switch",
+		.skip_idle = true, .end_owns = true,
+	} },
+	{ "syscall", "syscall", {
+		.side = {
+			{ "raw_syscalls:sys_enter", false, { "common_pid" }, 1, NULL, NULL,
+			  AGG_COND_NONE },
+			{ "raw_syscalls:sys_exit", true, { "common_pid" }, 1, NULL, NULL,
+			  AGG_COND_NONE },
+		},
+		.nside = 2, .start = "raw_syscalls:sys_enter", .end = "raw_syscalls:sys_exit",
+	} },
+	{ "irq", "irq,name", {
+		.side = {
+			{ "irq:irq_handler_entry", false, { "irq" }, 1, NULL, NULL, AGG_COND_NONE },
+			{ "irq:irq_handler_exit", true, { "irq" }, 1, NULL, NULL, AGG_COND_NONE },
+		},
+		.nside = 2, .start = "irq:irq_handler_entry", .end = "irq:irq_handler_exit",
+		.per_cpu = true,
+	} },
+	{ "softirq", "vec", {
+		.side = {
+			{ "irq:softirq_entry", false, { "vec" }, 1, NULL, NULL, AGG_COND_NONE },
+			{ "irq:softirq_exit", true, { "vec" }, 1, NULL, NULL, AGG_COND_NONE },
+		},
+		.nside = 2, .start = "irq:softirq_entry", .end = "irq:softirq_exit",
+		.per_cpu = true,
+	} },
+	/* the block tracepoints carry no request pointer: dev and sector pair them */
+	{ "block", "dev,rwbs", {
+		.side = {
+			{ "block:block_rq_issue", false, { "dev", "sector" }, 2, NULL, NULL,
+			  AGG_COND_NONE },
+			{ "block:block_rq_complete", true, { "dev", "sector" }, 2, NULL, NULL,
+			  AGG_COND_NONE },
+		},
+		.nside = 2, .start = "block:block_rq_issue", .end = "block:block_rq_complete",
+	} },
+	{ "offcpu", "comm", {
+		.side = {
+			{ "sched:sched_switch", false, { "prev_pid" }, 1, "prev_pid", "prev_comm",
+			  AGG_COND_NONE },
+			{ "sched:sched_switch", true, { "next_pid" }, 1, "next_pid", "next_comm",
+			  AGG_COND_NONE },
+		},
+		.nside = 2, .start = "sched:sched_switch", .end = "sched:sched_switch",
+		.skip_idle = true, .end_owns = true,
+	} },
+};
+
+#define NRECIPES (sizeof(recipes) / sizeof(recipes[0]))
+
+/* --linear STEP and --over: durations with their unit */
+static int opt_duration(const struct tp_opt *o, const char *arg)
+{
+	unsigned long long *ns = o->value;
+
+	if (!tp_parse_duration(arg, ns) || !*ns) {
+		tp_error("invalid duration '%s' for '--%s': a number and a unit (ns, us, ms, s), "
+			 "as in 5ms", arg, o->long_name);
+		return TP_USAGE;
+	}
+	return TP_OK;
+}
+
+/* The pair START END --match S[=E] (match is split in place at '='). */
+static int custom_join(struct agg_join *j, const char *start, const char *end, char *match)
+{
+	char *eq;
+
+	if (strchr(start, '*') || strchr(start, '?') || strchr(start, '[') || !strchr(start, ':') ||
+	    strchr(end, '*') || strchr(end, '?') || strchr(end, '[') || !strchr(end, ':')) {
+		tp_error("START and END are single events, system:event ('%s', '%s')", start, end);
+		return TP_USAGE;
+	}
+	eq = strchr(match, '=');
+	if (!*match || eq == match || (eq && (!eq[1] || strchr(eq + 1, '=')))) {
+		tp_error("invalid '--match %s': FIELD, or START's field=END's field", match);
+		return TP_USAGE;
+	}
+	if (eq)
+		*eq++ = '\0';
+	j->side[0] = (struct agg_side){ start, false, { match }, 1, NULL, NULL, AGG_COND_NONE };
+	j->side[1] = (struct agg_side){ end, true, { eq ? eq : match }, 1, NULL, NULL,
+					AGG_COND_NONE };
+	j->nside = 2;
+	j->start = start;
+	j->end = end;
+	return TP_OK;
+}
+
+int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
+{
+	const char *by = NULL;
+	char *match = NULL;
+	unsigned long long top = 0, step = 0, over = 0;
+	const struct recipe *r = NULL;
+	bool log2 = false;
+	const struct tp_opt opts[] = {
+		OPT_ARG("START END | RECIPE", "the events that begin and end what is timed, or a\n"
+			"recipe: wakeup, syscall, irq, softirq, block, offcpu"),
+		OPT_STRING(0, "match", &match, "FIELD[=FIELD]",
+			   "START and END pair when these fields are equal\n"
+			   "(START's field=END's field, or one name for both)"),
+		OPT_STRING(0, "by", &by, "KEY,...", "one histogram per key: comm, pid, cpu, event,\n"
+			   "start.FIELD, end.FIELD, FIELD, syscall (default: the recipe's)"),
+		OPT_BOOL(0, "log2", &log2, "power-of-two buckets of microseconds (the default)"),
+		OPT_CALLBACK(0, "linear", &step, "STEP", opt_duration,
+			     "buckets STEP wide (a duration: 100us, 1ms)"),
+		OPT_CALLBACK(0, "over", &over, "DURATION", opt_duration,
+			     "also print each pair longer than DURATION as it\n"
+			     "closes, with both events (5ms)"),
+		AGG_OPTS(o, &top, "only the events matching EXPR (START's and END's)",
+			 "only the N histograms with the most pairs",
+			 "histograms every SEC seconds (of that interval), the totals at the end"),
+		TARGET_OPTS(tgt),
+		OPT_END(),
+	};
+	const struct tp_cmd_spec spec = {
+		"tpctl latency START END --match FIELD[=FIELD] | RECIPE [--by KEY,...]\n"
+		"                     [--log2 | --linear STEP] [--over DURATION] [--filter EXPR] [--top N]\n"
+		"                     [--interval SEC] [--duration SEC] [--json] [--engine ENGINE]\n"
+		"                     [--input FILE]\n"
+		"                     " TARGET_USAGE,
+		opts, OPT_COMMAND, NULL,
+	};
+	struct tp_args args;
+	size_t i, n = 0;
+	int ret, s;
+
+	memset(o, 0, sizeof(*o));
+	ret = target_parse(tgt, argc, argv, &spec, &args);
+	if (ret)
+		return ret;
+	/* COMMAND's output must not mix with the tables on stdout */
+	tgt->stdout_to_stderr = true;
+	o->target = tgt;
+	ret = TP_USAGE;
+	if (args.argc == 1) {
+		for (i = 0; i < NRECIPES; i++)
+			if (!strcmp(args.argv[0], recipes[i].name))
+				r = &recipes[i];
+		if (!r)
+			tp_error("unknown recipe '%s': wakeup, syscall, irq, softirq, block, offcpu, "
+				 "or START END --match FIELD", args.argv[0]);
+		else if (match)
+			tp_error("'--match' is for START END; recipe '%s' knows its fields", r->name);
+		else
+			ret = TP_OK;
+	} else if (args.argc == 2) {
+		if (!match)
+			tp_error("START END need '--match FIELD[=FIELD]': the fields that pair them");
+		else
+			ret = custom_join(&o->join, args.argv[0], args.argv[1], match);
+	} else {
+		tp_error(args.argc ? "too many arguments: START END, or a RECIPE" :
+			 "no events: START END --match FIELD, or a RECIPE");
+	}
+	if (!ret && log2 && step) {
+		tp_error("'--log2' and '--linear' cannot be used together");
+		ret = TP_USAGE;
+	}
+	/* without keys: one histogram of every pair */
+	if (!ret && (by || (r && r->by)))
+		ret = agg_spec_keys(&o->spec, by ? by : r->by);
+	if (ret)
+		return agg_parse_end(o, &args, top, ret);
+	o->hist = true;
+	o->spec.join = r ? &r->join : &o->join;
+	o->spec.scale = step ? AGG_SCALE_LINEAR : AGG_SCALE_LOG2;
+	o->spec.step = step;
+	o->over = over;
+	/* the session traces the sides' events, each once */
+	for (s = 0; s < o->spec.join->nside; s++) {
+		const char *ev = o->spec.join->side[s].event;
+		size_t k;
+
+		for (k = 0; k < n && strcmp(o->join_events[k], ev); k++)
+			;
+		if (k == n)
+			o->join_events[n++] = (char *)ev;
+	}
+	ret = agg_parse_end(o, &args, top, TP_OK);
+	o->events = o->join_events;
+	o->nevents = n;
+	return ret;
+}
+
+int cmd_latency(int argc, char **argv)
+{
+	return agg_main(latency_parse, argc, argv);
+}

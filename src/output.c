@@ -25,6 +25,7 @@
 #include <trace-seq.h>
 
 #include "agg.h"
+#include "comm.h"
 #include "decode.h"
 #include "json.h"
 #include "output.h"
@@ -319,8 +320,30 @@ static const char *comm_of(struct output *o, int pid)
 	return comm;
 }
 
+/*
+ * The JSON name of pid: the kernel's text may say "<...>" (or an older
+ * task's name of the same pid), JSON says the name wherever something knows
+ * it (comm.h: the COMMAND tpctl ran; a live task's /proc/PID/comm), null
+ * where nothing does.
+ */
+static const char *json_comm(struct output *o, int pid, const char *comm, char *buf,
+			     size_t size)
+{
+	const char *known = comm_known(pid);
+
+	if (known)
+		return known;
+	if (strcmp(comm, "<...>"))
+		return comm;
+	/* comm_fn: the records are live, not a recording's */
+	if (o->comm_fn && comm_proc(pid, buf, size))
+		return buf;
+	return NULL;
+}
+
 static const struct pidinfo *pid_info(struct output *o, int pid)
 {
+	char pbuf[COMM_MAX + 2];
 	struct pidinfo *pi = &o->pids[(unsigned)pid % PIDCACHE];
 	const char *comm;
 	char *buf = NULL;
@@ -339,12 +362,14 @@ static const struct pidinfo *pid_info(struct output *o, int pid)
 	n = snprintf(pi->text, sizeof(pi->text), "%16s-%-7d ", comm, pid);
 	pi->tlen = n < (int)sizeof(pi->text) ? n : (int)sizeof(pi->text) - 1;
 	mf = open_memstream(&buf, &len);
-	if (mf) {
+	comm = json_comm(o, pid, comm, pbuf, sizeof(pbuf));
+	if (mf && comm) {
 		fprintf(mf, ",\"pid\":%d,\"comm\":", pid);
 		json_write_string(mf, comm, strlen(comm));
-		fclose(mf);
 	}
-	if (buf && len < sizeof(pi->json)) {
+	if (mf)
+		fclose(mf);
+	if (comm && buf && len < sizeof(pi->json)) {
 		memcpy(pi->json, buf, len + 1);
 		pi->jlen = len;
 	} else {
@@ -1517,7 +1542,9 @@ static void json_agg(FILE *f, const struct agg_table *t, const struct output_agg
 		json_obj_open(&j, NULL);
 		json_obj_open(&j, "key");
 		for (k = 0; k < s->nkeys; k++) {
-			if (t->type[k] == AGG_COL_STR)
+			if (s->kind[k] == AGG_KEY_COMM && !strcmp(g->key[k].s, "<...>"))
+				json_null(&j, s->name[k]);	/* nothing knows it */
+			else if (t->type[k] == AGG_COL_STR)
 				json_str(&j, s->name[k], g->key[k].s);
 			else if (t->type[k] == AGG_COL_STACK)
 				json_agg_frames(&j, s->name[k], &g->key[k]);

@@ -21,6 +21,7 @@
 #include <tracefs.h>
 
 #include "agg.h"
+#include "comm.h"
 #include "decode.h"
 #include "tpctl.h"
 
@@ -641,19 +642,9 @@ static const struct pcomm *pcomm_find(const struct agg *a, int pid)
 /* User engine: the name of a pid met for the first time, while it (likely) still runs. */
 static void pcomm_learn(struct agg *a, int pid)
 {
-	char path[40], buf[TASK_COMM + 2];
-	ssize_t n = -1;
-	int fd;
+	char buf[COMM_MAX + 2];
 
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	fd = pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	if (n > 0 && buf[n - 1] == '\n')
-		n--;
-	pcomm_set(a, pid, buf, n > 0 ? n : 0);
+	pcomm_set(a, pid, buf, comm_proc(pid, buf, sizeof(buf)));
 }
 
 
@@ -2310,7 +2301,11 @@ static const void *table_dup(struct agg_table *t, const void *p, size_t len)
 static const char *comm_of(struct agg *a, int pid, bool *reloaded)
 {
 	const struct pcomm *p = pcomm_find(a, pid);
-	const char *c = p && p->comm[0] ? p->comm : NULL;
+	/* the COMMAND tpctl ran: its name even when it was gone before it was met */
+	const char *c = comm_known(pid);
+
+	if (!c && p && p->comm[0])
+		c = p->comm;
 
 	if (c)
 		return c;

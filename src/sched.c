@@ -111,7 +111,7 @@ int sched_new(struct sched **sp, struct tep_handle *tep)
 
 	*sp = NULL;
 	if (!s) {
-		tp_error("latency: out of memory");
+		tp_error("out of memory");
 		return TP_FAIL;
 	}
 	s->tep = tep;
@@ -142,7 +142,7 @@ int sched_new(struct sched **sp, struct tep_handle *tep)
 		if (!s->ev[i].f[F_PID])
 			s->ev[i].id = -1;
 	if (s->ev[EV_SWITCH].id < 0 || s->ev[EV_RUNTIME].id < 0 || s->ev[EV_WAKEUP].id < 0) {
-		tp_error("latency: sched needs the event '%s'",
+		tp_error("sched needs the event '%s'",
 			 s->ev[EV_SWITCH].id < 0 ? events[0] :
 			 s->ev[EV_RUNTIME].id < 0 ? events[1] : events[2]);
 		free(s);
@@ -337,13 +337,13 @@ int sched_sort_parse(struct sched_sort *sort, const char *spec)
 			if (strlen(sort_names[k].name) == len && !strncmp(p, sort_names[k].name, len))
 				break;
 		if (k == sizeof(sort_names) / sizeof(sort_names[0])) {
-			tp_error("latency: unknown sort key '%.*s' (avg, max, switch, runtime, pid)",
+			tp_error("unknown sort key '%.*s' (avg, max, switch, runtime, pid)",
 				 (int)len, p);
 			return TP_USAGE;
 		}
 		for (j = 0; j < sort->n; j++)
 			if (sort->key[j] == sort_names[k].key) {
-				tp_error("latency: sort key '%s' given twice", sort_names[k].name);
+				tp_error("sort key '%s' given twice", sort_names[k].name);
 				return TP_USAGE;
 			}
 		sort->key[sort->n++] = sort_names[k].key;

@@ -28,6 +28,8 @@ int main(int argc, char **argv)
 	long long lost;
 	int i, n, ret;
 
+	/* messages as tpctl latency prints them: "tpctl: latency: ..." */
+	tp.cmd = "latency";
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			mode = OUTPUT_JSON;

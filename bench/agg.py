@@ -57,7 +57,6 @@ class Gen:
     def wait(self):
         out = self.p.stdout.readline().split()
         self.p.wait()
-        # "N SECONDS T0": the calls made, the seconds they took, when the first was
         return float(out[1]) if len(out) >= 2 else 0.0
 
 

@@ -470,27 +470,36 @@ static enum agg_col_type col_type(const struct col *c)
 	}
 }
 
+/* Room for one more ev at a->ev[a->nev], zeroed (a->nev unchanged); NULL: said why. */
+static struct ev *ev_append(struct agg *a)
+{
+	struct ev *nv = realloc(a->ev, (a->nev + 1) * sizeof(*nv));
+
+	if (!nv) {
+		tp_error("out of memory");
+		return NULL;
+	}
+	a->ev = nv;
+	memset(&nv[a->nev], 0, sizeof(*nv));
+	return &nv[a->nev];
+}
+
 int agg_add_event(struct agg *a, const char *sys, const char *name, const char *fmt,
 		  size_t fmtlen)
 {
 	const struct agg_spec *spec = a->spec;
 	struct tep_event *event = tep_find_event_by_name(a->tep, sys, name);
 	struct dec_event *de;
-	struct ev *e, *nv;
+	struct ev *e;
 	int k;
 
 	if (!event || !(de = decoder_event(a->dec, event->id))) {
 		tp_error("cannot read the format of '%s:%s'", sys, name);
 		return TP_FAIL;
 	}
-	nv = realloc(a->ev, (a->nev + 1) * sizeof(*nv));
-	if (!nv) {
-		tp_error("out of memory");
+	e = ev_append(a);
+	if (!e)
 		return TP_FAIL;
-	}
-	a->ev = nv;
-	e = &a->ev[a->nev];
-	memset(e, 0, sizeof(*e));
 	e->id = event->id;
 	e->sys = strdup(sys);
 	e->name = strdup(name);
@@ -788,6 +797,16 @@ void agg_flush(struct agg *a)
 
 /* ---------------------------------------------------------------- latency */
 
+static void names_free(struct names *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->n; i++)
+		free((char *)n->v[i]);
+	free(n->v);
+	memset(n, 0, sizeof(*n));
+}
+
 static void join_free(struct agg *a)
 {
 	size_t i;
@@ -802,8 +821,8 @@ static void join_free(struct agg *a)
 	for (s = 0; s < a->njs; s++)
 		for (k = 0; k < AGG_MAX_KEYS; k++)
 			if (a->js[s].kn[k].v != a->sysnames.v)
-				free(a->js[s].kn[k].v);
-	free(a->sysnames.v);
+				names_free(&a->js[s].kn[k]);
+	names_free(&a->sysnames);
 }
 
 static int names_set(struct names *n, unsigned long long v, const char *name, size_t len)
@@ -1066,7 +1085,7 @@ int agg_ready(struct agg *a)
 {
 	const struct agg_join *j = a->spec->join;
 	const struct agg_spec *spec = a->spec;
-	struct ev *e, *nv;
+	struct ev *e;
 	int k, s, ret;
 	bool owner_comm = true;
 
@@ -1077,14 +1096,9 @@ int agg_ready(struct agg *a)
 	if (ret)
 		return ret;
 	/* the rows' own ev: the layout of the pair's keys */
-	nv = realloc(a->ev, (a->nev + 1) * sizeof(*nv));
-	if (!nv) {
-		tp_error("out of memory");
+	e = ev_append(a);
+	if (!e)
 		return TP_FAIL;
-	}
-	a->ev = nv;
-	e = &a->ev[a->nev];
-	memset(e, 0, sizeof(*e));
 	e->id = -1;
 	if (asprintf(&e->label, "%s -> %s", j->start, j->end) < 0) {
 		e->label = NULL;
@@ -1253,7 +1267,8 @@ static int buf_keep(unsigned char **buf, uint32_t *alloc, const void *p, size_t 
 		*buf = n;
 		*alloc = len;
 	}
-	memcpy(*buf, p, len);
+	if (len)
+		memcpy(*buf, p, len);
 	return 0;
 }
 

@@ -319,10 +319,18 @@ int count_parse(struct agg_opts *o, struct target *t, int argc, char **argv);
 int hist_parse(struct agg_opts *o, struct target *t, int argc, char **argv);
 int latency_parse(struct agg_opts *o, struct target *t, int argc, char **argv);
 /*
+ * The beginning of such a parse function: o zeroed, the options of spec and
+ * TARGET parsed (target_parse), COMMAND's stdout on stderr.  0 or as
+ * target_parse() returns.
+ */
+struct tp_cmd_spec;
+struct tp_args;
+int agg_parse_begin(struct agg_opts *o, struct target *t, int argc, char **argv,
+		    const struct tp_cmd_spec *spec, struct tp_args *args);
+/*
  * The end of such a parse function: with ret TP_OK, the EVENT arguments and
  * --top into o; else o->spec and o->target released.  Returns ret.
  */
-struct tp_args;
 int agg_parse_end(struct agg_opts *o, const struct tp_args *args, unsigned long long top,
 		  int ret);
 /* A whole aggregation command: parse (count_parse, ...), agg_run(), release. */

@@ -880,6 +880,21 @@ out:
 	return agg_set_close(set, ret);
 }
 
+int agg_parse_begin(struct agg_opts *o, struct target *t, int argc, char **argv,
+		    const struct tp_cmd_spec *spec, struct tp_args *args)
+{
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	ret = target_parse(t, argc, argv, spec, args);
+	if (ret)
+		return ret;
+	/* COMMAND's output must not mix with the tables on stdout */
+	t->stdout_to_stderr = true;
+	o->target = t;
+	return TP_OK;
+}
+
 int agg_parse_end(struct agg_opts *o, const struct tp_args *args, unsigned long long top,
 		  int ret)
 {

@@ -1050,6 +1050,69 @@ int tfs_trigger_add(struct tracefs_instance *inst, const struct tfs_event *ev, c
 	return TP_FAIL;
 }
 
+int tfs_instance_clear_triggers(struct tracefs_instance *inst)
+{
+	struct tfs_event_list all;
+	bool left = true;
+	int pass;
+	size_t i;
+
+	if (tfs_events_available(inst, &all))
+		return TP_FAIL;
+	/*
+	 * A trigger whose variables another one uses (a latency's START, its
+	 * END's onmatch) cannot go first: a few passes, each taking what it can.
+	 */
+	for (pass = 0; left && pass < 4; pass++) {
+		left = false;
+		for (i = 0; i < all.n; i++) {
+			char *t = tracefs_event_file_read(inst, all.v[i].system, all.v[i].name,
+							  "trigger", NULL);
+			char *p = t;
+
+			/* "# Available triggers:..." when there is none */
+			while (p && *p == '#')
+				p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
+			if (p && *p && tracefs_event_file_write(inst, all.v[i].system, all.v[i].name,
+								"trigger", "") < 0)
+				left = true;
+			free(t);
+		}
+	}
+	tfs_event_list_free(&all);
+	return left ? TP_FAIL : TP_OK;
+}
+
+int tfs_synth_remove_orphans(void)
+{
+	char *buf = tracefs_instance_file_read(NULL, "synthetic_events", NULL), *line, *save = NULL;
+	int ret = TP_OK;
+
+	for (line = buf ? strtok_r(buf, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char name[128], *undo;
+		long pid;
+		int n;
+
+		/* tpctl_lat_PID_N, made by a latency of a process that no longer runs */
+		if (sscanf(line, "%127s", name) != 1 || sscanf(name, "tpctl_lat_%ld_%d", &pid, &n) != 2 ||
+		    pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (asprintf(&undo, "!%s", name) < 0)
+			continue;
+		if (tracefs_instance_file_append(NULL, "synthetic_events", undo) < 0) {
+			tp_error("cannot remove orphaned synthetic event '%s': %s", name,
+				 strerror(errno));
+			ret = TP_FAIL;
+		} else {
+			tp_note("removed orphaned synthetic event '%s' (its process is gone)", name);
+		}
+		free(undo);
+	}
+	free(buf);
+	return ret;
+}
+
 bool tfs_has_synth(void)
 {
 	return tracefs_file_exists(NULL, "synthetic_events");

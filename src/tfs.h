@@ -148,6 +148,10 @@ char *tfs_hist_read(struct tracefs_instance *inst, const struct tfs_event *ev);
  * TP_OK, or TP_FAIL with the kernel's error_log unless quiet.
  */
 bool tfs_has_synth(void);
+/* Remove every trigger of every event of inst (an instance the kernel would not rmdir). */
+int tfs_instance_clear_triggers(struct tracefs_instance *inst);
+/* tpctl reset: remove tpctl_lat_PID_N of processes that no longer run (after their instances). */
+int tfs_synth_remove_orphans(void);
 int tfs_synth_create(const char *name, const char *fields, bool quiet);
 int tfs_trigger_add(struct tracefs_instance *inst, const struct tfs_event *ev, const char *cmd,
 		    bool quiet);

@@ -25,7 +25,7 @@ if v.text("agg/latency_available").strip() != "yes":
     for name in PAIRS:
         for what in ("documents", "pairs", "buckets", "engines"):
             t.skip("%s: %s" % (name, what), "latency not built yet")
-    for name in ("kernel_wakeup", "auto_wakeup", "term", "left"):
+    for name in ("kernel_wakeup", "auto_wakeup", "term", "kill", "left"):
         t.skip(name, "latency not built yet")
     t.done()
 
@@ -96,6 +96,11 @@ t.ok(v.rc("lat_auto_wakeup") == 0 and d is not None and d.get("type") == "latenc
 t.ok(v.text("agg/lat_term.during").strip() == "1" and v.text("agg/lat_term.rc").strip() == "0",
      "TERM while the kernel engine pairs: its synthetic event was there, exit 0",
      v.text("agg/lat_term.during") + v.text("agg/lat_term.rc") + v.text("agg/lat_term.err"))
+t.ok(v.text("agg/lat_kill.before").strip() == "1" and v.rc("lat_reset") == 0 and
+     "removed orphaned synthetic event" in v.text("lat_reset.err"),
+     "after KILL, tpctl reset removes the synthetic event it left",
+     v.text("agg/lat_kill.before") + v.step_diag("lat_reset"))
 t.ok("tpctl_lat" not in v.text("agg/lat_synth_after"),
-     "no synthetic event is left after INT and TERM", v.text("agg/lat_synth_after"))
+     "no synthetic event is left after INT, TERM, and KILL with reset",
+     v.text("agg/lat_synth_after"))
 t.done()

@@ -271,6 +271,19 @@ if tpctl count --help >/dev/null 2>&1; then
 		kill -TERM $lt
 		wait $lt
 		echo $? >$A/lat_term.rc
+		# KILL: the instance and the synthetic event stay; tpctl reset removes both
+		mark lat_kill
+		tpctl latency syscall --engine kernel --json >/dev/null 2>&1 &
+		lt=$!
+		i=0
+		while ! grep -q "tpctl_lat_$lt" $T/synthetic_events 2>/dev/null && [ $i -lt 200 ]; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+		kill -KILL $lt
+		wait $lt
+		grep -c "tpctl_lat_$lt" $T/synthetic_events >$A/lat_kill.before
+		step lat_reset tpctl reset
 		cat $T/synthetic_events >$A/lat_synth_after
 	fi
 	ls $T/instances >$A/instances_after

@@ -649,11 +649,11 @@ static const struct pcomm *pcomm_find(const struct agg *a, int pid)
 }
 
 /* User engine: the name of a pid met for the first time, while it (likely) still runs. */
-static void pcomm_learn(struct agg *a, int pid)
+static void pcomm_learn(struct agg *a, int pid, unsigned long long ts)
 {
 	char buf[COMM_MAX + 2];
 
-	pcomm_set(a, pid, buf, comm_proc(pid, buf, sizeof(buf)));
+	pcomm_set(a, pid, buf, comm_proc(pid, ts, buf, sizeof(buf)));
 }
 
 
@@ -1365,7 +1365,7 @@ static size_t join_slots(struct agg *a, const struct jside *js, const struct tep
 			}
 			/* live: learn the name while the task runs */
 			if (a->comm_fn && !pcomm_find(a, pid))
-				pcomm_learn(a, pid);
+				pcomm_learn(a, pid, rec->ts);
 			/* fall through */
 		case LK_PID:
 			memcpy(out + k, &pid, 4);
@@ -1531,7 +1531,7 @@ void agg_record(struct agg *a, const struct tep_record *rec)
 			pid = decode_pid(data);
 			/* live (a loader of cmdlines is set): learn the name while the task runs */
 			if (a->comm_fn && !pcomm_find(a, pid))
-				pcomm_learn(a, pid);
+				pcomm_learn(a, pid, rec->ts);
 			memcpy(key + k, &pid, 4);
 			k += 4;
 			break;

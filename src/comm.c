@@ -2,6 +2,7 @@
 /* comm - task names tpctl knows better than saved_cmdlines (see comm.h). */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -43,22 +44,50 @@ const char *comm_known(int pid)
 	return NULL;
 }
 
-size_t comm_proc(int pid, char *buf, size_t size)
+size_t comm_proc(int pid, unsigned long long ts_ns, char *buf, size_t size)
 {
-	char path[40];
+	char path[40], stat[512], *name, *end, *p;
+	unsigned long long start = 0;
 	ssize_t n = -1;
-	int fd;
+	size_t len;
+	int fd, i;
 
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	fd = pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	if (fd >= 0) {
-		n = read(fd, buf, size - 1);
+		n = read(fd, stat, sizeof(stat) - 1);
 		close(fd);
 	}
-	if (n > 0 && buf[n - 1] == '\n')
-		n--;
-	if (n < 0)
-		n = 0;
-	buf[n] = '\0';
-	return n;
+	if (n <= 0)
+		return 0;
+	stat[n] = '\0';
+	/* "pid (comm) state ppid ...": one read gives the name and when the task began */
+	name = strchr(stat, '(');
+	end = strrchr(stat, ')');
+	if (!name || !end || end < name)
+		return 0;
+	/* starttime is the 22nd field: the 20th after the state */
+	for (i = 0, p = end + 2; p && i < 19; i++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (p)
+		start = strtoull(p, NULL, 10);
+	/*
+	 * A task that began after the record is not its task: the pid was
+	 * used again (pid_max is 32768 by default).  The start counts clock
+	 * ticks of the boot-time clock, the record's stamp the trace clock
+	 * (local: since boot as well); 100 ms covers the tick and the drift.
+	 */
+	if (ts_ns && start > 0 &&
+	    start * (1000000000ULL / sysconf(_SC_CLK_TCK)) > ts_ns + 100000000ULL)
+		return 0;
+	len = end - name - 1;
+	if (len > size - 1)
+		len = size - 1;
+	memcpy(buf, name + 1, len);
+	buf[len] = '\0';
+	return len;
 }

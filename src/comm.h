@@ -22,7 +22,12 @@
 void comm_note_exec(int pid, const char *path);
 /* The name noted for pid; NULL: none. */
 const char *comm_known(int pid);
-/* /proc/PID/comm into buf (at least COMM_MAX + 2 bytes); the length, 0 when it is gone. */
-size_t comm_proc(int pid, char *buf, size_t size);
+/*
+ * A live task's name (/proc/PID/stat) into buf (at least COMM_MAX + 1
+ * bytes); the length, 0 when it is gone or (ts_ns, the record's stamp in a
+ * clock since boot; 0: no check) the pid now belongs to a task that began
+ * after the record.
+ */
+size_t comm_proc(int pid, unsigned long long ts_ns, char *buf, size_t size);
 
 #endif

@@ -326,8 +326,8 @@ static const char *comm_of(struct output *o, int pid)
  * it (comm.h: the COMMAND tpctl ran; a live task's /proc/PID/comm), null
  * where nothing does.
  */
-static const char *json_comm(struct output *o, int pid, const char *comm, char *buf,
-			     size_t size)
+static const char *json_comm(struct output *o, int pid, unsigned long long ts,
+			     const char *comm, char *buf, size_t size)
 {
 	const char *known = comm_known(pid);
 
@@ -336,12 +336,12 @@ static const char *json_comm(struct output *o, int pid, const char *comm, char *
 	if (strcmp(comm, "<...>"))
 		return comm;
 	/* comm_fn: the records are live, not a recording's */
-	if (o->comm_fn && comm_proc(pid, buf, size))
+	if (o->comm_fn && comm_proc(pid, o->ns_clock ? ts : 0, buf, size))
 		return buf;
 	return NULL;
 }
 
-static const struct pidinfo *pid_info(struct output *o, int pid)
+static const struct pidinfo *pid_info(struct output *o, int pid, unsigned long long ts)
 {
 	char pbuf[COMM_MAX + 2];
 	struct pidinfo *pi = &o->pids[(unsigned)pid % PIDCACHE];
@@ -362,7 +362,7 @@ static const struct pidinfo *pid_info(struct output *o, int pid)
 	n = snprintf(pi->text, sizeof(pi->text), "%16s-%-7d ", comm, pid);
 	pi->tlen = n < (int)sizeof(pi->text) ? n : (int)sizeof(pi->text) - 1;
 	mf = open_memstream(&buf, &len);
-	comm = json_comm(o, pid, comm, pbuf, sizeof(pbuf));
+	comm = json_comm(o, pid, ts, comm, pbuf, sizeof(pbuf));
 	if (mf && comm) {
 		fprintf(mf, ",\"pid\":%d,\"comm\":", pid);
 		json_write_string(mf, comm, strlen(comm));
@@ -571,7 +571,7 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	size_t n;
 	int i;
 
-	pi = pid_info(o, pid);
+	pi = pid_info(o, pid, rec->ts);
 	put_mem(f, pi->text, pi->tlen);
 	/* "[%03d] " */
 	if (rec->cpu >= 0 && rec->cpu < 1000) {
@@ -776,7 +776,7 @@ static void json_frames(struct output *o, const struct dec_event *de, const void
 static void json_open(struct output *o, struct dec_event *de, const struct tep_record *rec)
 {
 	const void *data = rec->data;
-	const struct pidinfo *pi = pid_info(o, decode_pid(data));
+	const struct pidinfo *pi = pid_info(o, decode_pid(data), rec->ts);
 	FILE *f = o->f;
 	char flags[6];
 	bool first = true;

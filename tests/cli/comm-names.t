@@ -14,14 +14,15 @@ EV=(sched:sched_process_exit syscalls:sys_enter_close)
 [ -e "$TRACEFS/events/syscalls/sys_enter_close" ] || skip_all "no syscalls:sys_enter_close"
 plan 9
 
-# check FILE: every event's comm is null or the name its pid exits with
-# (sched_process_exit's comm field); prints the offenders
+# names_agree FILE [BEFORE]: every event's comm is null, the name its pid
+# exits with (sched_process_exit's comm field), or BEFORE, the name a forked
+# child has until it execs (its parent's); prints the offenders
 names_agree() {
-	jq -r -s '
+	jq -r -s --arg before "${2-}" '
 		(map(select(.event == "sched_process_exit") | {key: (.pid | tostring),
 			value: .fields.comm}) | from_entries) as $exit
 		| .[] | select(.type == "event")
-		| select(.comm != null and .comm != $exit[.pid | tostring])
+		| select(.comm != null and .comm != $exit[.pid | tostring] and .comm != $before)
 		| "\(.pid) \(.comm) exits as \($exit[.pid | tostring])"' "$1"
 }
 
@@ -36,9 +37,9 @@ cat "$TMP"/sh.? | jq -c 'select(.comm == "<...>")' > "$TMP/dots"
 [ ! -s "$TMP/dots" ]
 ok $? "no event says \"comm\":\"<...>\""
 head -3 "$TMP/dots" | diag
-for i in 1 2 3; do names_agree "$TMP/sh.$i"; done > "$TMP/bad"
+for i in 1 2 3; do names_agree "$TMP/sh.$i" sh; done > "$TMP/bad"
 [ ! -s "$TMP/bad" ]
-ok $? "every name given is the one the kernel's sched_process_exit gives"
+ok $? "every name given is the one the kernel's sched_process_exit gives (or sh before exec)"
 head -5 "$TMP/bad" | diag
 for i in 1 2 3; do
 	pid=$(jq -r 'select(.type == "exit") | .pid' "$TMP/sh.$i")

@@ -21,6 +21,7 @@
 #include <tracefs.h>
 
 #include "agg.h"
+#include "comm.h"
 #include "decode.h"
 #include "tpctl.h"
 
@@ -648,21 +649,11 @@ static const struct pcomm *pcomm_find(const struct agg *a, int pid)
 }
 
 /* User engine: the name of a pid met for the first time, while it (likely) still runs. */
-static void pcomm_learn(struct agg *a, int pid)
+static void pcomm_learn(struct agg *a, int pid, unsigned long long ts)
 {
-	char path[40], buf[TASK_COMM + 2];
-	ssize_t n = -1;
-	int fd;
+	char buf[COMM_MAX + 2];
 
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	fd = pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	if (fd >= 0) {
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-	}
-	if (n > 0 && buf[n - 1] == '\n')
-		n--;
-	pcomm_set(a, pid, buf, n > 0 ? n : 0);
+	pcomm_set(a, pid, buf, comm_proc(pid, ts, buf, sizeof(buf)));
 }
 
 
@@ -1374,7 +1365,7 @@ static size_t join_slots(struct agg *a, const struct jside *js, const struct tep
 			}
 			/* live: learn the name while the task runs */
 			if (a->comm_fn && !pcomm_find(a, pid))
-				pcomm_learn(a, pid);
+				pcomm_learn(a, pid, rec->ts);
 			/* fall through */
 		case LK_PID:
 			memcpy(out + k, &pid, 4);
@@ -1540,7 +1531,7 @@ void agg_record(struct agg *a, const struct tep_record *rec)
 			pid = decode_pid(data);
 			/* live (a loader of cmdlines is set): learn the name while the task runs */
 			if (a->comm_fn && !pcomm_find(a, pid))
-				pcomm_learn(a, pid);
+				pcomm_learn(a, pid, rec->ts);
 			memcpy(key + k, &pid, 4);
 			k += 4;
 			break;
@@ -2325,7 +2316,11 @@ static const void *table_dup(struct agg_table *t, const void *p, size_t len)
 static const char *comm_of(struct agg *a, int pid, bool *reloaded)
 {
 	const struct pcomm *p = pcomm_find(a, pid);
-	const char *c = p && p->comm[0] ? p->comm : NULL;
+	/* the COMMAND tpctl ran: its name even when it was gone before it was met */
+	const char *c = comm_known(pid);
+
+	if (!c && p && p->comm[0])
+		c = p->comm;
 
 	if (c)
 		return c;

@@ -271,6 +271,9 @@ struct agg_opts {
 	struct target *target;	/* TARGET (target.h): the processes traced */
 	const char *input;	/* --input: a trace.dat instead of the live kernel */
 	uint64_t over;		/* latency --over: pairs longer than this printed (ns, 0: none) */
+	const char *sort;	/* latency sched: --sort */
+	/* what agg_main() runs instead of agg_run() (latency sched: its own table) */
+	int (*run)(const struct agg_opts *o);
 	/* latency: the pair given as START END --match, and the sides' events */
 	struct agg_join join;
 	char *join_events[AGG_SIDES_MAX];

@@ -927,7 +927,7 @@ int agg_main(int (*parse)(struct agg_opts *o, struct target *t, int argc, char *
 	ret = parse(&o, &tgt, argc, argv);
 	if (ret)
 		return opt_status(ret);
-	ret = agg_run(&o);
+	ret = o.run ? o.run(&o) : agg_run(&o);
 	agg_spec_release(&o.spec);
 	target_free(&tgt);
 	return ret;

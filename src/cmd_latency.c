@@ -10,10 +10,19 @@
  * this file holds the options and the recipes, the common questions
  * written as pairs.
  */
+#include <errno.h>
+#include <stdio_ext.h>
 #include <string.h>
+#include <time.h>
+
+#include <event-parse.h>
 
 #include "agg.h"
+#include "live.h"
 #include "opt.h"
+#include "output.h"
+#include "sched.h"
+#include "state.h"
 #include "target.h"
 #include "tpctl.h"
 
@@ -103,6 +112,102 @@ static int opt_duration(const struct tp_opt *o, const char *arg)
 	return TP_OK;
 }
 
+/* latency sched: the order of its rows (--sort), checked at parse time */
+static struct sched_sort sched_sort;
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * latency sched: perf sched latency's table (sched.h), not rows of the
+ * aggregations, so it reads the session itself: every record to
+ * sched_record() until the target ends, --duration, a signal or the end of
+ * the recording, then the table once.
+ */
+static int sched_run(const struct agg_opts *o)
+{
+	const char *const *ev = sched_events();
+	struct live_spec spec = {
+		.target = o->target, .input = o->input, .flags = LIVE_EARLY_STOP,
+	};
+	struct sched_table *t = NULL;
+	struct tep_record rec;
+	struct sched *s = NULL;
+	struct live *l = NULL;
+	double deadline = 0;
+	unsigned long long lost;
+	long long rlost;
+	int ret, r;
+
+	if (tp.instance) {
+		tp_error("%s traces in a private instance; '-i %s' cannot be used", tp.cmd,
+			 tp.instance);
+		return TP_USAGE;
+	}
+	for (spec.nevents = 0; ev[spec.nevents]; spec.nevents++)
+		;
+	spec.events = (char **)ev;
+	ret = live_open(&l, &spec);
+	if (!ret)
+		ret = sched_new(&s, live_tep(l));
+	if (!ret)
+		ret = live_start(l);
+	if (!ret && o->duration > 0)
+		deadline = mono_s() + o->duration;
+	memset(&rec, 0, sizeof(rec));
+	while (!ret && !state_stop) {
+		r = live_next(l, &rec, &rlost);
+		if (r < 0)
+			ret = TP_FAIL;
+		else if (r > 0)
+			sched_record(s, &rec);
+		else if (live_done(l) || (deadline && mono_s() >= deadline))
+			break;
+		else
+			live_wait(l, 50);
+	}
+	if (l && s) {
+		/* what the buffers still hold belongs to the table too */
+		live_drain(l);
+		while ((r = live_next(l, &rec, &rlost)) != 0 || !live_eof(l)) {
+			if (r < 0) {
+				ret = ret ? ret : TP_FAIL;
+				break;
+			}
+			if (r > 0)
+				sched_record(s, &rec);
+		}
+	}
+	if (!ret) {
+		t = sched_table(s, &sched_sort);
+		if (!t) {
+			tp_error("out of memory");
+			ret = TP_FAIL;
+		} else if (output_sched(stdout, o->json ? OUTPUT_JSON : OUTPUT_TEXT, t,
+					live_clock_ns(l)) < 0) {
+			/* the reader of stdout went away (| head): a normal end */
+			if (errno != EPIPE) {
+				tp_error("cannot write to standard output: %s", strerror(errno));
+				ret = TP_FAIL;
+			}
+			__fpurge(stdout);
+			clearerr(stdout);
+		}
+		sched_table_free(t);
+		lost = live_lost(l);
+		if (lost)
+			tp_warn("%llu events lost: the ring buffer overflowed before they were read",
+				lost);
+	}
+	sched_free(s);
+	return live_close(l, ret);
+}
+
 /* The pair START END --match S[=E] (match is split in place at '='). */
 static int custom_join(struct agg_join *j, const char *start, const char *end, char *match)
 {
@@ -138,10 +243,13 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	bool log2 = false;
 	const struct tp_opt opts[] = {
 		OPT_ARG("START END | RECIPE", "the events that begin and end what is timed, or a\n"
-			"recipe: wakeup, syscall, irq, softirq, block, offcpu"),
+			"recipe: wakeup, syscall, irq, softirq, block, offcpu, sched"),
 		OPT_STRING(0, "match", &match, "FIELD[=FIELD]",
 			   "START and END pair when these fields are equal\n"
 			   "(START's field=END's field, or one name for both)"),
+		OPT_STRING(0, "sort", &o->sort, "KEY,...", "sched: the order of the tasks, perf's\n"
+			   "keys avg, max, switch, runtime, pid (default:\n"
+			   "avg,max,switch,runtime)"),
 		OPT_STRING(0, "by", &by, "KEY,...", "one histogram per key: comm, pid, cpu, event,\n"
 			   "start.FIELD, end.FIELD, FIELD, syscall (default: the recipe's)"),
 		OPT_BOOL(0, "log2", &log2, "power-of-two buckets of microseconds (the default)"),
@@ -160,7 +268,7 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		"tpctl latency START END --match FIELD[=FIELD] | RECIPE [--by KEY,...]\n"
 		"                     [--log2 | --linear STEP] [--over DURATION] [--filter EXPR] [--top N]\n"
 		"                     [--interval SEC] [--duration SEC] [--json] [--engine ENGINE]\n"
-		"                     [--input FILE]\n"
+		"                     [--input FILE] [--sort KEY,...]\n"
 		"                     " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};
@@ -172,12 +280,25 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	if (ret)
 		return ret;
 	ret = TP_USAGE;
-	if (args.argc == 1) {
+	if (args.argc == 1 && !strcmp(args.argv[0], "sched")) {
+		/* perf sched latency's table: none of the histograms' options */
+		if (match || by || log2 || step || over || top || o->interval > 0 ||
+		    o->filter || o->engine == AGG_ENGINE_KERNEL)
+			tp_error("recipe 'sched' takes only --sort, --duration, --json, --input, "
+				 "--engine user and a target");
+		else
+			ret = sched_sort_parse(&sched_sort, o->sort);
+		if (!ret)
+			o->run = sched_run;
+		return agg_parse_end(o, &args, top, ret);
+	} else if (o->sort) {
+		tp_error("'--sort' is for the recipe 'sched'");
+	} else if (args.argc == 1) {
 		for (i = 0; i < NRECIPES; i++)
 			if (!strcmp(args.argv[0], recipes[i].name))
 				r = &recipes[i];
 		if (!r)
-			tp_error("unknown recipe '%s': wakeup, syscall, irq, softirq, block, offcpu, "
+			tp_error("unknown recipe '%s': wakeup, syscall, irq, softirq, block, offcpu, sched, "
 				 "or START END --match FIELD", args.argv[0]);
 		else if (match)
 			tp_error("'--match' is for START END; recipe '%s' knows its fields", r->name);

@@ -15,6 +15,7 @@
  * promptly without one write() per record.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -24,9 +25,11 @@
 #include <trace-seq.h>
 
 #include "agg.h"
+#include "comm.h"
 #include "decode.h"
 #include "json.h"
 #include "output.h"
+#include "sched.h"
 #include "tpctl.h"
 
 /*
@@ -317,8 +320,30 @@ static const char *comm_of(struct output *o, int pid)
 	return comm;
 }
 
-static const struct pidinfo *pid_info(struct output *o, int pid)
+/*
+ * The JSON name of pid: the kernel's text may say "<...>" (or an older
+ * task's name of the same pid), JSON says the name wherever something knows
+ * it (comm.h: the COMMAND tpctl ran; a live task's /proc/PID/comm), null
+ * where nothing does.
+ */
+static const char *json_comm(struct output *o, int pid, unsigned long long ts,
+			     const char *comm, char *buf, size_t size)
 {
+	const char *known = comm_known(pid);
+
+	if (known)
+		return known;
+	if (strcmp(comm, "<...>"))
+		return comm;
+	/* comm_fn: the records are live, not a recording's */
+	if (o->comm_fn && comm_proc(pid, o->ns_clock ? ts : 0, buf, size))
+		return buf;
+	return NULL;
+}
+
+static const struct pidinfo *pid_info(struct output *o, int pid, unsigned long long ts)
+{
+	char pbuf[COMM_MAX + 2];
 	struct pidinfo *pi = &o->pids[(unsigned)pid % PIDCACHE];
 	const char *comm;
 	char *buf = NULL;
@@ -337,12 +362,14 @@ static const struct pidinfo *pid_info(struct output *o, int pid)
 	n = snprintf(pi->text, sizeof(pi->text), "%16s-%-7d ", comm, pid);
 	pi->tlen = n < (int)sizeof(pi->text) ? n : (int)sizeof(pi->text) - 1;
 	mf = open_memstream(&buf, &len);
-	if (mf) {
+	comm = json_comm(o, pid, ts, comm, pbuf, sizeof(pbuf));
+	if (mf && comm) {
 		fprintf(mf, ",\"pid\":%d,\"comm\":", pid);
 		json_write_string(mf, comm, strlen(comm));
-		fclose(mf);
 	}
-	if (buf && len < sizeof(pi->json)) {
+	if (mf)
+		fclose(mf);
+	if (comm && buf && len < sizeof(pi->json)) {
 		memcpy(pi->json, buf, len + 1);
 		pi->jlen = len;
 	} else {
@@ -544,7 +571,7 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	size_t n;
 	int i;
 
-	pi = pid_info(o, pid);
+	pi = pid_info(o, pid, rec->ts);
 	put_mem(f, pi->text, pi->tlen);
 	/* "[%03d] " */
 	if (rec->cpu >= 0 && rec->cpu < 1000) {
@@ -749,7 +776,7 @@ static void json_frames(struct output *o, const struct dec_event *de, const void
 static void json_open(struct output *o, struct dec_event *de, const struct tep_record *rec)
 {
 	const void *data = rec->data;
-	const struct pidinfo *pi = pid_info(o, decode_pid(data));
+	const struct pidinfo *pi = pid_info(o, decode_pid(data), rec->ts);
 	FILE *f = o->f;
 	char flags[6];
 	bool first = true;
@@ -1082,14 +1109,19 @@ int output_lost(struct output *o, int cpu, long long count)
 	return ferror(o->f) ? -1 : 0;
 }
 
-static int flush_file(struct output *o)
+static int flush_table(FILE *f)
 {
-	if (fflush(o->f) || ferror(o->f)) {
+	if (fflush(f) || ferror(f)) {
 		if (!errno)
 			errno = EIO;
 		return -1;
 	}
 	return 0;
+}
+
+static int flush_file(struct output *o)
+{
+	return flush_table(o->f);
 }
 
 int output_flush(struct output *o)
@@ -1510,7 +1542,9 @@ static void json_agg(FILE *f, const struct agg_table *t, const struct output_agg
 		json_obj_open(&j, NULL);
 		json_obj_open(&j, "key");
 		for (k = 0; k < s->nkeys; k++) {
-			if (t->type[k] == AGG_COL_STR)
+			if (s->kind[k] == AGG_KEY_COMM && !strcmp(g->key[k].s, "<...>"))
+				json_null(&j, s->name[k]);	/* nothing knows it */
+			else if (t->type[k] == AGG_COL_STR)
 				json_str(&j, s->name[k], g->key[k].s);
 			else if (t->type[k] == AGG_COL_STACK)
 				json_agg_frames(&j, s->name[k], &g->key[k]);
@@ -1550,10 +1584,102 @@ int output_agg(FILE *f, enum output_mode mode, const struct agg_table *t,
 		json_agg(f, t, o);
 	else
 		text_agg(f, t, o);
-	if (fflush(f) || ferror(f)) {
-		if (!errno)
-			errno = EIO;
-		return -1;
+	return flush_table(f);
+}
+
+/* ns as perf prints milliseconds ("%9.3f"): rounded to the microsecond, here without a double */
+static void text_ms(FILE *f, const char *pre, uint64_t ns, int width)
+{
+	uint64_t us = (ns + 500) / 1000;
+	char buf[48];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64 ".%03" PRIu64, us / 1000, us % 1000);
+	fprintf(f, "%s%*s ms", pre, width, buf);
+}
+
+static void text_s(FILE *f, const char *pre, uint64_t ns, int width, bool ns_clock)
+{
+	char buf[48];
+
+	if (ns_clock)
+		snprintf(buf, sizeof(buf), "%" PRIu64 ".%06" PRIu64, ns / 1000000000,
+			 ns / 1000 % 1000000);
+	else
+		snprintf(buf, sizeof(buf), "%" PRIu64, ns);
+	fprintf(f, "%s%*s s", pre, width, buf);
+}
+
+static void text_rule(FILE *f, int width)
+{
+	fputc(' ', f);
+	while (width--)
+		fputc('-', f);
+	fputc('\n', f);
+}
+
+static void text_sched(FILE *f, const struct sched_table *t, bool ns_clock)
+{
+	char name[64];
+	size_t i;
+
+	fputc('\n', f);
+	text_rule(f, 139);
+	fprintf(f, "  %-22s|   Runtime ms  | Switches | Avg delay ms    | Max delay ms    |"
+		" Max delay start           | Max delay end          |\n", "Task");
+	text_rule(f, 139);
+	for (i = 0; i < t->n; i++) {
+		const struct sched_task *k = &t->tasks[i];
+
+		snprintf(name, sizeof(name), "%s:%d", k->comm ? k->comm : "<...>", k->pid);
+		fprintf(f, "  %-22s|", name);
+		text_ms(f, "", k->runtime_ns, 10);
+		fprintf(f, " |%9" PRIu64 " |", k->switches);
+		text_ms(f, " avg:", k->avg_delay_ns, 8);
+		text_ms(f, " | max:", k->max_delay_ns, 8);
+		text_s(f, " | max start:", k->max_delay_ts_ns, 12, ns_clock);
+		text_s(f, " | max end:", k->max_delay_end_ns, 12, ns_clock);
+		fputc('\n', f);
 	}
-	return 0;
+	text_rule(f, 139);
+	fprintf(f, "  %-22s|", "TOTAL:");
+	text_ms(f, "", t->runtime_ns, 10);
+	fprintf(f, " |%9" PRIu64 " |\n", t->switches);
+	text_rule(f, 51);
+	fputc('\n', f);
+}
+
+static void json_sched(FILE *f, const struct sched_table *t)
+{
+	struct json j;
+	size_t i;
+
+	json_init(&j, f, false);
+	json_obj_open(&j, NULL);
+	json_str(&j, "type", "sched");
+	json_arr_open(&j, "tasks");
+	for (i = 0; i < t->n; i++) {
+		const struct sched_task *k = &t->tasks[i];
+
+		json_obj_open(&j, NULL);
+		json_int(&j, "pid", k->pid);
+		json_str(&j, "comm", k->comm);
+		json_uint(&j, "runtime_ns", k->runtime_ns);
+		json_uint(&j, "switches", k->switches);
+		json_uint(&j, "avg_delay_ns", k->avg_delay_ns);
+		json_uint(&j, "max_delay_ns", k->max_delay_ns);
+		json_uint(&j, "max_delay_ts_ns", k->max_delay_ts_ns);
+		json_obj_close(&j);
+	}
+	json_arr_close(&j);
+	json_obj_close(&j);
+	json_end_line(&j);
+}
+
+int output_sched(FILE *f, enum output_mode mode, const struct sched_table *t, bool ns_clock)
+{
+	if (mode == OUTPUT_JSON)
+		json_sched(f, t);
+	else
+		text_sched(f, t, ns_clock);
+	return flush_table(f);
 }

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "comm.h"
 #include "opt.h"
 #include "state.h"
 #include "target.h"
@@ -627,6 +628,8 @@ int target_release(struct target *t)
 	t->err_fd = -1;
 	if (r == 0) {
 		t->released = true;
+		/* saved_cmdlines may not know it in time: the output layer asks comm.h */
+		comm_note_exec(t->child, t->path);
 		return TP_OK;
 	}
 	if (r == sizeof(e) && e.step >= 0 && e.step <= STEP_EXEC) {

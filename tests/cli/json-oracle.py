@@ -119,7 +119,8 @@ for r, line in zip(recs, text):
     # the kernel names tasks from saved_cmdlines, a small cache, when `trace` is
     # read; a busy machine replaces entries between its read and ours
     if r["comm"] != comm:
-        if "<...>" not in (r["comm"], comm):
+        # null: nothing knew the name when tpctl read the record (never "<...>")
+        if "<...>" not in (r["comm"], comm) and r["comm"] is not None:
             errs.append("task %r, the kernel's %r" % (r["comm"], comm))
         comms += 1
     f, sysname, ev = r["fields"], r["system"], r["event"]

@@ -107,7 +107,9 @@ def aggregate(events, keys, field=None, step=None, signed=False, top=0):
             b = linear_bucket(v, step) if step else log2_bucket(v, signed)
             g["b"][b] = g["b"].get(b, 0) + 1
     # by count, largest first; equal counts by key
-    order = sorted(groups, key=lambda k: (-groups[k]["count"], k))
+    # equal counts by key; a name nothing knows sorts as the "<...>" it is inside
+    order = sorted(groups, key=lambda k: (-groups[k]["count"],
+                                          tuple("<...>" if x is None else x for x in k)))
     if top:
         order = order[:top]
     out = []
@@ -159,9 +161,9 @@ for i in range(3000):
         evs.append({"event": "syscalls:sys_enter_getpid", "pid": pid, "cpu": cpu})
 stdin = "\n".join(lines) + "\n"
 stdin_reads = "\n".join(l for l in lines if "getpid" not in l) + "\n"
-# pid 300 has no saved name: tpctl prints "<...>", as libtraceevent does
+# pid 300 has no saved name: JSON says null (DESIGN.md: never the string "<...>")
 for e in evs:
-    e["comm"] = COMMS[e["pid"]] if e["pid"] != 300 else "<...>"
+    e["comm"] = COMMS[e["pid"]] if e["pid"] != 300 else None
 reads = [e for e in evs if e["event"] == "syscalls:sys_enter_read"]
 both = ["syscalls:sys_enter_read", "syscalls:sys_enter_getpid"]
 

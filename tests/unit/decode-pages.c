@@ -383,7 +383,7 @@ int main(void)
 	put_event(&p[0], 0, d, (len + 3) & ~3UL);
 	page_commit(&p[0], 0);
 	got = run(tep, OUTPUT_JSON, &p[0], 1, NULL, 0);
-	want = "{\"type\":\"event\",\"ts_ns\":1000000000,\"cpu\":0,\"pid\":42,\"comm\":\"<...>\","
+	want = "{\"type\":\"event\",\"ts_ns\":1000000000,\"cpu\":0,\"pid\":42,\"comm\":null,"
 	       "\"flags\":\".....\",\"system\":\"test\",\"event\":\"kinds\",\"fields\":{"
 	       "\"a\":-5,\"u\":4000000000,\"b\":18446744073709551615,\"name\":\"comm\","
 	       "\"str\":\"t\xc3\xa9\\u0001\\\"\",\"arr\":[-1,0,7],\"rs\":\"rl\","
@@ -467,7 +467,7 @@ int main(void)
 			     "\"comm\":\"worker\",\"flags\":\"d..21\",\"system\":\"test\","
 			     "\"event\":\"tick\",\"fields\":{\"n\":1},%s,%s}\n"
 			     "{\"type\":\"event\",\"ts_ns\":1000000050,\"cpu\":1,\"pid\":8,"
-			     "\"comm\":\"<...>\",\"flags\":\"d..21\",\"system\":\"test\","
+			     "\"comm\":null,\"flags\":\"d..21\",\"system\":\"test\","
 			     "\"event\":\"tick\",\"fields\":{\"n\":10}}\n", kjson, ujson) < 0)
 			return 1;
 		check(!strcmp(got, w1), "JSON: the stacks go into the event before them on their CPU, "
@@ -479,7 +479,7 @@ int main(void)
 			     "\"comm\":\"worker\",\"flags\":\"d..21\",\"system\":\"test\","
 			     "\"event\":\"tick\",\"fields\":{\"n\":1}}\n"
 			     "{\"type\":\"event\",\"ts_ns\":1000000050,\"cpu\":1,\"pid\":8,"
-			     "\"comm\":\"<...>\",\"flags\":\"d..21\",\"system\":\"test\","
+			     "\"comm\":null,\"flags\":\"d..21\",\"system\":\"test\","
 			     "\"event\":\"tick\",\"fields\":{\"n\":10}}\n"
 			     "{\"type\":\"event\",\"ts_ns\":1000000100,\"cpu\":0,\"pid\":7,"
 			     "\"comm\":\"worker\",\"flags\":\"d..21\",\"system\":\"ftrace\","
@@ -510,7 +510,7 @@ int main(void)
 			     "\"comm\":\"worker\",\"flags\":\"d..21\",\"system\":\"test\","
 			     "\"event\":\"tick\",\"fields\":{\"n\":2}}\n"
 			     "{\"type\":\"event\",\"ts_ns\":1000000010,\"cpu\":0,\"pid\":9,"
-			     "\"comm\":\"<...>\",\"flags\":\"d..21\",\"system\":\"ftrace\","
+			     "\"comm\":null,\"flags\":\"d..21\",\"system\":\"ftrace\","
 			     "\"event\":\"kernel_stack\",\"fields\":{\"size\":1},\"stack\":["
 			     "{\"addr\":18446744071578845445,\"sym\":\"do_syscall_64\",\"off\":5}]}\n"
 			     "{\"type\":\"event\",\"ts_ns\":1000000020,\"cpu\":0,\"pid\":7,"

@@ -50,18 +50,20 @@ static bool tracefs_has(const char *file)
 	return ok;
 }
 
-/* Event probes are listed in README's dynamic_events syntax only when the kernel has them. */
+/*
+ * Event probes have no file of their own, and README shows their syntax
+ * whether the kernel has them or not (6.18 without CONFIG_EPROBE_EVENTS
+ * does): the kernel has them when it has their code.
+ */
 static bool kernel_has_eprobes(void)
 {
-	char *path, *readme;
-	bool ok = false;
+	char *syms = tp_read_file("/proc/kallsyms", NULL);
+	bool ok;
 
-	if (asprintf(&path, "%s/README", tfs_dir()) < 0)
-		return false;
-	readme = tp_read_file(path, NULL);
-	ok = readme && strstr(readme, "<attached-group>");
-	free(readme);
-	free(path);
+	ok = syms && (strstr(syms, " eprobe_dyn_event_create\n") ||
+		      strstr(syms, " __trace_eprobe_create\n") ||
+		      strstr(syms, " eprobe_register\n"));
+	free(syms);
 	return ok;
 }
 
@@ -702,7 +704,7 @@ static int removal(const char *group, const char *name, char **path, char **undo
 int probe_create(const struct probe *p, const char *group)
 {
 	struct tracefs_dynevent *d;
-	char *path = NULL, *undo = NULL;
+	char *path = NULL, *undo = NULL, *before = NULL, *after = NULL;
 	sigset_t old;
 	int ret = TP_OK, err;
 
@@ -716,10 +718,13 @@ int probe_create(const struct probe *p, const char *group)
 		tp_error("out of memory");
 		return TP_FAIL;
 	}
+	/* an entry of error_log is ours only if it was not there before */
+	before = tracefs_error_last(NULL);
 	/* a signal between the probe and its journal entry would leave the probe behind */
 	state_block_signals(&old);
 	if (tracefs_dynevent_create(d) < 0) {
 		err = errno;
+		after = tracefs_error_last(NULL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (err == EEXIST || err == EBUSY) {
 			tp_error("probe '%s:%s' already exists", group, p->name);
@@ -730,7 +735,8 @@ int probe_create(const struct probe *p, const char *group)
 		} else {
 			tp_error("the kernel refused probe '%s:%s': %s", group, p->name,
 				 strerror(err));
-			tfs_error_log_print(NULL);
+			if (after && (!before || strcmp(before, after)))
+				tfs_error_log_put(after);
 			ret = TP_USAGE;
 		}
 		goto out;
@@ -747,6 +753,8 @@ int probe_create(const struct probe *p, const char *group)
 	tp_debug("probe %s:%s made", group, p->name);
 out:
 	tracefs_dynevent_free(d);
+	free(before);
+	free(after);
 	free(path);
 	free(undo);
 	return ret;

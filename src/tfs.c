@@ -743,6 +743,14 @@ int tfs_filter_check(struct tep_handle *tep, const struct tfs_event *ev, const c
 void tfs_error_log_print(struct tracefs_instance *inst)
 {
 	char *log = tracefs_error_last(inst);
+
+	tfs_error_log_put(log);
+	free(log);
+}
+
+void tfs_error_log_put(const char *text)
+{
+	char *log = text ? strdup(text) : NULL;
 	char *line, *save = NULL;
 
 	if (!log)

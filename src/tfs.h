@@ -110,6 +110,8 @@ bool tfs_instance_orphaned(const char *name);
 bool tfs_name_orphaned(const char *name, const char *prefix);
 /* The kernel's explanation from error_log (NULL: top level), its last entry with the caret. */
 void tfs_error_log_print(struct tracefs_instance *inst);
+/* The same for an entry read before (tracefs_error_last()). */
+void tfs_error_log_put(const char *text);
 /* Levenshtein distance of two names (SIZE_MAX when one is too long to compare). */
 size_t tfs_edit_distance(const char *a, const char *b);
 

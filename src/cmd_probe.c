@@ -50,26 +50,6 @@ static bool made_by_tpctl(const char *sys)
 						      strlen(PROBE_RUN_PREFIX));
 }
 
-/*
- * libtracefs 1.6.4 reads dynamic_events and the per-kind files (uprobe_events,
- * kprobe_events) both, so each probe comes twice: an event seen before is skipped.
- */
-static bool seen_before(struct tracefs_dynevent **all, int i, const char *sys, const char *ev)
-{
-	bool same = false;
-	int k;
-
-	for (k = 0; k < i && !same; k++) {
-		char *s = NULL, *e = NULL;
-
-		tracefs_dynevent_info(all[k], &s, &e, NULL, NULL, NULL);
-		same = s && e && sys && ev && !strcmp(s, sys) && !strcmp(e, ev);
-		free(s);
-		free(e);
-	}
-	return same;
-}
-
 static int probe_list(bool as_json)
 {
 	struct tracefs_dynevent **all = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_ALL, NULL);
@@ -92,7 +72,7 @@ static int probe_list(bool as_json)
 
 		t = tracefs_dynevent_info(all[i], &sys, &ev, &prefix, &addr, &fmt);
 		kind = dynevent_kind(t, addr);
-		if (seen_before(all, i, sys, ev)) {
+		if (probe_dynevent_seen(all, i, sys, ev)) {
 			/* nothing printed */
 		} else if (as_json) {
 			json_obj_open(&j, NULL);

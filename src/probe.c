@@ -788,6 +788,26 @@ int probe_session_make(char **words, int n, struct tfs_event_list *evs)
 }
 
 /*
+ * libtracefs 1.6.4 reads dynamic_events and the per-kind files (uprobe_events,
+ * kprobe_events) both, so each probe comes twice: an event seen before is skipped.
+ */
+bool probe_dynevent_seen(struct tracefs_dynevent **all, int i, const char *sys, const char *ev)
+{
+	bool same = false;
+	int k;
+
+	for (k = 0; k < i && !same; k++) {
+		char *s = NULL, *e = NULL;
+
+		tracefs_dynevent_info(all[k], &s, &e, NULL, NULL, NULL);
+		same = s && e && sys && ev && !strcmp(s, sys) && !strcmp(e, ev);
+		free(s);
+		free(e);
+	}
+	return same;
+}
+
+/*
  * The probes of runs whose tpctl was killed.  Read from dynamic_events
  * through tracefs_dynevent_get_all(), which is fine for the names; its kind
  * is not (see cmd_probe.c), and the removal goes to dynamic_events, which
@@ -803,6 +823,7 @@ int probe_remove_orphans(void)
 
 		tracefs_dynevent_info(all[i], &sys, &ev, NULL, NULL, NULL);
 		if (sys && ev && tfs_name_orphaned(sys, PROBE_RUN_PREFIX) &&
+		    !probe_dynevent_seen(all, i, sys, ev) &&
 		    asprintf(&undo, "-:%s/%s\n", sys, ev) >= 0) {
 			if (tracefs_instance_file_append(NULL, "dynamic_events", undo) < 0) {
 				tp_error("cannot remove orphaned probe '%s:%s': %s", sys, ev,

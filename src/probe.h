@@ -83,6 +83,13 @@ int probe_opt(const struct tp_opt *o, const char *arg);
 		     "make a probe for this run and trace its event (repeatable):\n" \
 		     "'SPEC [ARG...]' as for 'tpctl probe add', removed at the end")
 
+/*
+ * libtracefs 1.6.4's tracefs_dynevent_get_all() lists a probe once from
+ * dynamic_events and once from its kind's file: all[i] is one listed before.
+ */
+struct tracefs_dynevent;
+bool probe_dynevent_seen(struct tracefs_dynevent **all, int i, const char *sys, const char *ev);
+
 /* Remove the dynamic events of groups tpctl_<pid> whose process is gone ('tpctl reset'). */
 int probe_remove_orphans(void);
 

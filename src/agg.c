@@ -469,27 +469,36 @@ static enum agg_col_type col_type(const struct col *c)
 	}
 }
 
+/* Room for one more ev at a->ev[a->nev], zeroed (a->nev unchanged); NULL: said why. */
+static struct ev *ev_append(struct agg *a)
+{
+	struct ev *nv = realloc(a->ev, (a->nev + 1) * sizeof(*nv));
+
+	if (!nv) {
+		tp_error("out of memory");
+		return NULL;
+	}
+	a->ev = nv;
+	memset(&nv[a->nev], 0, sizeof(*nv));
+	return &nv[a->nev];
+}
+
 int agg_add_event(struct agg *a, const char *sys, const char *name, const char *fmt,
 		  size_t fmtlen)
 {
 	const struct agg_spec *spec = a->spec;
 	struct tep_event *event = tep_find_event_by_name(a->tep, sys, name);
 	struct dec_event *de;
-	struct ev *e, *nv;
+	struct ev *e;
 	int k;
 
 	if (!event || !(de = decoder_event(a->dec, event->id))) {
 		tp_error("cannot read the format of '%s:%s'", sys, name);
 		return TP_FAIL;
 	}
-	nv = realloc(a->ev, (a->nev + 1) * sizeof(*nv));
-	if (!nv) {
-		tp_error("out of memory");
+	e = ev_append(a);
+	if (!e)
 		return TP_FAIL;
-	}
-	a->ev = nv;
-	e = &a->ev[a->nev];
-	memset(e, 0, sizeof(*e));
 	e->id = event->id;
 	e->sys = strdup(sys);
 	e->name = strdup(name);
@@ -797,6 +806,16 @@ void agg_flush(struct agg *a)
 
 /* ---------------------------------------------------------------- latency */
 
+static void names_free(struct names *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->n; i++)
+		free((char *)n->v[i]);
+	free(n->v);
+	memset(n, 0, sizeof(*n));
+}
+
 static void join_free(struct agg *a)
 {
 	size_t i;
@@ -811,8 +830,8 @@ static void join_free(struct agg *a)
 	for (s = 0; s < a->njs; s++)
 		for (k = 0; k < AGG_MAX_KEYS; k++)
 			if (a->js[s].kn[k].v != a->sysnames.v)
-				free(a->js[s].kn[k].v);
-	free(a->sysnames.v);
+				names_free(&a->js[s].kn[k]);
+	names_free(&a->sysnames);
 }
 
 static int names_set(struct names *n, unsigned long long v, const char *name, size_t len)
@@ -1075,7 +1094,7 @@ int agg_ready(struct agg *a)
 {
 	const struct agg_join *j = a->spec->join;
 	const struct agg_spec *spec = a->spec;
-	struct ev *e, *nv;
+	struct ev *e;
 	int k, s, ret;
 	bool owner_comm = true;
 
@@ -1086,14 +1105,9 @@ int agg_ready(struct agg *a)
 	if (ret)
 		return ret;
 	/* the rows' own ev: the layout of the pair's keys */
-	nv = realloc(a->ev, (a->nev + 1) * sizeof(*nv));
-	if (!nv) {
-		tp_error("out of memory");
+	e = ev_append(a);
+	if (!e)
 		return TP_FAIL;
-	}
-	a->ev = nv;
-	e = &a->ev[a->nev];
-	memset(e, 0, sizeof(*e));
 	e->id = -1;
 	if (asprintf(&e->label, "%s -> %s", j->start, j->end) < 0) {
 		e->label = NULL;
@@ -1262,7 +1276,8 @@ static int buf_keep(unsigned char **buf, uint32_t *alloc, const void *p, size_t 
 		*buf = n;
 		*alloc = len;
 	}
-	memcpy(*buf, p, len);
+	if (len)
+		memcpy(*buf, p, len);
 	return 0;
 }
 
@@ -1687,8 +1702,9 @@ struct tracefs_hist *agg_kernel_hist(struct agg *a, int i, const char **why)
 	 * variable saved at START, onmatch() at END); tpctl does not make them
 	 * yet, so latency is the user engine's.
 	 */
+	/* a latency's trigger is its synthetic event's (agg_kernel_join) */
 	if (a->spec->join) {
-		*why = "latency pairs are joined by the user engine";
+		*why = "a latency is paired by agg_kernel_join";
 		return NULL;
 	}
 	if (!e->kplanned) {
@@ -1811,6 +1827,60 @@ static bool parse_entry(const struct ev *e, const char *p, const char *end, stru
 	return parse_u64(hc + 12, &kv->hits) != NULL;
 }
 
+/* A latency row's key from the values of the synthetic event's hist entry. */
+static size_t join_kernel_key(struct agg *a, const struct ev *e, const struct kvals *kv,
+			      unsigned char *key)
+{
+	size_t k = 4;
+	int c, s;
+
+	for (c = 0; c < a->spec->nkeys; c++) {
+		const struct col *cl = &e->col[c];
+		const struct jside *js = NULL;
+		const char *p;
+		int32_t i32;
+		uint64_t v = kv->v[cl->kk];
+
+		for (s = 0; s < a->njs; s++)
+			if (a->js[s].end == a->kend[c])
+				js = &a->js[s];
+		switch (a->lk[c]) {
+		case LK_NAMES:
+			if (v < js->kn[c].n && js->kn[c].v[v]) {
+				p = js->kn[c].v[v];
+				k += put_str(key + k, p, strlen(p));
+			} else {
+				char num[32];
+				int n = snprintf(num, sizeof(num), js->kn[c].v == a->sysnames.v ?
+						 "sys_%llu" : "%llu", (unsigned long long)v);
+
+				k += put_str(key + k, num, n);
+			}
+			break;
+		case LK_COMM:
+			if (cl->str) {
+				k += put_str(key + k, kv->s[cl->kk], kv->len[cl->kk]);
+				break;
+			}
+			/* the pid, its name from the execname */
+			/* fall through */
+		case LK_PID:
+			i32 = (int32_t)v;
+			memcpy(key + k, &i32, 4);
+			k += 4;
+			break;
+		case LK_STR:
+			k += put_str(key + k, kv->s[cl->kk], kv->len[cl->kk]);
+			break;
+		default:
+			memcpy(key + k, &v, 8);
+			k += 8;
+			break;
+		}
+	}
+	return k;
+}
+
 int agg_kernel_update(struct agg *a, int i, const char *text, uint64_t *dropped)
 {
 	const struct ev *e = &a->ev[i];
@@ -1862,6 +1932,12 @@ int agg_kernel_update(struct agg *a, int i, const char *text, uint64_t *dropped)
 		/* the row key, laid out as agg_record lays it out */
 		memcpy(key, &idx, 4);
 		k = 4;
+		if (a->spec->join) {
+			k = join_kernel_key(a, e, &kv, key);
+			/* the synthetic event's time is in microseconds */
+			rows_add(a, &a->cur, key, k, kv.v[e->vkk] * 1000, delta);
+			continue;
+		}
 		for (c = 0; c < a->spec->nkeys; c++) {
 			const struct col *cl = &e->col[c];
 			int32_t i32;
@@ -1891,6 +1967,234 @@ int agg_kernel_update(struct agg *a, int i, const char *text, uint64_t *dropped)
 		rows_add(a, &a->cur, key, k, val, delta);
 	}
 	return bad ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- kernel engine of latency */
+
+static int synth_start_filter(void *ctx, enum tracefs_filter type, const char *field,
+			      enum tracefs_compare cmp, const char *val)
+{
+	return tracefs_synth_append_start_filter(ctx, type, field, cmp, val);
+}
+
+static int synth_end_filter(void *ctx, enum tracefs_filter type, const char *field,
+			    enum tracefs_compare cmp, const char *val)
+{
+	return tracefs_synth_append_end_filter(ctx, type, field, cmp, val);
+}
+
+void agg_kjoin_release(struct agg_kjoin *kj)
+{
+	free(kj->fields);
+	free(kj->start_cmd);
+	free(kj->end_cmd);
+	free(kj->hist_cmd);
+	memset(kj, 0, sizeof(*kj));
+}
+
+int agg_kernel_join_ev(const struct agg *a)
+{
+	return a->jev;
+}
+
+/*
+ * libtracefs 1.6.4 writes a synth's triggers only at the top level
+ * (tracefs_synth_create has no instance), so its commands are taken from
+ * tracefs_synth_echo_cmd() and written into the private instance by the
+ * caller: "echo 'CMD' >> PATH" lines, the synthetic event first.
+ */
+static char *echo_line(const char *text, const char *path_end)
+{
+	const char *line, *q;
+
+	for (line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		const char *eol = strchr(line, '\n') ? strchr(line, '\n') : line + strlen(line);
+
+		if (strncmp(line, "echo '", 6))
+			continue;
+		q = memmem(line, eol - line, "' >> ", 5);
+		if (!q || (size_t)(eol - (q + 5)) < strlen(path_end) ||
+		    memcmp(eol - strlen(path_end), path_end, strlen(path_end)))
+			continue;
+		return strndup(line + 6, q - (line + 6));
+	}
+	return NULL;
+}
+
+const char *agg_kernel_join(struct agg *a, const char *name, const char *filter,
+			    struct agg_kjoin *kj)
+{
+	const struct agg_join *j = a->spec->join;
+	const struct agg_side *ss = NULL, *es = NULL;
+	struct ev *e = &a->ev[a->jev];
+	struct tracefs_synth *syn = NULL;
+	char start_sys[256], end_sys[256], path[600], fname[16];
+	const char *why = NULL;
+	struct trace_seq seq;
+	int k, s, m;
+
+	memset(kj, 0, sizeof(*kj));
+	for (s = 0; s < j->nside; s++) {
+		if (j->side[s].end && !es)
+			es = &j->side[s];
+		else if (!j->side[s].end && !ss)
+			ss = &j->side[s];
+		else
+			return "several START or END events (the kernel pairs one with one)";
+		if (j->side[s].cond)
+			return "a START that depends on the task's state";
+	}
+	if (!ss || !es)
+		return "no START or no END";
+	if (a->spec->nkeys > KERNEL_KEYS_MAX - 1)
+		return "more than two keys (the time is the third)";
+	snprintf(kj->name, sizeof(kj->name), "%s", name);
+	snprintf(start_sys, sizeof(start_sys), "%.*s", (int)strcspn(ss->event, ":"), ss->event);
+	snprintf(end_sys, sizeof(end_sys), "%.*s", (int)strcspn(es->event, ":"), es->event);
+	kj->start_sys = a->ev[a->js[0].end ? a->js[1].ev : a->js[0].ev].sys;
+	kj->start_ev = a->ev[a->js[0].end ? a->js[1].ev : a->js[0].ev].name;
+	kj->end_sys = a->ev[a->js[0].end ? a->js[0].ev : a->js[1].ev].sys;
+	kj->end_ev = a->ev[a->js[0].end ? a->js[0].ev : a->js[1].ev].name;
+	syn = tracefs_synth_alloc(a->tep, name, kj->start_sys, kj->start_ev, kj->end_sys,
+				  kj->end_ev, ss->match[0], es->match[0], "m0");
+	if (!syn)
+		return "libtracefs cannot pair these fields";
+	for (m = 1; m < ss->nmatch && !why; m++) {
+		snprintf(fname, sizeof(fname), "m%d", m);
+		if (tracefs_synth_add_match_field(syn, ss->match[m], es->match[m], fname) < 0)
+			why = "libtracefs cannot pair these fields";
+	}
+	if (!why && j->per_cpu &&
+	    tracefs_synth_add_match_field(syn, "common_cpu", "common_cpu", "mcpu") < 0)
+		why = "the kernel cannot pair per CPU";
+	/* the keys: what the synthetic event carries, and how its hist is keyed */
+	e->nkk = 0;
+	for (k = 0; k < a->spec->nkeys && !why; k++) {
+		struct col *c = &e->col[k];
+		const struct agg_side *side = a->kend[k] ? es : ss;
+		const struct jside *js = NULL;
+		const char *field = NULL;
+		enum kk_type type = KK_NUM;
+
+		for (s = 0; s < a->njs; s++)
+			if (a->js[s].end == a->kend[k])
+				js = &a->js[s];
+		snprintf(fname, sizeof(fname), "k%d", k);
+		switch (a->lk[k]) {
+		case LK_INT:
+		case LK_NAMES:
+			field = js->kf[k]->name;
+			break;
+		case LK_STR:
+			field = js->kf[k]->name;
+			type = KK_STR;
+			break;
+		case LK_COMM:
+		case LK_PID:
+			/* the synthetic event is the END's: its common_pid is the END's task */
+			if (a->lk[k] == LK_COMM && side->comm) {
+				field = side->comm;
+				type = KK_STR;
+			} else if (a->kend[k] || !strcmp(ss->match[0], "common_pid")) {
+				kkey_add(e, "common_pid", a->lk[k] == LK_COMM ? KK_EXECNAME : KK_PID);
+				c->kk = e->nkk - 1;
+				continue;
+			} else if (a->lk[k] == LK_PID) {
+				field = "common_pid";
+			} else {
+				why = "the name of the START's task";
+			}
+			break;
+		default:
+			why = "a key the kernel cannot carry (cpu, event)";
+			break;
+		}
+		if (why)
+			break;
+		if ((a->kend[k] ? tracefs_synth_add_end_field(syn, field, fname) :
+				  tracefs_synth_add_start_field(syn, field, fname)) < 0) {
+			why = "libtracefs cannot carry a key";
+			break;
+		}
+		c->kk = kkey_add(e, fname, type);
+		if (c->kk < 0)
+			why = "more than two keys";
+	}
+	if (!why && tracefs_synth_add_compare_field(syn, TRACEFS_TIMESTAMP_USECS,
+						    TRACEFS_TIMESTAMP_USECS,
+						    TRACEFS_SYNTH_DELTA_END, "delta") < 0)
+		why = "libtracefs cannot take the time";
+	if (!why && (e->vkk = kkey_add(e, "delta", KK_NUM)) < 0)
+		why = "more than two keys";
+	/* the idle task's pairs do not count: the pid fields are not 0 */
+	if (!why && j->skip_idle &&
+	    (tracefs_synth_append_start_filter(syn, TRACEFS_FILTER_COMPARE,
+					       ss->pid ? ss->pid : "common_pid",
+					       TRACEFS_COMPARE_NE, "0") < 0 ||
+	     tracefs_synth_append_end_filter(syn, TRACEFS_FILTER_COMPARE,
+					     es->pid ? es->pid : "common_pid",
+					     TRACEFS_COMPARE_NE, "0") < 0))
+		why = "libtracefs cannot filter out the idle task";
+	if (!why && filter) {
+		if (j->skip_idle &&
+		    (tracefs_synth_append_start_filter(syn, TRACEFS_FILTER_AND, NULL, 0, NULL) < 0 ||
+		     tracefs_synth_append_end_filter(syn, TRACEFS_FILTER_AND, NULL, 0, NULL) < 0))
+			why = "the filter cannot be given to the kernel's triggers";
+		else if (agg_filter_walk(filter, synth_start_filter, syn) < 0 ||
+			 agg_filter_walk(filter, synth_end_filter, syn) < 0)
+			why = "the filter cannot be given to the kernel's triggers";
+	}
+	if (why) {
+		tracefs_synth_free(syn);
+		return why;
+	}
+	trace_seq_init(&seq);
+	tracefs_synth_echo_cmd(&seq, syn);
+	trace_seq_terminate(&seq);
+	tracefs_synth_free(syn);
+	/* "s:NAME FIELDS" for dynamic_events: the fields after the name */
+	kj->fields = echo_line(seq.buffer, "dynamic_events");
+	/* START's line saves, END's line (onmatch) fires: the same file when one event is both */
+	{
+		const char *om = strstr(seq.buffer, "onmatch(");
+		const char *bol = om;
+
+		while (bol && bol > seq.buffer && bol[-1] != '\n')
+			bol--;
+		snprintf(path, sizeof(path), "events/%s/%s/trigger", kj->end_sys, kj->end_ev);
+		kj->end_cmd = bol ? echo_line(bol, path) : NULL;
+		snprintf(path, sizeof(path), "events/%s/%s/trigger", kj->start_sys, kj->start_ev);
+		kj->start_cmd = echo_line(seq.buffer, path);
+		if (kj->start_cmd && strstr(kj->start_cmd, "onmatch(")) {
+			free(kj->start_cmd);
+			kj->start_cmd = NULL;
+		}
+	}
+	trace_seq_destroy(&seq);
+	if (kj->fields && !strncmp(kj->fields, "s:", 2)) {
+		char *f = strchr(kj->fields, ' ');
+
+		memmove(kj->fields, f ? f + 1 : "", strlen(f ? f + 1 : "") + 1);
+	}
+	{
+		/* the rows: keys and the exact time; a table big enough for them */
+		char keys[512];
+		size_t n = 0;
+
+		keys[0] = '\0';
+		for (k = 0; k < e->nkk; k++)
+			n += snprintf(keys + n, sizeof(keys) - n, "%s%s%s", k ? "," : "",
+				      e->kk[k].name,
+				      e->kk[k].type == KK_EXECNAME ? ".execname" : "");
+		if (asprintf(&kj->hist_cmd, "hist:keys=%s:size=16384", keys) < 0)
+			kj->hist_cmd = NULL;
+	}
+	if (!kj->fields || !kj->start_cmd || !kj->end_cmd || !kj->hist_cmd) {
+		agg_kjoin_release(kj);
+		return "libtracefs did not give the synthetic event's commands";
+	}
+	e->kplanned = true;
+	return NULL;
 }
 
 /* ---------------------------------------------------------------- tables */

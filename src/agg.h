@@ -160,6 +160,41 @@ void agg_flush(struct agg *a);
  * table was full (cumulative).  -1 when the text is not what was expected.
  */
 struct tracefs_hist *agg_kernel_hist(struct agg *a, int i, const char **why);
+
+/*
+ * Kernel engine of a latency: a synthetic event NAME that END's trigger
+ * fires with the pair's keys and its time (onmatch), START's trigger saving
+ * what it needs, and a hist trigger on NAME keyed by the keys and the time
+ * in microseconds (exact, so that the rows go through the same buckets).
+ * agg_kernel_join() makes the commands, or says why the kernel cannot pair
+ * these (several START events, a condition, keys it cannot carry): NULL and
+ * *why.  filter: --filter, set on both sides.  agg_kernel_update(a,
+ * agg_kernel_join_ev(a), text of NAME's hist file) adds its rows.
+ */
+struct agg_kjoin {
+	char name[64];
+	char *fields;			/* the synthetic event's fields */
+	const char *start_sys, *start_ev, *end_sys, *end_ev;
+	char *start_cmd, *end_cmd;	/* the triggers of START and END */
+	char *hist_cmd;			/* the hist trigger on NAME */
+};
+const char *agg_kernel_join(struct agg *a, const char *name, const char *filter,
+			    struct agg_kjoin *kj);
+void agg_kjoin_release(struct agg_kjoin *kj);
+int agg_kernel_join_ev(const struct agg *a);
+
+/*
+ * A filter as libtracefs's filter builders take it (tracefs_hist_append_filter,
+ * tracefs_synth_append_*_filter): the grammar tfs_filter_check verified
+ * (comparisons "field op value", !, &&, ||, parentheses) in calls of fn.
+ * -1 when a part cannot be given that way (the kernel's CPU and COMM, say)
+ * or fn failed.
+ */
+enum tracefs_filter;
+enum tracefs_compare;
+typedef int (*agg_filter_fn)(void *ctx, enum tracefs_filter type, const char *field,
+			     enum tracefs_compare cmp, const char *val);
+int agg_filter_walk(const char *expr, agg_filter_fn fn, void *ctx);
 int agg_kernel_update(struct agg *a, int i, const char *text, uint64_t *dropped);
 
 /* Events lost in the current interval (ring-buffer overruns, a full kernel table). */
@@ -284,10 +319,18 @@ int count_parse(struct agg_opts *o, struct target *t, int argc, char **argv);
 int hist_parse(struct agg_opts *o, struct target *t, int argc, char **argv);
 int latency_parse(struct agg_opts *o, struct target *t, int argc, char **argv);
 /*
+ * The beginning of such a parse function: o zeroed, the options of spec and
+ * TARGET parsed (target_parse), COMMAND's stdout on stderr.  0 or as
+ * target_parse() returns.
+ */
+struct tp_cmd_spec;
+struct tp_args;
+int agg_parse_begin(struct agg_opts *o, struct target *t, int argc, char **argv,
+		    const struct tp_cmd_spec *spec, struct tp_args *args);
+/*
  * The end of such a parse function: with ret TP_OK, the EVENT arguments and
  * --top into o; else o->spec and o->target released.  Returns ret.
  */
-struct tp_args;
 int agg_parse_end(struct agg_opts *o, const struct tp_args *args, unsigned long long top,
 		  int ret);
 /* A whole aggregation command: parse (count_parse, ...), agg_run(), release. */

@@ -52,6 +52,8 @@ struct job {
 	uint64_t *dropped;		/* kernel engine: per event, the kernel's Dropped */
 	struct tep_event_filter *filter; /* user engine: its filter, when not the session's */
 	struct output *pairs;		/* latency --over: the pairs as they close */
+	struct agg_kjoin kj;		/* latency, kernel engine: its synthetic event */
+	struct tfs_event synth;		/* synthetic:NAME */
 };
 
 struct agg_set {
@@ -99,12 +101,8 @@ int agg_opt_engine(const struct tp_opt *o, const char *arg)
 	return TP_OK;
 }
 
-/*
- * The filter as libtracefs's hist filter calls: the grammar tfs_filter_check
- * verified (comparisons "field op value", !, &&, ||, parentheses).  -1 when
- * a part cannot be given that way (the kernel's CPU and COMM, say).
- */
-static int hist_filter(struct tracefs_hist *hist, const char *expr)
+/* See agg.h: the filter as libtracefs's filter calls take it. */
+int agg_filter_walk(const char *expr, agg_filter_fn fn, void *ctx)
 {
 	static const struct {
 		const char *op;
@@ -172,12 +170,22 @@ static int hist_filter(struct tracefs_hist *hist, const char *expr)
 			val[n] = '\0';
 			p += n;
 		}
-		if (tracefs_hist_append_filter(hist, type, type == TRACEFS_FILTER_COMPARE ?
-					       field : NULL, cmp, type == TRACEFS_FILTER_COMPARE ?
-					       val : NULL) < 0)
+		if (fn(ctx, type, type == TRACEFS_FILTER_COMPARE ? field : NULL, cmp,
+		       type == TRACEFS_FILTER_COMPARE ? val : NULL) < 0)
 			return -1;
 	}
 	return 0;
+}
+
+static int hist_append(void *ctx, enum tracefs_filter type, const char *field,
+		       enum tracefs_compare cmp, const char *val)
+{
+	return tracefs_hist_append_filter(ctx, type, field, cmp, val);
+}
+
+static int hist_filter(struct tracefs_hist *hist, const char *expr)
+{
+	return agg_filter_walk(expr, hist_append, hist);
 }
 
 /*
@@ -194,6 +202,30 @@ static int kernel_plan(struct job *j)
 	int ret = TP_USAGE;
 	size_t i;
 
+	if (j->o->spec.join) {
+		static int n;
+		char name[64];
+
+		snprintf(name, sizeof(name), "tpctl_lat_%d_%d", (int)getpid(), n++);
+		if (!tfs_has_synth()) {
+			why = "this kernel has no synthetic events";
+			ret = TP_FAIL;
+		} else if (j->o->over) {
+			why = "'--over' prints the records of each pair";
+		} else {
+			why = agg_kernel_join(j->agg, name, j->o->filter, &j->kj);
+		}
+		if (!why) {
+			j->synth.system = (char *)"synthetic";
+			j->synth.name = j->kj.name;
+			return TP_OK;
+		}
+		if (must)
+			tp_error("the kernel engine cannot do this latency: %s", why);
+		else
+			tp_debug("user engine: %s", why);
+		return must ? ret : -1;
+	}
 	j->hists = calloc(j->evs.n ? j->evs.n : 1, sizeof(*j->hists));
 	if (!j->hists) {
 		tp_error("out of memory");
@@ -225,6 +257,33 @@ static int kernel_plan(struct job *j)
 }
 
 /*
+ * A latency on the kernel engine: its synthetic event, START's and END's
+ * triggers in the private instance, and the hist trigger on the synthetic
+ * event, paused until kernel_continue().
+ */
+static int kernel_arm_join(struct live *l, struct job *j, bool quiet)
+{
+	struct tfs_event start = { (char *)j->kj.start_sys, (char *)j->kj.start_ev };
+	struct tfs_event end = { (char *)j->kj.end_sys, (char *)j->kj.end_ev };
+	char *cmd = NULL;
+	int ret;
+
+	ret = tfs_synth_create(j->kj.name, j->kj.fields, quiet);
+	if (!ret)
+		ret = tfs_trigger_add(live_instance(l), &start, j->kj.start_cmd, quiet);
+	if (!ret)
+		ret = tfs_trigger_add(live_instance(l), &end, j->kj.end_cmd, quiet);
+	if (!ret && asprintf(&cmd, "%s:pause", j->kj.hist_cmd) < 0) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	if (!ret)
+		ret = tfs_trigger_add(live_instance(l), &j->synth, cmd, quiet);
+	free(cmd);
+	return ret;
+}
+
+/*
  * The session's arm hook: the kernel jobs' triggers made paused in the
  * private instance (where nothing is read, tracing_on stays 0: the kernel
  * runs the triggers but records nothing); they count from kernel_continue()
@@ -240,7 +299,9 @@ static int kernel_arm(struct live *l, void *ctx)
 		struct job *j = &set->jobs[k];
 		bool must = j->o->engine == AGG_ENGINE_KERNEL;
 
-		for (i = 0; j->kernel && !ret && i < j->evs.n; i++)
+		if (j->kernel && j->o->spec.join)
+			ret = kernel_arm_join(l, j, !must);
+		for (i = 0; j->kernel && !j->o->spec.join && !ret && i < j->evs.n; i++)
 			ret = tfs_hist_start(live_instance(l), &j->evs.v[i], j->hists[i], true,
 					     !must);
 		if (ret && !must) {
@@ -257,10 +318,21 @@ static int kernel_continue(struct agg_set *set)
 	int k, ret = TP_OK;
 	size_t i;
 
-	for (k = 0; k < set->njobs; k++)
-		for (i = 0; set->jobs[k].kernel && !ret && i < set->jobs[k].evs.n; i++)
-			ret = tfs_hist_continue(live_instance(set->l), &set->jobs[k].evs.v[i],
-						set->jobs[k].hists[i]);
+	for (k = 0; k < set->njobs; k++) {
+		struct job *j = &set->jobs[k];
+
+		if (j->kernel && j->o->spec.join) {
+			char *cmd = NULL;
+
+			if (asprintf(&cmd, "%s:cont", j->kj.hist_cmd) < 0)
+				return TP_FAIL;
+			ret = tfs_trigger_add(live_instance(set->l), &j->synth, cmd, false);
+			free(cmd);
+			continue;
+		}
+		for (i = 0; j->kernel && !ret && i < j->evs.n; i++)
+			ret = tfs_hist_continue(live_instance(set->l), &j->evs.v[i], j->hists[i]);
+	}
 	return ret;
 }
 
@@ -269,6 +341,22 @@ static int kernel_collect(struct agg_set *set, struct job *j)
 {
 	size_t i;
 
+	if (j->o->spec.join) {
+		char *text = tfs_hist_read(live_instance(set->l), &j->synth);
+		uint64_t dropped = 0;
+
+		if (!text) {
+			tp_error("cannot read the hist file of '%s': %s", j->kj.name, strerror(errno));
+			return TP_FAIL;
+		}
+		if (agg_kernel_update(j->agg, agg_kernel_join_ev(j->agg), text, &dropped) < 0)
+			tp_warn("entries of the hist file of '%s' were not understood", j->kj.name);
+		free(text);
+		if (dropped > j->dropped[0])
+			agg_add_lost(j->agg, dropped - j->dropped[0]);
+		j->dropped[0] = dropped;
+		return TP_OK;
+	}
 	for (i = 0; i < j->evs.n; i++) {
 		char *text = tfs_hist_read(live_instance(set->l), &j->evs.v[i]);
 		uint64_t dropped = 0;
@@ -473,6 +561,7 @@ static void set_reset(struct agg_set *set)
 		j->filter = NULL;
 		output_free(j->pairs);
 		j->pairs = NULL;
+		agg_kjoin_release(&j->kj);
 		tfs_event_list_free(&j->evs);
 	}
 }
@@ -823,6 +912,21 @@ int agg_run(const struct agg_opts *o)
 	}
 out:
 	return agg_set_close(set, ret);
+}
+
+int agg_parse_begin(struct agg_opts *o, struct target *t, int argc, char **argv,
+		    const struct tp_cmd_spec *spec, struct tp_args *args)
+{
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	ret = target_parse(t, argc, argv, spec, args);
+	if (ret)
+		return ret;
+	/* COMMAND's output must not mix with the tables on stdout */
+	t->stdout_to_stderr = true;
+	o->target = t;
+	return TP_OK;
 }
 
 int agg_parse_end(struct agg_opts *o, const struct tp_args *args, unsigned long long top,

@@ -283,7 +283,8 @@ int cmd_reset(int argc, char **argv)
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = { "tpctl reset", opts, 0, "Disables every enabled event of the instance and clears every event filter; at the\n"
-		"top level also removes the private instances of tpctl processes that no longer run." };
+		"top level also removes the private instances and the latency synthetic events of tpctl\n"
+		"processes that no longer run." };
 	struct tp_args args;
 
 	ret = opt_parse(argc, argv, &spec, &args);
@@ -325,7 +326,10 @@ int cmd_reset(int argc, char **argv)
 		if (!tfs_instance_orphaned(names[i]))
 			continue;
 		orphan = tracefs_instance_alloc(tfs_dir(), names[i]);
-		if (!orphan || tracefs_instance_destroy(orphan) < 0) {
+		/* hist triggers that use each other's variables keep the kernel from rmdir */
+		if (orphan && tracefs_instance_destroy(orphan) < 0 && errno == EBUSY)
+			tfs_instance_clear_triggers(orphan);
+		if (!orphan || (tracefs_instance_destroy(orphan) < 0 && errno != ENOENT)) {
 			tp_error("cannot remove orphaned instance '%s': %s", names[i],
 				 strerror(errno));
 			ret = TP_FAIL;
@@ -334,6 +338,9 @@ int cmd_reset(int argc, char **argv)
 		}
 		tracefs_instance_free(orphan);
 	}
+	/* what their triggers named: a latency's synthetic event, once they are gone */
+	if (!inst && tfs_has_synth() && tfs_synth_remove_orphans())
+		ret = TP_FAIL;
 	/* after the instances: a probe enabled in one cannot be removed */
 	if (!inst && probe_remove_orphans())
 		ret = TP_FAIL;

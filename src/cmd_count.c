@@ -41,13 +41,9 @@ int count_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	struct tp_args args;
 	int ret;
 
-	memset(o, 0, sizeof(*o));
-	ret = target_parse(tgt, argc, argv, &spec, &args);
+	ret = agg_parse_begin(o, tgt, argc, argv, &spec, &args);
 	if (ret)
 		return ret;
-	/* COMMAND's output must not mix with the tables on stdout */
-	tgt->stdout_to_stderr = true;
-	o->target = tgt;
 	ret = TP_USAGE;
 	if (!args.argc && !o->probes.n)
 		tp_error("no event given");

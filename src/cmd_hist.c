@@ -45,14 +45,10 @@ int hist_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	struct tp_args args;
 	int ret;
 
-	memset(o, 0, sizeof(*o));
-	o->hist = true;
-	ret = target_parse(tgt, argc, argv, &spec, &args);
+	ret = agg_parse_begin(o, tgt, argc, argv, &spec, &args);
 	if (ret)
 		return ret;
-	/* COMMAND's output must not mix with the tables on stdout */
-	tgt->stdout_to_stderr = true;
-	o->target = tgt;
+	o->hist = true;
 	ret = TP_USAGE;
 	if (!args.argc && !o->probes.n)
 		tp_error("no event given");

@@ -168,13 +168,9 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	size_t i, n = 0;
 	int ret, s;
 
-	memset(o, 0, sizeof(*o));
-	ret = target_parse(tgt, argc, argv, &spec, &args);
+	ret = agg_parse_begin(o, tgt, argc, argv, &spec, &args);
 	if (ret)
 		return ret;
-	/* COMMAND's output must not mix with the tables on stdout */
-	tgt->stdout_to_stderr = true;
-	o->target = tgt;
 	ret = TP_USAGE;
 	if (args.argc == 1) {
 		for (i = 0; i < NRECIPES; i++)

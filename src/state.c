@@ -21,6 +21,7 @@ enum entry_type {
 	ENTRY_WRITE,
 	ENTRY_RMDIR,
 	ENTRY_APPEND,	/* a command appended to a list file (dynamic_events): old */
+	ENTRY_LATE,	/* a write undone after everything else (state_journal_late) */
 };
 
 struct entry {
@@ -225,6 +226,19 @@ int state_write(const char *path, const char *val, enum state_kind kind)
 	return ret;
 }
 
+int state_journal_late(const char *path, const char *restore_val)
+{
+	sigset_t sigs;
+	int ret;
+
+	block_signals(&sigs);
+	ret = journal_write_entry(path, restore_val ? strdup(restore_val) : NULL);
+	if (!ret)
+		journal[njournal - 1].type = ENTRY_LATE;
+	sigprocmask(SIG_SETMASK, &sigs, NULL);
+	return ret;
+}
+
 int state_journal(const char *path, const char *restore_val)
 {
 	sigset_t sigs;
@@ -312,9 +326,13 @@ static bool path_under(const char *path, const char *dir)
 
 static void undo_write(const struct entry *e)
 {
-	/* truncating dynamic_events would remove every dynamic event of the machine */
+	/*
+	 * Opening dynamic_events or synthetic_events (the only files of late
+	 * entries) with O_TRUNC removes every dynamic or synthetic event of the
+	 * machine, other tools' too: their undo commands are appended.
+	 */
 	int fd = open(e->path, O_WRONLY | O_CLOEXEC |
-		      (e->type == ENTRY_APPEND ? O_APPEND : O_TRUNC));
+		      (e->type == ENTRY_APPEND || e->type == ENTRY_LATE ? O_APPEND : O_TRUNC));
 
 	if (fd < 0)
 		return;
@@ -364,6 +382,8 @@ void state_rollback(void)
 				undo_write(e);
 			continue;
 		}
+		if (e->type == ENTRY_LATE)
+			continue;
 		if (rmdir(e->path) == 0 || errno == ENOENT)
 			continue;
 		for (j = njournal - 1; j > i; j--)
@@ -371,6 +391,10 @@ void state_rollback(void)
 				undo_write(&journal[j]);
 		rmdir(e->path);
 	}
+	/* what the instances' contents used (a synthetic event their triggers named) */
+	for (i = njournal - 1; i >= 0; i--)
+		if (journal[i].type == ENTRY_LATE)
+			undo_write(&journal[i]);
 	/*
 	 * Entries are leaked on purpose when called from a signal handler
 	 * (free is not async-signal-safe); the process is about to die.

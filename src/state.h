@@ -52,6 +52,13 @@ int state_journal_append(const char *path, const char *undo);
 void state_block_signals(sigset_t *old);
 
 /*
+ * The same, undone only after everything else, instances removed: for a
+ * global object that what is inside an instance refers to (a synthetic
+ * event named by the triggers of a private instance cannot go before them).
+ */
+int state_journal_late(const char *path, const char *restore_val);
+
+/*
  * An instance directory we created: rmdir it on rollback.  The writes made
  * inside it are undone only if the kernel refuses the rmdir (see state.c).
  */

@@ -992,6 +992,140 @@ int tfs_hist_start(struct tracefs_instance *inst, const struct tfs_event *ev,
 	return TP_FAIL;
 }
 
+int tfs_synth_create(const char *name, const char *fields, bool quiet)
+{
+	char *path, *def = NULL, *undo = NULL;
+	int ret = TP_FAIL, err;
+
+	if (!tfs_name_valid(name))
+		return TP_USAGE;
+	path = tracefs_get_tracing_file("synthetic_events");
+	if (!path || asprintf(&def, "%s %s", name, fields) < 0 ||
+	    asprintf(&undo, "!%s", name) < 0) {
+		tp_error("out of memory");
+		goto out;
+	}
+	/* journaled to go once the triggers that name it are gone (with the instance) */
+	if (state_journal_late(path, undo) < 0) {
+		tp_error("out of memory");
+		goto out;
+	}
+	tp_debug("synthetic event: %s", def);
+	if (tracefs_instance_file_append(NULL, "synthetic_events", def) >= 0) {
+		ret = TP_OK;
+		goto out;
+	}
+	err = errno;
+	if (!quiet) {
+		tp_error("the kernel refused the synthetic event '%s': %s", name, strerror(err));
+		if (err == EINVAL)
+			tfs_error_log_print(NULL);
+	}
+out:
+	tracefs_put_tracing_file(path);
+	free(def);
+	free(undo);
+	return ret;
+}
+
+int tfs_trigger_add(struct tracefs_instance *inst, const struct tfs_event *ev, const char *cmd,
+		    bool quiet)
+{
+	char *path = tracefs_event_get_file(inst, ev->system, ev->name, "trigger");
+	int err;
+
+	if (!tfs_name_valid(ev->system) || !tfs_name_valid(ev->name)) {
+		tracefs_put_tracing_file(path);
+		return TP_USAGE;
+	}
+	/* journal first: rollback opens the trigger file with O_TRUNC, which removes them */
+	if (!path || state_journal(path, "") < 0) {
+		tracefs_put_tracing_file(path);
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	tracefs_put_tracing_file(path);
+	tp_debug("%s:%s trigger: %s", ev->system, ev->name, cmd);
+	if (tracefs_event_file_append(inst, ev->system, ev->name, "trigger", cmd) >= 0)
+		return TP_OK;
+	err = errno;
+	if (!quiet) {
+		tp_error("the kernel refused a trigger of '%s:%s'%s%s", ev->system, ev->name,
+			 err == EINVAL ? ":" : ": ", err == EINVAL ? "" : strerror(err));
+		if (err == EINVAL)
+			tfs_error_log_print(inst);
+	}
+	return TP_FAIL;
+}
+
+int tfs_instance_clear_triggers(struct tracefs_instance *inst)
+{
+	struct tfs_event_list all;
+	bool left = true;
+	int pass;
+	size_t i;
+
+	if (tfs_events_available(inst, &all))
+		return TP_FAIL;
+	/*
+	 * A trigger whose variables another one uses (a latency's START, its
+	 * END's onmatch) cannot go first: a few passes, each taking what it can.
+	 */
+	for (pass = 0; left && pass < 4; pass++) {
+		left = false;
+		for (i = 0; i < all.n; i++) {
+			char *t = tracefs_event_file_read(inst, all.v[i].system, all.v[i].name,
+							  "trigger", NULL);
+			char *p = t;
+
+			/* "# Available triggers:..." when there is none */
+			while (p && *p == '#')
+				p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
+			if (p && *p && tracefs_event_file_write(inst, all.v[i].system, all.v[i].name,
+								"trigger", "") < 0)
+				left = true;
+			free(t);
+		}
+	}
+	tfs_event_list_free(&all);
+	return left ? TP_FAIL : TP_OK;
+}
+
+int tfs_synth_remove_orphans(void)
+{
+	char *buf = tracefs_instance_file_read(NULL, "synthetic_events", NULL), *line, *save = NULL;
+	int ret = TP_OK;
+
+	for (line = buf ? strtok_r(buf, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char name[128], *undo;
+		long pid;
+		int n;
+
+		/* tpctl_lat_PID_N, made by a latency of a process that no longer runs */
+		if (sscanf(line, "%127s", name) != 1 || sscanf(name, "tpctl_lat_%ld_%d", &pid, &n) != 2 ||
+		    pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (asprintf(&undo, "!%s", name) < 0)
+			continue;
+		if (tracefs_instance_file_append(NULL, "synthetic_events", undo) < 0) {
+			tp_error("cannot remove orphaned synthetic event '%s': %s", name,
+				 strerror(errno));
+			ret = TP_FAIL;
+		} else {
+			tp_note("removed orphaned synthetic event '%s' (its process is gone)", name);
+		}
+		free(undo);
+	}
+	free(buf);
+	return ret;
+}
+
+bool tfs_has_synth(void)
+{
+	return tracefs_file_exists(NULL, "synthetic_events");
+}
+
 int tfs_hist_continue(struct tracefs_instance *inst, const struct tfs_event *ev,
 		      struct tracefs_hist *hist)
 {

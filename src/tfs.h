@@ -147,6 +147,22 @@ int tfs_hist_start(struct tracefs_instance *inst, const struct tfs_event *ev,
 int tfs_hist_continue(struct tracefs_instance *inst, const struct tfs_event *ev,
 		      struct tracefs_hist *hist);
 char *tfs_hist_read(struct tracefs_instance *inst, const struct tfs_event *ev);
+/*
+ * Synthetic events (the kernel engine of latency).  tfs_has_synth(): the
+ * kernel has them.  tfs_synth_create(): "NAME FIELDS" into synthetic_events,
+ * removed ("!NAME") after every other undo, once the private instance whose
+ * triggers name it is gone.  tfs_trigger_add(): one trigger command into an
+ * event's trigger file of inst, journaled (rollback empties the file).  Both:
+ * TP_OK, or TP_FAIL with the kernel's error_log unless quiet.
+ */
+bool tfs_has_synth(void);
+/* Remove every trigger of every event of inst (an instance the kernel would not rmdir). */
+int tfs_instance_clear_triggers(struct tracefs_instance *inst);
+/* tpctl reset: remove tpctl_lat_PID_N of processes that no longer run (after their instances). */
+int tfs_synth_remove_orphans(void);
+int tfs_synth_create(const char *name, const char *fields, bool quiet);
+int tfs_trigger_add(struct tracefs_instance *inst, const struct tfs_event *ev, const char *cmd,
+		    bool quiet);
 
 /* Journaled write of an instance file (tracing_on, buffer_size_kb, ...). */
 int tfs_instance_write(struct tracefs_instance *inst, const char *file, const char *val);

@@ -15,7 +15,7 @@ for e in sched/sched_switch sched/sched_wakeup raw_syscalls/sys_enter irq/softir
 done
 need_tgen
 REF=$TOP/tests/cli/latency-ref.py
-plan 29
+plan 31
 
 before=$(state_digest)
 F=$TMP/mixed.dat
@@ -120,6 +120,19 @@ expect_status "an unknown key" 2 "$TPCTL" latency syscall --by nosuchkey
 expect_status "a duration without a unit" 2 "$TPCTL" latency syscall --linear 5
 "$TPCTL" record -o "$TMP/small.dat" syscalls:sys_enter_getpid -- "$G" 10 > /dev/null 2>&1
 expect_status "--input without the recipe's events" 2 "$TPCTL" latency wakeup --input "$TMP/small.dat"
+# INT: the totals printed, exit 0, the private instance gone
+"$TPCTL" latency syscall --json > "$TMP/int.out" 2> "$TMP/int.err" &
+lp=$!
+wait_for '[ -n "$(cat "$TRACEFS/instances/tpctl-$lp/set_event" 2> /dev/null)" ]'
+"$G" 50 > /dev/null
+kill -INT $lp
+wait $lp
+st=$?
+[ $st = 0 ] && jq -e '.type == "latency" and (.groups | length) > 0' "$TMP/int.out" > /dev/null
+ok $? "INT: the histograms, exit 0 (exit $st)"
+wait_for '[ ! -d "$TRACEFS/instances/tpctl-$lp" ]' 40
+ok $? "INT: tpctl-$lp removed"
+
 [ "$(state_digest)" = "$before" ]
 ok $? "nothing changed in tracefs"
 

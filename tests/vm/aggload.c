@@ -9,6 +9,8 @@
  *                      size from 1 to 1500 that changes every call
  *   aggload rename N   N times prctl(PR_SET_NAME) with one of five names,
  *                      the first most often (task:task_rename events)
+ *   aggload sleep N    N times nanosleep(2) of 1.5 ms: system calls whose
+ *                      time is far from a log2 bucket's edge (1.02, 2.05 ms)
  *
  * Built static (busybox has no libc for it) by run-vm.sh.
  */
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
@@ -29,7 +32,7 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: aggload sys|rename N\n");
+		fprintf(stderr, "usage: aggload sys|rename|sleep N\n");
 		return 2;
 	}
 	n = atol(argv[2]);
@@ -47,6 +50,11 @@ int main(int argc, char **argv)
 				return 1;
 		}
 		close(fd);
+	} else if (!strcmp(argv[1], "sleep")) {
+		struct timespec ts = { 0, 1500000 };
+
+		for (i = 0; i < n; i++)
+			nanosleep(&ts, NULL);
 	} else {
 		for (i = 0; i < n; i++)
 			prctl(PR_SET_NAME, names[i % 15 < 8 ? 0 : i % 15 < 12 ? 1 : i % 5], 0, 0, 0);

@@ -247,6 +247,45 @@ if tpctl count --help >/dev/null 2>&1; then
 	# a stack key: the user engine counts it, whatever the default
 	step agg_stack tpctl -v count syscalls:sys_enter_getpid --stack --json \
 		-- aggload sys 100 </tmp/goline
+	# latency: the kernel engine (a synthetic event and hist triggers) and the
+	# user engine at the same time on the same workload
+	if tpctl latency --help >/dev/null 2>&1; then
+		echo yes >$A/latency_available
+		agg_pair lat_syscall sys 1000 latency syscall
+		agg_pair lat_custom sys 1000 latency raw_syscalls:sys_enter raw_syscalls:sys_exit \
+			--match common_pid --by start.id
+		agg_pair lat_sleep sleep 200 latency syscall
+		# what the kernel cannot pair: an error with --engine kernel, the user engine by default
+		step lat_kernel_wakeup tpctl latency wakeup --engine kernel --duration 0.2
+		step lat_auto_wakeup tpctl -v latency wakeup --duration 0.3 --json
+		# TERM while the kernel engine pairs: the synthetic event goes too
+		mark lat_term
+		tpctl latency syscall --engine kernel --json >$A/lat_term.out 2>$A/lat_term.err &
+		lt=$!
+		i=0
+		while ! grep -q tpctl_lat $T/synthetic_events 2>/dev/null && [ $i -lt 200 ]; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+		grep -c tpctl_lat $T/synthetic_events >$A/lat_term.during
+		kill -TERM $lt
+		wait $lt
+		echo $? >$A/lat_term.rc
+		# KILL: the instance and the synthetic event stay; tpctl reset removes both
+		mark lat_kill
+		tpctl latency syscall --engine kernel --json >/dev/null 2>&1 &
+		lt=$!
+		i=0
+		while ! grep -q "tpctl_lat_$lt" $T/synthetic_events 2>/dev/null && [ $i -lt 200 ]; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+		kill -KILL $lt
+		wait $lt
+		grep -c "tpctl_lat_$lt" $T/synthetic_events >$A/lat_kill.before
+		step lat_reset tpctl reset
+		cat $T/synthetic_events >$A/lat_synth_after
+	fi
 	ls $T/instances >$A/instances_after
 	cat $T/events/syscalls/sys_enter_read/trigger >$A/toplevel_trigger_after
 else

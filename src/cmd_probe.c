@@ -219,7 +219,7 @@ int cmd_probe(int argc, char **argv)
 		"       tpctl probe remove NAME...",
 		opts, 0,
 		"Probes are made in the group 'tpctl' and stay until removed; stream, record,\n"
-		"count, hist and latency make probes for one run with --probe 'SPEC [ARG...]'." };
+		"count, hist and latency make probes for one run (see tpctl-probe(1))." };
 	struct tp_args args;
 
 	ret = opt_parse(argc, argv, &spec, &args);

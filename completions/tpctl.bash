@@ -96,6 +96,27 @@ _tpctl_reply()
 	fi
 }
 
+# Probe names as 'tpctl probe list' shows them (SYSTEM:EVENT).
+_tpctl_probes()
+{
+	_tpctl_run probe list | cut -f1
+}
+
+# A probe SPEC: its kinds, and after u: or ur: the ELF file's path.
+_tpctl_spec()
+{
+	local kind=${_tpctl_cur%%:*} path IFS=$'\n'
+	case $_tpctl_cur in
+	u:* | ur:*)
+		path=${_tpctl_cur#*:}
+		COMPREPLY=($(compgen -f -- "$path"))
+		COMPREPLY=("${COMPREPLY[@]/#/$kind:}")
+		type compopt &>/dev/null && compopt -o nospace 2>/dev/null
+		;;
+	*) _tpctl_reply $'u:\nur:\nk:\nkr:\ne:' ;;
+	esac
+}
+
 # Running processes, for the last entry of a comma-separated pid list.
 _tpctl_pids()
 {
@@ -196,6 +217,7 @@ _tpctl()
 			COMPREPLY=($(compgen -u -- "$_tpctl_cur"))
 			;;
 		ENGINE) _tpctl_reply $'kernel\nuser\nauto' ;;
+		SPEC) _tpctl_spec ;;
 		# count and hist: the fields of the first event (after the keys of every event)
 		FIELD) [[ $first_pos == *:* ]] && _tpctl_reply "$(_tpctl_fields "$first_pos")" ;;
 		KEY,...)
@@ -218,6 +240,16 @@ _tpctl()
 	latency)
 		# a recipe, or the START and END events
 		_tpctl_reply "$(printf '%s\n' wakeup syscall irq softirq block offcpu; _tpctl_events)"
+		;;
+	probe)
+		# list | add SPEC [ARG...] | remove NAME...
+		if ((npos == 0)); then
+			_tpctl_reply $'list\nadd\nremove'
+		elif [[ $first_pos == remove ]]; then
+			_tpctl_reply "$(_tpctl_probes)"
+		elif [[ $first_pos == add ]] && ((npos == 1)); then
+			_tpctl_spec
+		fi
 		;;
 	filter)
 		if ((npos == 0)); then

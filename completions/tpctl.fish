@@ -208,6 +208,37 @@ complete -c tpctl -n '__tpctl_prev_arg | string match -q FIELD' -a '(__tpctl_fir
 complete -c tpctl -n '__tpctl_prev_arg | string match -q "KEY,..."' -a 'event comm pid cpu stack' -d key
 complete -c tpctl -n '__tpctl_prev_arg | string match -q "KEY,..."' -a '(__tpctl_first_event_fields)' -d field
 
+# probe list | add SPEC [ARG...] | remove NAME...
+function __tpctl_probe_wants
+    __tpctl_using probe; or return 1
+    set -l pos (__tpctl_positionals)
+    switch $argv[1]
+        case sub
+            test (count $pos) -eq 0
+        case name
+            test "$pos[1]" = remove
+        case spec
+            test "$pos[1]" = add; and test (count $pos) -eq 1
+    end
+end
+
+function __tpctl_spec
+    set -l cur (commandline -ct)
+    if string match -qr '^(u|ur):' -- $cur
+        set -l kind (string replace -r ':.*' '' -- $cur)
+        for f in (__fish_complete_path (string replace -r '^[a-z]+:' '' -- $cur))
+            echo $kind:$f
+        end
+    else
+        printf '%s\n' u: ur: k: kr: e:
+    end
+end
+
+complete -c tpctl -n '__tpctl_probe_wants sub; and __tpctl_wants_word' -a 'list add remove'
+complete -c tpctl -n '__tpctl_probe_wants name; and __tpctl_wants_word' -a '(__tpctl_run probe list | cut -f1)'
+complete -c tpctl -n '__tpctl_probe_wants spec; and __tpctl_wants_word' -a '(__tpctl_spec)'
+complete -c tpctl -n '__tpctl_prev_arg | string match -q SPEC' -a '(__tpctl_spec)'
+
 # filter EVENT [EXPR | --clear]
 complete -c tpctl -n '__tpctl_filter_wants_event; and __tpctl_wants_word' -a '(__tpctl_events)'
 complete -c tpctl -n '__tpctl_filter_wants_expr; and __tpctl_wants_word' -a '(__tpctl_filter_fields)' -d field

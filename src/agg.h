@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "probe.h"
+
 struct tep_handle;
 struct tep_record;
 struct tracefs_hist;
@@ -270,6 +272,7 @@ struct agg_opts {
 	enum agg_engine engine;
 	struct target *target;	/* TARGET (target.h): the processes traced */
 	const char *input;	/* --input: a trace.dat instead of the live kernel */
+	struct probe_words probes;	/* --probe: made for the run, their events traced */
 	uint64_t over;		/* latency --over: pairs longer than this printed (ns, 0: none) */
 	const char *sort;	/* latency sched: --sort */
 	/* what agg_main() runs instead of agg_run() (latency sched: its own table) */
@@ -357,6 +360,7 @@ int agg_opt_engine(const struct tp_opt *o, const char *arg);
 		     "the kernel's where it can (the default)"),			\
 	OPT_STRING(0, "input", &(o)->input, "FILE",				\
 		   "read the events of a trace.dat (tpctl record, trace-cmd)\n"	\
-		   "instead of the live kernel")
+		   "instead of the live kernel"),					\
+	PROBE_OPTS(&(o)->probes)
 
 #endif

@@ -468,6 +468,23 @@ static int job_filter(struct job *j, struct tep_handle *tep)
  * whether it can do the job (-1: it cannot, the session is opened again
  * with that job on the user engine).
  */
+/* The events of the probes made for this run (group tpctl_<pid>) are the job's too. */
+static int add_run_probes(const struct tfs_event_list *all, struct tfs_event_list *evs)
+{
+	char group[32];
+	size_t i;
+
+	snprintf(group, sizeof(group), PROBE_RUN_PREFIX "%d", (int)getpid());
+	for (i = 0; i < all->n; i++)
+		if (!strcmp(all->v[i].system, group) &&
+		    !tfs_event_list_has(evs, group, all->v[i].name) &&
+		    tfs_event_list_add(evs, group, all->v[i].name) < 0) {
+			tp_error("out of memory");
+			return TP_FAIL;
+		}
+	return TP_OK;
+}
+
 static int set_check(struct live *l, void *ctx)
 {
 	struct agg_set *set = ctx;
@@ -479,6 +496,8 @@ static int set_check(struct live *l, void *ctx)
 		const struct agg_opts *o = j->o;
 
 		ret = tfs_events_match(live_events(l), o->events, o->nevents, NULL, &j->evs);
+		if (!ret && o->probes.n)
+			ret = add_run_probes(live_events(l), &j->evs);
 		if (ret)
 			break;
 		j->agg = agg_new(&o->spec, live_tep(l));
@@ -552,7 +571,7 @@ static int set_session(struct agg_set *set)
 {
 	const struct agg_opts *o = set->jobs[0].o;
 	/* the session traces every job's events: the patterns of all of them */
-	char **pats = NULL;
+	char **pats = NULL, **probes;
 	struct live_spec spec = {
 		.filter = set->same_filter ? set->filter : NULL,
 		.target = o->target, .input = o->input,
@@ -583,6 +602,20 @@ static int set_session(struct agg_set *set)
 			pats[n++] = set->jobs[k].o->events[i];
 	spec.events = pats;
 	spec.nevents = n;
+	/* the probes of every job, made once for the session */
+	for (k = 0, n = 0; k < set->njobs; k++)
+		n += set->jobs[k].o->probes.n;
+	probes = calloc(n + 1, sizeof(*probes));
+	if (!probes) {
+		free(pats);
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	for (k = 0, n = 0; k < set->njobs; k++)
+		for (i = 0; i < set->jobs[k].o->probes.n; i++)
+			probes[n++] = set->jobs[k].o->probes.v[i];
+	spec.probes = probes;
+	spec.nprobes = n;
 	for (k = 0; k < set->njobs; k++) {
 		const struct agg_spec *as = &set->jobs[k].o->spec;
 
@@ -594,6 +627,7 @@ static int set_session(struct agg_set *set)
 		spec.flags |= LIVE_NOREAD;
 	ret = live_open(&set->l, &spec);
 	free(pats);
+	free(probes);
 	if (ret)
 		set_reset(set);
 	return ret;

@@ -20,6 +20,7 @@
 
 #include "state.h"
 #include "opt.h"
+#include "probe.h"
 #include "tfs.h"
 #include "tpctl.h"
 
@@ -252,13 +253,20 @@ out:
 /* tpctl-<pid> of a process that no longer runs: left by a SIGKILLed stream or record. */
 bool tfs_instance_orphaned(const char *name)
 {
+	return tfs_name_orphaned(name, "tpctl-");
+}
+
+/* PREFIX<pid> of a process that no longer runs (tpctl_<pid>: the probes of one run). */
+bool tfs_name_orphaned(const char *name, const char *prefix)
+{
+	size_t len = strlen(prefix);
 	char *end;
 	long pid;
 
-	if (strncmp(name, "tpctl-", 6) != 0)
+	if (strncmp(name, prefix, len) != 0)
 		return false;
 	errno = 0;
-	pid = strtol(name + 6, &end, 10);
+	pid = strtol(name + len, &end, 10);
 	if (errno || *end || pid <= 0)
 		return false;
 	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
@@ -332,6 +340,9 @@ int cmd_reset(int argc, char **argv)
 	}
 	/* what their triggers named: a latency's synthetic event, once they are gone */
 	if (!inst && tfs_has_synth() && tfs_synth_remove_orphans())
+		ret = TP_FAIL;
+	/* after the instances: a probe enabled in one cannot be removed */
+	if (!inst && probe_remove_orphans())
 		ret = TP_FAIL;
 out:
 	tracefs_list_free(names);

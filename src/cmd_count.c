@@ -34,7 +34,7 @@ int count_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl count EVENT... [--by KEY,...] [--filter EXPR] [--top N] [--interval SEC]\n"
-		"                   [--duration SEC] [--json] [--engine ENGINE] [--stack]\n"
+		"                   [--duration SEC] [--json] [--engine ENGINE] [--stack] [--probe SPEC]...\n"
 		"                   " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};
@@ -45,7 +45,7 @@ int count_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	if (ret)
 		return ret;
 	ret = TP_USAGE;
-	if (!args.argc)
+	if (!args.argc && !o->probes.n)
 		tp_error("no event given");
 	else if (stack && asprintf(&keys, "%s,stack", by ? by : "event") < 0)
 		tp_error("out of memory");

@@ -38,7 +38,7 @@ int hist_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	const struct tp_cmd_spec spec = {
 		"tpctl hist EVENT... --field FIELD [--by KEY,...] [--log2 | --linear STEP]\n"
 		"                  [--filter EXPR] [--top N] [--interval SEC] [--duration SEC]\n"
-		"                  [--json] [--engine ENGINE]\n"
+		"                  [--json] [--engine ENGINE] [--probe SPEC]...\n"
 		"                  " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};
@@ -50,7 +50,7 @@ int hist_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		return ret;
 	o->hist = true;
 	ret = TP_USAGE;
-	if (!args.argc)
+	if (!args.argc && !o->probes.n)
 		tp_error("no event given");
 	else if (!field)
 		tp_error("no field given; use --field FIELD");

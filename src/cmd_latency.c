@@ -268,7 +268,7 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		"tpctl latency START END --match FIELD[=FIELD] | RECIPE [--by KEY,...]\n"
 		"                     [--log2 | --linear STEP] [--over DURATION] [--filter EXPR] [--top N]\n"
 		"                     [--interval SEC] [--duration SEC] [--json] [--engine ENGINE]\n"
-		"                     [--input FILE] [--sort KEY,...]\n"
+		"                     [--input FILE] [--sort KEY,...] [--probe SPEC]...\n"
 		"                     " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};

@@ -28,6 +28,7 @@
 #include "decode.h"
 #include "live.h"
 #include "opt.h"
+#include "probe.h"
 #include "state.h"
 #include "target.h"
 #include "tfs.h"
@@ -418,6 +419,7 @@ int cmd_record(int argc, char **argv)
 	char kbuf[32];
 	int ret;
 	bool moved, kstack = false, ustack = false;
+	struct probe_words probes = { .n = 0 };
 	const struct tp_opt opts[] = {
 		OPT_STRING('o', "output", &output, "FILE", "the trace.dat file to write"),
 		OPT_ARG("EVENT", "system, system:event or a glob (sched:sched_*)"),
@@ -429,12 +431,13 @@ int cmd_record(int argc, char **argv)
 		OPT_BOOL(0, "user-stack", &ustack, "record the user stack of every EVENT"),
 		OPT_UINT(0, "file-version", &version, "V", 6, 7,
 			 "trace.dat version 7 (zstd-compressed pages, the default) or 6"),
+		PROBE_OPTS(&probes),
 		TARGET_OPTS(&tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]\n"
-		"                    [--stack] [--user-stack] [--file-version 6|7]\n"
+		"                    [--stack] [--user-stack] [--file-version 6|7] [--probe SPEC]...\n"
 		"                    " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};
@@ -449,18 +452,18 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!output)
 		tp_error("no output file; use -o FILE");
-	else if (!args.argc)
+	else if (!args.argc && !probes.n)
 		tp_error("no event given");
 	else if (tp.instance)
 		tp_error("record always traces in a private instance; '-i' does not apply");
-	if (!output || !args.argc || tp.instance) {
+	if (!output || (!args.argc && !probes.n) || tp.instance) {
 		target_free(&tgt);
 		return TP_USAGE;
 	}
 	r.output = output;
 	ret = live_open(&r.l, &(struct live_spec){
 		.events = args.argv, .nevents = args.argc, .filter = filter,
-		.buffer_kb = buffer_kb, .target = &tgt,
+		.buffer_kb = buffer_kb, .target = &tgt, .probes = probes.v, .nprobes = probes.n,
 		/* tracing_on 0 until every event is on: one window for all of them */
 		.flags = LIVE_PAGES | LIVE_HOLD | (kstack ? LIVE_KSTACK : 0) |
 			 (ustack ? LIVE_USTACK : 0),

@@ -25,6 +25,7 @@
 
 #include "live.h"
 #include "opt.h"
+#include "probe.h"
 #include "output.h"
 #include "state.h"
 #include "target.h"
@@ -79,6 +80,7 @@ int cmd_stream(int argc, char **argv)
 	int last_cpu = -1;		/* --count reached: the CPU of the last event */
 	bool end_waited = false, *skipped = NULL;
 	struct target tgt;
+	struct probe_words probes = { .n = 0 };
 	const struct tp_opt opts[] = {
 		OPT_ARG("EVENT", "system:event, system or a glob; traced in a private instance\n"
 			"that is removed on exit (without EVENT: read what is enabled)"),
@@ -93,13 +95,14 @@ int cmd_stream(int argc, char **argv)
 			 "per-CPU buffer of the private instance, in KiB (needs EVENT)"),
 		OPT_BOOL(0, "stack", &kstack, "the kernel stack of every EVENT (needs EVENT)"),
 		OPT_BOOL(0, "user-stack", &ustack, "the user stack of every EVENT (needs EVENT)"),
+		PROBE_OPTS(&probes),
 		TARGET_OPTS(&tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl stream [EVENT...] [--json] [--filter EXPR] [--count N] [--duration SEC]\n"
 		"                    [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]\n"
-		"                    [--stack] [--user-stack]\n"
+		"                    [--stack] [--user-stack] [--probe SPEC]...\n"
 		"                    " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};
@@ -119,7 +122,8 @@ int cmd_stream(int argc, char **argv)
 		snprintf(kbuf, sizeof(kbuf), "%llu", kb);
 		buffer_kb = kbuf;
 	}
-	n = args.argc;
+	/* a probe of the run is an EVENT too: traced in the private instance */
+	n = args.argc + probes.n;
 	ret = TP_USAGE;
 	if (!n && target_given(&tgt))
 		tp_error("'-- COMMAND', '--pid', '--cgroup' need EVENT arguments "
@@ -141,8 +145,8 @@ int cmd_stream(int argc, char **argv)
 		return ret;
 	}
 	ls = (struct live_spec){
-		.events = args.argv, .nevents = n, .filter = filter, .buffer_kb = buffer_kb,
-		.cpus = cpulist, .target = &tgt,
+		.events = args.argv, .nevents = args.argc, .filter = filter, .buffer_kb = buffer_kb,
+		.cpus = cpulist, .target = &tgt, .probes = probes.v, .nprobes = probes.n,
 		.flags = LIVE_PROMPT | (kstack ? LIVE_KSTACK : 0) | (ustack ? LIVE_USTACK : 0) |
 			 (json ? 0 : LIVE_TEXT),
 	};

@@ -25,6 +25,7 @@
 #include "dat.h"
 #include "decode.h"
 #include "live.h"
+#include "probe.h"
 #include "reader.h"
 #include "state.h"
 #include "target.h"
@@ -263,7 +264,15 @@ static int resolve_events(struct live *l)
 	size_t i;
 	int ret;
 
-	ret = tfs_events_resolve(NULL, s->events, s->nevents, &l->evs);
+	/*
+	 * The EVENTs named first (a mistake there makes no probe), then the
+	 * probes of this run, traced like the others, the filter checked
+	 * against them too.  Each SPEC is checked before the first probe is
+	 * made; rollback removes them.
+	 */
+	ret = s->nevents ? tfs_events_resolve(NULL, s->events, s->nevents, &l->evs) : TP_OK;
+	if (!ret && s->nprobes)
+		ret = probe_session_make(s->probes, s->nprobes, &l->evs);
 	for (i = 0; !ret && i < l->evs.n; i++)
 		load_format(l->tep, l->evs.v[i].system, l->evs.v[i].name);
 	for (i = 0; !ret && s->filter && i < l->evs.n; i++)
@@ -694,7 +703,7 @@ static int open_live(struct live *l)
 	if (!l->tep)
 		return TP_FAIL;
 	/* every mistake a user can make is found here, before anything is created */
-	ret = s->nevents ? resolve_events(l) : TP_OK;
+	ret = s->nevents || s->nprobes ? resolve_events(l) : TP_OK;
 	if (ret)
 		return ret;
 	/*
@@ -718,7 +727,7 @@ static int open_tracing(struct live *l)
 	/* a signal from here on ends the command's loop, which prints what it has */
 	if (f & LIVE_EARLY_STOP)
 		state_set_graceful(true);
-	if (s->nevents) {
+	if (s->nevents || s->nprobes) {
 		ret = setup_instance(l);
 	} else {
 		ret = tfs_open_selected(&l->inst);
@@ -729,7 +738,7 @@ static int open_tracing(struct live *l)
 		return ret;
 	tfs_tep_load_cmdlines(l->tep);
 	l->stacks = (f & (LIVE_KSTACK | LIVE_USTACK)) ||
-		    (!s->nevents && tfs_instance_stacks(l->inst));
+		    (!s->nevents && !s->nprobes && tfs_instance_stacks(l->inst));
 	if (f & LIVE_NOREAD)
 		return TP_OK;
 	return f & LIVE_PAGES ? open_pages(l) : open_readers(l);

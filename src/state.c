@@ -20,6 +20,7 @@
 enum entry_type {
 	ENTRY_WRITE,
 	ENTRY_RMDIR,
+	ENTRY_APPEND,	/* a command appended to a list file (dynamic_events): old */
 	ENTRY_LATE,	/* a write undone after everything else (state_journal_late) */
 };
 
@@ -105,6 +106,11 @@ static void block_signals(sigset_t *old)
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+void state_block_signals(sigset_t *old)
+{
+	block_signals(old);
 }
 
 static int journal_reserve(void)
@@ -244,6 +250,19 @@ int state_journal(const char *path, const char *restore_val)
 	return ret;
 }
 
+int state_journal_append(const char *path, const char *undo)
+{
+	sigset_t sigs;
+	int ret;
+
+	block_signals(&sigs);
+	ret = journal_write_entry(path, strdup(undo));
+	if (!ret)
+		journal[njournal - 1].type = ENTRY_APPEND;
+	sigprocmask(SIG_SETMASK, &sigs, NULL);
+	return ret;
+}
+
 int state_created_instance(const char *path)
 {
 	struct entry *e;
@@ -307,7 +326,13 @@ static bool path_under(const char *path, const char *dir)
 
 static void undo_write(const struct entry *e)
 {
-	int fd = open(e->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	/*
+	 * Opening dynamic_events or synthetic_events (the only files of late
+	 * entries) with O_TRUNC removes every dynamic or synthetic event of the
+	 * machine, other tools' too: their undo commands are appended.
+	 */
+	int fd = open(e->path, O_WRONLY | O_CLOEXEC |
+		      (e->type == ENTRY_APPEND || e->type == ENTRY_LATE ? O_APPEND : O_TRUNC));
 
 	if (fd < 0)
 		return;
@@ -348,6 +373,10 @@ void state_rollback(void)
 	for (i = njournal - 1; i >= 0; i--) {
 		struct entry *e = &journal[i];
 
+		if (e->type == ENTRY_APPEND) {
+			undo_write(e);
+			continue;
+		}
 		if (e->type == ENTRY_WRITE) {
 			if (!in_created_instance(i))
 				undo_write(e);

@@ -41,6 +41,17 @@ int state_write(const char *path, const char *val, enum state_kind kind);
 int state_journal(const char *path, const char *restore_val);
 
 /*
+ * A line the caller appended to a list file (a probe added to dynamic_events
+ * through libtracefs): on rollback, undo ("-:group/event") is appended to
+ * path, never truncating it.  Journal it with the signals blocked around the
+ * change and this call, after the change succeeded: a journal entry made
+ * first would remove another process's probe of the same name.
+ */
+int state_journal_append(const char *path, const char *undo);
+/* Block (and then restore) the signals whose handler rolls back. */
+void state_block_signals(sigset_t *old);
+
+/*
  * The same, undone only after everything else, instances removed: for a
  * global object that what is inside an instance refers to (a synthetic
  * event named by the triggers of a private instance cannot go before them).

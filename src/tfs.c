@@ -315,7 +315,7 @@ int tfs_events_available(struct tracefs_instance *inst, struct tfs_event_list *o
 	return TP_OK;
 }
 
-static size_t edit_distance(const char *a, const char *b)
+size_t tfs_edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), i, j;
 	size_t row[512];
@@ -356,12 +356,12 @@ static void suggest(const struct tfs_event_list *all, const char *pattern, char 
 
 		if (has_colon) {
 			snprintf(full, sizeof(full), "%s:%s", all->v[i].system, all->v[i].name);
-			d = edit_distance(pattern, full);
+			d = tfs_edit_distance(pattern, full);
 		} else {
 			size_t d2;
 
-			d = edit_distance(pattern, all->v[i].system);
-			d2 = edit_distance(pattern, all->v[i].name);
+			d = tfs_edit_distance(pattern, all->v[i].system);
+			d2 = tfs_edit_distance(pattern, all->v[i].name);
 			if (d2 < d) {
 				d = d2;
 				snprintf(full, sizeof(full), "%s:%s", all->v[i].system,
@@ -740,9 +740,17 @@ int tfs_filter_check(struct tep_handle *tep, const struct tfs_event *ev, const c
 }
 
 /* Print the kernel's explanation from error_log: its last entry, caret and all. */
-static void print_error_log(struct tracefs_instance *inst)
+void tfs_error_log_print(struct tracefs_instance *inst)
 {
 	char *log = tracefs_error_last(inst);
+
+	tfs_error_log_put(log);
+	free(log);
+}
+
+void tfs_error_log_put(const char *text)
+{
+	char *log = text ? strdup(text) : NULL;
 	char *line, *save = NULL;
 
 	if (!log)
@@ -773,7 +781,7 @@ int tfs_event_filter_set(struct tracefs_instance *inst, struct tep_handle *tep,
 		if (err == EINVAL) {
 			tp_error("invalid filter for '%s:%s': the kernel refused it:", ev->system,
 				 ev->name);
-			print_error_log(inst);
+			tfs_error_log_print(inst);
 			return TP_USAGE;
 		}
 		tp_error("cannot set the filter of '%s:%s': %s%s", ev->system, ev->name,
@@ -979,7 +987,7 @@ int tfs_hist_start(struct tracefs_instance *inst, const struct tfs_event *ev,
 		tp_error("the kernel refused the hist trigger of '%s:%s'%s%s", ev->system,
 			 ev->name, err == EINVAL ? ":" : ": ", err == EINVAL ? "" : strerror(err));
 		if (err == EINVAL)
-			print_error_log(inst);
+			tfs_error_log_print(inst);
 	}
 	return TP_FAIL;
 }
@@ -1011,7 +1019,7 @@ int tfs_synth_create(const char *name, const char *fields, bool quiet)
 	if (!quiet) {
 		tp_error("the kernel refused the synthetic event '%s': %s", name, strerror(err));
 		if (err == EINVAL)
-			print_error_log(NULL);
+			tfs_error_log_print(NULL);
 	}
 out:
 	tracefs_put_tracing_file(path);
@@ -1045,7 +1053,7 @@ int tfs_trigger_add(struct tracefs_instance *inst, const struct tfs_event *ev, c
 		tp_error("the kernel refused a trigger of '%s:%s'%s%s", ev->system, ev->name,
 			 err == EINVAL ? ":" : ": ", err == EINVAL ? "" : strerror(err));
 		if (err == EINVAL)
-			print_error_log(inst);
+			tfs_error_log_print(inst);
 	}
 	return TP_FAIL;
 }
@@ -1196,7 +1204,7 @@ int tfs_event_stacktrace(struct tracefs_instance *inst, const struct tfs_event *
 		tp_error("cannot set a stacktrace trigger on '%s:%s': %s%s", ev->system, ev->name,
 			 strerror(err), perm_hint(err));
 		if (err == EINVAL)
-			print_error_log(inst);
+			tfs_error_log_print(inst);
 		return TP_FAIL;
 	}
 	return TP_OK;

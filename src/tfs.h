@@ -106,6 +106,14 @@ int tfs_tep_load_cmdlines(struct tep_handle *tep);
 
 /* True for "tpctl-<pid>" when that process no longer runs. */
 bool tfs_instance_orphaned(const char *name);
+/* True for PREFIX<pid> when that process no longer runs (tpctl_<pid> probe groups). */
+bool tfs_name_orphaned(const char *name, const char *prefix);
+/* The kernel's explanation from error_log (NULL: top level), its last entry with the caret. */
+void tfs_error_log_print(struct tracefs_instance *inst);
+/* The same for an entry read before (tracefs_error_last()). */
+void tfs_error_log_put(const char *text);
+/* Levenshtein distance of two names (SIZE_MAX when one is too long to compare). */
+size_t tfs_edit_distance(const char *a, const char *b);
 
 /* Journaled writes to events/<sys>/<event>/{enable,filter}. */
 int tfs_event_enable(struct tracefs_instance *inst, const struct tfs_event *ev, bool on);

@@ -38,6 +38,7 @@ static const struct command commands[] = {
 	{ "count",   cmd_count,   "count events per key (comm, pid, a field, ...)" },
 	{ "hist",    cmd_hist,    "the distribution of a field's values, per key" },
 	{ "latency", cmd_latency, "how long from one event to another: histograms per key" },
+	{ "probe",   cmd_probe,   "uprobes, kprobes and event probes: list, add, remove" },
 	{ "reset",   cmd_reset,   "disable what tpctl can see enabled" },
 	{ NULL, NULL, NULL },
 };

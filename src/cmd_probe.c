@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tpctl probe list [--json] | add SPEC [ARG...] [--name NAME] | remove NAME...
+ *
+ * The dynamic events of the machine, and persistent probes in the group
+ * "tpctl" (see probe.h for SPEC and the names).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tracefs.h>
+
+#include "json.h"
+#include "opt.h"
+#include "probe.h"
+#include "state.h"
+#include "tfs.h"
+#include "tpctl.h"
+
+/*
+ * The kind of a dynamic event.  libtracefs 1.6.4 reads dynamic_events by
+ * the line's prefix alone, so a uprobe ("p:grp/ev /path:0x...") comes back
+ * as a kprobe and a uretprobe as a kretprobe (later versions look at the
+ * place).  Read around it: a place that is a path is a uprobe's.
+ */
+static const char *dynevent_kind(enum tracefs_dynevent_type type, const char *addr)
+{
+	bool user = addr && addr[0] == '/';
+
+	switch (type) {
+	case TRACEFS_DYNEVENT_KPROBE:
+	case TRACEFS_DYNEVENT_UPROBE:
+		return user ? "uprobe" : "kprobe";
+	case TRACEFS_DYNEVENT_KRETPROBE:
+	case TRACEFS_DYNEVENT_URETPROBE:
+		return user ? "uretprobe" : "kretprobe";
+	case TRACEFS_DYNEVENT_EPROBE:
+		return "eprobe";
+	case TRACEFS_DYNEVENT_SYNTH:
+		return "synthetic";
+	default:
+		return "unknown";
+	}
+}
+
+static bool made_by_tpctl(const char *sys)
+{
+	return !strcmp(sys, PROBE_GROUP) || !strncmp(sys, PROBE_RUN_PREFIX,
+						      strlen(PROBE_RUN_PREFIX));
+}
+
+static int probe_list(bool as_json)
+{
+	struct tracefs_dynevent **all = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_ALL, NULL);
+	struct json j;
+	int i;
+
+	if (!all && errno && errno != ENOENT) {
+		tp_error("cannot read dynamic_events: %s", strerror(errno));
+		return TP_FAIL;
+	}
+	if (as_json) {
+		json_init(&j, stdout, false);
+		json_obj_open(&j, NULL);
+		json_arr_open(&j, "probes");
+	}
+	for (i = 0; all && all[i]; i++) {
+		char *sys = NULL, *ev = NULL, *prefix = NULL, *addr = NULL, *fmt = NULL;
+		enum tracefs_dynevent_type t;
+		const char *kind;
+
+		t = tracefs_dynevent_info(all[i], &sys, &ev, &prefix, &addr, &fmt);
+		kind = dynevent_kind(t, addr);
+		if (probe_dynevent_seen(all, i, sys, ev)) {
+			/* nothing printed */
+		} else if (as_json) {
+			json_obj_open(&j, NULL);
+			json_str(&j, "system", sys);
+			json_str(&j, "event", ev);
+			json_str(&j, "kind", kind);
+			json_str(&j, "place", addr);
+			json_str(&j, "args", fmt && *fmt ? fmt : NULL);
+			json_bool(&j, "tpctl", sys && made_by_tpctl(sys));
+			json_obj_close(&j);
+		} else {
+			printf("%s:%s\t%s\t%s%s%s%s\n", sys ? sys : "?", ev ? ev : "?", kind,
+			       addr ? addr : "", fmt && *fmt ? " " : "", fmt ? fmt : "",
+			       sys && made_by_tpctl(sys) ? "\t(tpctl)" : "");
+		}
+		free(sys);
+		free(ev);
+		free(prefix);
+		free(addr);
+		free(fmt);
+	}
+	if (as_json) {
+		json_arr_close(&j);
+		json_obj_close(&j);
+		json_end_line(&j);
+	}
+	tracefs_dynevent_list_free(all);
+	return TP_OK;
+}
+
+static int probe_add(char **argv, int argc, const char *name)
+{
+	struct probe p;
+	int ret;
+
+	if (argc < 1) {
+		tp_error("'add' needs a SPEC");
+		return TP_USAGE;
+	}
+	ret = probe_parse(argv[0], argv + 1, argc - 1, name, &p);
+	if (ret)
+		return ret;
+	ret = probe_create(&p, PROBE_GROUP);
+	if (!ret) {
+		state_commit();
+		tp_note("made probe '%s:%s'", PROBE_GROUP, p.name);
+	}
+	probe_free(&p);
+	return ret;
+}
+
+/* NAME: "EVENT" (group tpctl) or "SYSTEM:EVENT"; both checked before any path is built. */
+static int split_name(const char *arg, char *sys, char *ev, size_t len)
+{
+	const char *colon = strchr(arg, ':');
+
+	if (colon) {
+		snprintf(sys, len, "%.*s", (int)(colon - arg), arg);
+		snprintf(ev, len, "%s", colon + 1);
+	} else {
+		snprintf(sys, len, "%s", PROBE_GROUP);
+		snprintf(ev, len, "%s", arg);
+	}
+	if (!tfs_name_valid(sys) || !tfs_name_valid(ev) || strlen(arg) >= len) {
+		tp_error("invalid probe name '%s'", arg);
+		return TP_USAGE;
+	}
+	return TP_OK;
+}
+
+/*
+ * Every NAME is checked to be a dynamic event before the first is removed:
+ * bad input removes nothing.  A removal is not journaled (it cannot be put
+ * back on failure: the kernel refuses one that is enabled somewhere, and
+ * then the ones before it stay removed, as with rm).
+ */
+static int probe_remove(char **argv, int argc)
+{
+	struct tracefs_dynevent **all = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_ALL, NULL);
+	char sys[256], ev[256], *undo;
+	int i, k, ret = TP_OK;
+
+	if (argc < 1) {
+		tp_error("'remove' needs a NAME");
+		ret = TP_USAGE;
+	}
+	for (i = 0; !ret && i < argc; i++) {
+		ret = split_name(argv[i], sys, ev, sizeof(sys));
+		for (k = 0; !ret && all && all[k]; k++) {
+			char *s = NULL, *e = NULL;
+			bool same;
+
+			tracefs_dynevent_info(all[k], &s, &e, NULL, NULL, NULL);
+			same = s && e && !strcmp(s, sys) && !strcmp(e, ev);
+			free(s);
+			free(e);
+			if (same)
+				break;
+		}
+		if (!ret && !(all && all[k])) {
+			tp_error("no probe '%s:%s'; 'tpctl probe list' shows them", sys, ev);
+			ret = TP_USAGE;
+		}
+	}
+	for (i = 0; !ret && i < argc; i++) {
+		split_name(argv[i], sys, ev, sizeof(sys));
+		if (asprintf(&undo, "-:%s/%s\n", sys, ev) < 0) {
+			ret = TP_FAIL;
+			break;
+		}
+		if (tracefs_instance_file_append(NULL, "dynamic_events", undo) < 0) {
+			int err = errno;
+
+			tp_error("cannot remove probe '%s:%s': %s%s", sys, ev, strerror(err),
+				 err == EBUSY ? " (it is enabled or in use)" : "");
+			ret = TP_FAIL;
+		}
+		free(undo);
+	}
+	tracefs_dynevent_list_free(all);
+	return ret;
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	const char *name = NULL;
+	bool as_json = false;
+	int ret;
+	const struct tp_opt opts[] = {
+		OPT_ARG("list|add|remove", "what to do: list the dynamic events, add a probe, "
+			"remove probes"),
+		OPT_ARG("SPEC", "add: u:PATH:SYMBOL[+OFF], u:PATH:0xADDR, ur:PATH:SYMBOL, "
+			"k:SYMBOL[+OFF], kr:SYMBOL or e:SYSTEM:EVENT"),
+		OPT_ARG("ARG", "add: the kernel's fetch-arg syntax, or arg1..arg6, retval, "
+			"NAME=argN:string; for e: FIELD:string"),
+		OPT_ARG("NAME", "remove: EVENT (group tpctl) or SYSTEM:EVENT"),
+		OPT_BOOL('j', "json", &as_json, "list: one JSON document"),
+		OPT_STRING('n', "name", &name, "NAME", "add: the event's name (default: from SPEC)"),
+		OPT_END(),
+	};
+	const struct tp_cmd_spec spec = {
+		"tpctl probe list [--json]\n"
+		"       tpctl probe add SPEC [ARG...] [--name NAME]\n"
+		"       tpctl probe remove NAME...",
+		opts, 0,
+		"Probes are made in the group 'tpctl' and stay until removed; stream, record,\n"
+		"count, hist and latency make probes for one run (see tpctl-probe(1))." };
+	struct tp_args args;
+
+	ret = opt_parse(argc, argv, &spec, &args);
+	if (ret)
+		return opt_status(ret);
+	if (args.argc < 1) {
+		tp_error("which: 'list', 'add' or 'remove'");
+		return TP_USAGE;
+	}
+	if (strcmp(args.argv[0], "list") && strcmp(args.argv[0], "add") &&
+	    strcmp(args.argv[0], "remove")) {
+		tp_error("unknown subcommand '%s': 'list', 'add' or 'remove'", args.argv[0]);
+		return TP_USAGE;
+	}
+	if (strcmp(args.argv[0], "list") && as_json) {
+		tp_error("'--json' is for 'list'");
+		return TP_USAGE;
+	}
+	if (strcmp(args.argv[0], "add") && name) {
+		tp_error("'--name' is for 'add'");
+		return TP_USAGE;
+	}
+	if (!strcmp(args.argv[0], "list") && args.argc > 1) {
+		tp_error("unexpected argument '%s'", args.argv[1]);
+		return TP_USAGE;
+	}
+	ret = tfs_init();
+	if (ret)
+		return ret;
+	if (!strcmp(args.argv[0], "list"))
+		return probe_list(as_json);
+	if (!strcmp(args.argv[0], "add"))
+		return probe_add(args.argv + 1, args.argc - 1, name);
+	return probe_remove(args.argv + 1, args.argc - 1);
+}

@@ -25,7 +25,7 @@ if v.text("agg/latency_available").strip() != "yes":
     for name in PAIRS:
         for what in ("documents", "pairs", "buckets", "engines"):
             t.skip("%s: %s" % (name, what), "latency not built yet")
-    for name in ("kernel_wakeup", "auto_wakeup", "term", "kill", "left"):
+    for name in ("kernel_wakeup", "auto_wakeup", "term", "kill", "left", "other"):
         t.skip(name, "latency not built yet")
     t.done()
 
@@ -103,4 +103,6 @@ t.ok(v.text("agg/lat_kill.before").strip() == "1" and v.rc("lat_reset") == 0 and
 t.ok("tpctl_lat" not in v.text("agg/lat_synth_after"),
      "no synthetic event is left after INT, TERM, and KILL with reset",
      v.text("agg/lat_synth_after"))
+t.ok("other_tool_lat" in v.text("agg/lat_synth_after"),
+     "another tool's synthetic event is still there", v.text("agg/lat_synth_after"))
 t.done()

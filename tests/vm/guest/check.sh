@@ -251,6 +251,8 @@ if tpctl count --help >/dev/null 2>&1; then
 	# user engine at the same time on the same workload
 	if tpctl latency --help >/dev/null 2>&1; then
 		echo yes >$A/latency_available
+		# another tool's synthetic event, which no tpctl may remove
+		echo 'other_tool_lat u64 x' >>$T/synthetic_events
 		agg_pair lat_syscall sys 1000 latency syscall
 		agg_pair lat_custom sys 1000 latency raw_syscalls:sys_enter raw_syscalls:sys_exit \
 			--match common_pid --by start.id
@@ -285,6 +287,7 @@ if tpctl count --help >/dev/null 2>&1; then
 		grep -c "tpctl_lat_$lt" $T/synthetic_events >$A/lat_kill.before
 		step lat_reset tpctl reset
 		cat $T/synthetic_events >$A/lat_synth_after
+		echo '!other_tool_lat' >>$T/synthetic_events
 	fi
 	ls $T/instances >$A/instances_after
 	cat $T/events/syscalls/sys_enter_read/trigger >$A/toplevel_trigger_after

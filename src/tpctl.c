@@ -38,6 +38,7 @@ static const struct command commands[] = {
 	{ "count",   cmd_count,   "count events per key (comm, pid, a field, ...)" },
 	{ "hist",    cmd_hist,    "the distribution of a field's values, per key" },
 	{ "latency", cmd_latency, "how long from one event to another: histograms per key" },
+	{ "serve",   cmd_serve,   "tracepoint metrics for Prometheus over HTTP (count, hist, latency)" },
 	{ "reset",   cmd_reset,   "disable what tpctl can see enabled" },
 	{ NULL, NULL, NULL },
 };

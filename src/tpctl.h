@@ -79,6 +79,7 @@ int cmd_report(int argc, char **argv);
 int cmd_count(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
 int cmd_latency(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 /* report decodes in a child process unless this is false (fuzzing) */
 extern bool report_isolate;
 

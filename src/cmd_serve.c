@@ -74,7 +74,6 @@ static struct {
 		double at;		/* when it was made */
 	} cache[2];			/* text 0.0.4, OpenMetrics */
 	atomic_ullong refused_auth, refused_log_at;
-	unsigned long long scrapes;
 } srv = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static double now_s(void)
@@ -189,6 +188,8 @@ static int metric_parse(struct metric *m, const char *line, const char *where)
 	ret = parse(&m->o, &m->t, k, w);
 	if (!ret) {
 		m->parsed = true;
+		ret = TP_USAGE;
+		/* one session for every metric: no target of its own, the live kernel */
 		if (m->t.argv || m->t.npids || m->t.cgroup || m->t.all)
 			tp_error("a target (-p, --cgroup, -- COMMAND) cannot be given to a metric");
 		else if (m->o.input)
@@ -197,9 +198,6 @@ static int metric_parse(struct metric *m, const char *line, const char *where)
 			tp_error("'--interval', '--duration' and '--over' cannot be given to a metric");
 		else
 			ret = TP_OK;
-		if (!ret && (m->t.argv || m->t.npids || m->t.cgroup || m->t.all || m->o.input ||
-			     m->o.interval > 0 || m->o.duration > 0 || m->o.over))
-			ret = TP_USAGE;
 	} else if (ret == OPT_SHOWN) {
 		tp_error("'--help' is not a metric");
 		ret = TP_USAGE;
@@ -430,7 +428,6 @@ static char *metrics_text(bool om, size_t *len)
 		agg_table_free(t);
 	}
 	self_metrics(f, om, t0);
-	srv.scrapes++;
 	if (fclose(f)) {
 		pthread_mutex_unlock(&srv.lock);
 		free(buf);
@@ -512,7 +509,11 @@ static int reply(struct MHD_Connection *c, unsigned status, const char *type, ch
 	return ret;
 }
 
-/* A refusal in the log: the first, then at most one a minute with how many there were. */
+/*
+ * A refusal (a wrong password, a failed TLS handshake, a connection the
+ * server dropped) in the log: the first, then at most one a minute with how
+ * many there were, so that a client cannot flood the log.
+ */
 static void refused(const char *why)
 {
 	if (state_stop)
@@ -522,7 +523,7 @@ static void refused(const char *why)
 
 	if ((n == 1 || now >= last + 60) &&
 	    atomic_compare_exchange_strong(&srv.refused_log_at, &last, now + (n == 1)))
-		tp_warn("refused: %s (%llu so far)", why, n);
+		tp_warn("%s (%llu refused or dropped so far)", why, n);
 }
 
 static bool authorized(struct MHD_Connection *c)
@@ -575,7 +576,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		struct MHD_Response *r;
 		enum MHD_Result ret;
 
-		refused("wrong user or password");
+		refused("refused: wrong user or password");
 		r = MHD_create_response_from_buffer(13, (void *)"unauthorized\n",
 						    MHD_RESPMEM_PERSISTENT);
 		if (!r)
@@ -615,7 +616,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	n = strlen(msg);
 	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '.'))
 		msg[--n] = '\0';
-	if (n && msg[0] >= 'A' && msg[0] <= 'Z')
+	if (n && msg[0] >= 'A' && msg[0] <= 'Z' && !(msg[1] >= 'A' && msg[1] <= 'Z'))
 		msg[0] += 'a' - 'A';
 	refused(msg);
 }
@@ -754,8 +755,8 @@ int cmd_serve(int argc, char **argv)
 	const char *cert = NULL, *key = NULL;
 	unsigned long long max_series = 10000;
 	const struct tp_opt opts[] = {
-		OPT_ARG("METRIC", "a metric: 'count ...', 'hist ...' or 'latency ...' with\n"
-			"their options, and '--name NAME' (one argument each)"),
+		OPT_ARG("METRIC", "a metric: a count, hist or latency command line with its\n"
+			"options and a name of its own, one argument each (tpctl-serve(1))"),
 		OPT_STRING('l', "listen", &listen, "ADDR:PORT",
 			   "listen there (default " DEFAULT_LISTEN "; [ADDR] for IPv6)"),
 		OPT_STRING('c', "config", &config, "FILE",

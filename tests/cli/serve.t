@@ -13,7 +13,7 @@ for c in curl python3 prometheus promtool openssl; do
 	command -v $c > /dev/null || skip_all "$c is not installed (make deps installs it)"
 done
 need_tgen
-plan 34
+plan 36
 
 before=$(state_digest)
 N=2345
@@ -181,10 +181,12 @@ ok $? "50 clients reset mid-answer: serve goes on"
 
 # ---- SIGHUP: a bad config keeps the old one, a good one is taken -------------
 cp "$TMP/serve.conf" "$TMP/serve.conf.good"
-echo 'count syscalls:sys_enter_getpid --by nosuchkey' >> "$TMP/serve.conf"
+echo 'count syscalls:sys_enter_getpid --by nosuchkey --name tpctl_x' >> "$TMP/serve.conf"
 kill -HUP $SPID
-wait_for "grep -q 'old one goes on' '$TMP/serve.err'" 200
-ok $? "SIGHUP with a bad config: the old one goes on, and says why"
+wait_for "grep -q 'old one goes on' '$TMP/serve.err'" 200 &&
+	grep -q "nosuchkey" "$TMP/serve.err" && curl -s "$URL/metrics" > "$TMP/m2.txt" &&
+	grep -q '^# TYPE tpctl_events_total counter$' "$TMP/m2.txt" && ! grep -q tpctl_x "$TMP/m2.txt"
+ok $? "SIGHUP with a key the event lacks: the old config goes on, and says why"
 diag "$TMP/serve.err"
 { cat "$TMP/serve.conf.good"; echo 'hist syscalls:sys_enter_read --field count --name tpctl_read_bytes'; } \
 	> "$TMP/serve.conf"
@@ -232,5 +234,16 @@ serve_stop
 chmod 666 "$TMP/web.yml"
 expect_status "a world-writable web config: refused" 2 "$TPCTL" serve --web-config "$TMP/web.yml" \
 	"count syscalls:sys_enter_getpid"
+
+# ---- --max-series: new keys beyond it are dropped and counted ----------------
+HURL=$URL
+serve_start --max-series 3 "count syscalls:sys_enter_getpid --by pid"
+for i in 1 2 3 4 5 6; do perl -e 'syscall(39) for 1 .. 10'; done
+curl -s "$URL/metrics" > "$TMP/m3.txt"
+test_cmp "--max-series 3: three series" <(echo 3) <(grep -c '^tpctl_events_total{' "$TMP/m3.txt")
+d=$(sed -n 's/^tpctl_dropped_series_events_total{metric="tpctl_events"} //p' "$TMP/m3.txt")
+[ -n "$d" ] && [ "$d" -ge 30 ]
+ok $? "the events of the other keys counted as dropped (at least 3 x 10: $d)"
+serve_stop
 test_cmp "tracefs as before at the end" <(echo "$before") <(state_digest)
 done_testing

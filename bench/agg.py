@@ -57,7 +57,7 @@ class Gen:
     def wait(self):
         out = self.p.stdout.readline().split()
         self.p.wait()
-        return float(out[1]) if len(out) == 2 else 0.0
+        return float(out[1]) if len(out) >= 2 else 0.0
 
 
 def ready(pid, timeout=20):

@@ -6,8 +6,8 @@ process (bench/gen, filtered on its pid) in a private instance.  Prints Markdown
 tables (bench/RESULTS.md keeps them).
 
   bench/run.py [--events N] [--pinned-events N] [--quick] [--only SECTION,...]
-               [--readers text,json,cat,trace-cmd] [--tpctl PATH] [--gen PATH]
-               [--trace-cmd PATH]
+               [--readers text,json,cat,trace-cmd] [--pinned-buffers default,16384]
+               [--tpctl PATH] [--gen PATH] [--trace-cmd PATH]
 
 Sections (all by default):
   unpinned  the generator and the reader where the scheduler puts them, 16 MiB
@@ -397,7 +397,7 @@ def section_pinned(a, dkb):
     out("| buffer/CPU | reader | loss % | CPU-us per event | x cat trace_pipe "
         "| generator (M events/s) |")
     out("|---|---|---|---|---|---|")
-    for kb in (None, BIG_KB):
+    for kb in a.pinned_kb:
         rows = []
         for name, make in readers(a, kb, READER_CPU):
             res = run(make(), a.gen, n, 0, GEN_CPU)
@@ -479,10 +479,13 @@ def main():
                     help="sections to run, comma-separated")
     ap.add_argument("--readers", default="text,json,cat,trace-cmd",
                     help="readers to run, comma-separated (the rss section needs json)")
+    ap.add_argument("--pinned-buffers", default="default,%d" % BIG_KB,
+                    help="per-CPU buffers of the pinned section, KiB or 'default', comma-separated")
     ap.add_argument("--tpctl", default=os.path.join(TOP, "tpctl"))
     ap.add_argument("--gen", default=os.path.join(TOP, "bench", "gen"))
     ap.add_argument("--trace-cmd", default="/work/shared/tools/trace-cmd-here")
     a = ap.parse_args()
+    a.pinned_kb = [None if b == "default" else int(b) for b in a.pinned_buffers.split(",")]
     only = a.only.split(",")
     if a.quick and "rss" in only:
         only.remove("rss")

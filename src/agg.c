@@ -817,6 +817,16 @@ void agg_flush(struct agg *a)
 
 /* ---------------------------------------------------------------- latency */
 
+static void names_free(struct names *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->n; i++)
+		free((char *)n->v[i]);
+	free(n->v);
+	memset(n, 0, sizeof(*n));
+}
+
 static void join_free(struct agg *a)
 {
 	size_t i;
@@ -831,8 +841,8 @@ static void join_free(struct agg *a)
 	for (s = 0; s < a->njs; s++)
 		for (k = 0; k < AGG_MAX_KEYS; k++)
 			if (a->js[s].kn[k].v != a->sysnames.v)
-				free(a->js[s].kn[k].v);
-	free(a->sysnames.v);
+				names_free(&a->js[s].kn[k]);
+	names_free(&a->sysnames);
 }
 
 static int names_set(struct names *n, unsigned long long v, const char *name, size_t len)
@@ -1277,7 +1287,8 @@ static int buf_keep(unsigned char **buf, uint32_t *alloc, const void *p, size_t 
 		*buf = n;
 		*alloc = len;
 	}
-	memcpy(*buf, p, len);
+	if (len)
+		memcpy(*buf, p, len);
 	return 0;
 }
 

@@ -413,9 +413,12 @@ static char *metrics_text(bool om, size_t *len)
 		char help[1024], *h = help;
 		const char *p;
 
-		/* the help text is the metric's line, with what the format escapes escaped */
+		/*
+		 * the help text is the metric's line, with what the formats escape
+		 * escaped (OpenMetrics: the quote as well)
+		 */
 		for (p = m->line; *p && h < help + sizeof(help) - 3; p++) {
-			if (*p == '\\' || *p == '\n')
+			if (*p == '\\' || *p == '\n' || (om && *p == '"'))
 				*h++ = '\\';
 			*h++ = *p == '\n' ? 'n' : *p;
 		}

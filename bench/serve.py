@@ -38,6 +38,17 @@ def free_port():
     return p
 
 
+def totals(body):
+    """Events counted (all series) and lost, from a scrape."""
+    n = lost = 0
+    for ln in body.split(b"\n"):
+        if ln.startswith(b"tpctl_events_total{"):
+            n += int(ln.rsplit(b" ", 1)[1])
+        elif ln.startswith(b"tpctl_lost_events_total{"):
+            lost += int(ln.rsplit(b" ", 1)[1])
+    return n, lost
+
+
 def scrape(url):
     t0 = time.monotonic()
     with urllib.request.urlopen(url, timeout=10) as r:
@@ -67,11 +78,18 @@ def run(args):
         # every offset seen once before measuring
         time.sleep(2)
         _, body = scrape(url)
+        n0, l0 = totals(body)
         time.sleep(0.3)
         c0, t0 = cpu_s(serve.pid), time.monotonic()
         time.sleep(args.idle)
         c1, t1 = cpu_s(serve.pid), time.monotonic()
         idle_rate = (c1 - c0) / (t1 - t0)
+        _, body = scrape(url)
+        n1, l1 = totals(body)
+        # the counted rate over the idle window and the scrape after it
+        rate = (n1 - n0) / (time.monotonic() - t0 + 0.3)
+        lost = l1 - l0
+        c1, t1 = cpu_s(serve.pid), time.monotonic()
         lat = []
         for _ in range(args.scrapes):
             d, body = scrape(url)
@@ -81,7 +99,7 @@ def run(args):
         per_scrape = ((c2 - c1) - idle_rate * (t2 - t1)) / args.scrapes
         series = sum(1 for ln in body.split(b"\n") if ln.startswith(b"tpctl_events_total{"))
         lat.sort()
-        return idle_rate, per_scrape, lat[len(lat) // 2], lat[-1], series, len(body)
+        return idle_rate, per_scrape, lat[len(lat) // 2], lat[-1], series, len(body), rate, lost
     finally:
         prod.kill()
         prod.wait()
@@ -99,11 +117,13 @@ def main():
     ap.add_argument("--tpctl", default=os.path.join(TOP, "tpctl"))
     args = ap.parse_args()
     print(f"engine {args.engine}, {args.series} series, producer on CPU {os.cpu_count() - 1}")
-    print("run  cpu-between-scrapes  cpu-per-scrape  scrape-p50  scrape-max  series  bytes")
+    print("run  cpu-between-scrapes  cpu-per-scrape  scrape-p50  scrape-max  series  bytes"
+          "  counted/s  lost")
     for i in range(args.runs):
-        idle, per, p50, mx, n, size = run(args)
+        idle, per, p50, mx, n, size, rate, lost = run(args)
         print(f"{i + 1:3}  {idle * 100:8.1f}% of a CPU  {per * 1000:10.1f} ms  "
-              f"{p50 * 1000:7.1f} ms  {mx * 1000:7.1f} ms  {n:6}  {size}")
+              f"{p50 * 1000:7.1f} ms  {mx * 1000:7.1f} ms  {n:6}  {size}  {rate / 1e6:6.2f}M"
+              f"  {lost}")
         sys.stdout.flush()
 
 

@@ -17,7 +17,7 @@ ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 
 CC         ?= cc
-PKGS       := libtracefs libtraceevent libtracecmd libbpf libzstd
+PKGS       := libtracefs libtraceevent libtracecmd libbpf libzstd libmicrohttpd libxcrypt
 # Deferred (=) so that "make deps" works before pkg-config and the -dev packages exist.
 PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS))
@@ -50,7 +50,8 @@ DEB_PKGS := gcc libc6-dev make pkg-config libtracefs-dev libtraceevent-dev libtr
 	    libtraceevent1-plugin trace-cmd jq python3 perl mandoc man-db bash-completion \
 	    zsh fish time valgrind clang llvm libclang-rt-14-dev \
 	    qemu-system-x86 busybox-static cpio kmod linux-headers-amd64 util-linux \
-	    libbpf-dev libzstd-dev libdw-dev protobuf-compiler strace
+	    libbpf-dev libzstd-dev libdw-dev protobuf-compiler strace \
+	    libmicrohttpd-dev libcrypt-dev prometheus curl
 
 .PHONY: all deps check check-unit check-cli install uninstall clean
 all: tpctl $(PLUGINS)

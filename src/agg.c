@@ -49,6 +49,8 @@ struct tab {
 	size_t nslot;
 	unsigned char *keys;
 	size_t klen, kalloc;
+	size_t max;		/* rows at most (0: no bound) */
+	bool full;		/* the last tab_get() refused a new row: max reached */
 };
 
 static uint64_t hash_bytes(const unsigned char *p, size_t n)
@@ -92,12 +94,17 @@ static struct row *tab_get(struct tab *t, const void *key, uint32_t klen, uint64
 	struct row *r;
 	size_t i;
 
+	t->full = false;
 	if (t->n * 2 >= t->nslot && tab_rehash(t, t->nslot ? t->nslot * 2 : 256))
 		return NULL;
 	for (i = h & (t->nslot - 1); t->slot[i]; i = (i + 1) & (t->nslot - 1)) {
 		r = &t->rows[t->slot[i] - 1];
 		if (r->hash == h && r->klen == klen && !memcmp(t->keys + r->koff, key, klen))
 			return r;
+	}
+	if (t->max && t->n >= t->max) {
+		t->full = true;
+		return NULL;
 	}
 	if (t->n == t->alloc) {
 		size_t na = t->alloc ? t->alloc * 2 : 128;
@@ -248,6 +255,7 @@ struct agg {
 	struct pcomm *pc;		/* pid -> its name when first counted (pcomm_set) */
 	size_t npc, npcused;
 	uint64_t lost_cur, lost_total;
+	uint64_t refused;		/* events not counted: their row would pass the bound */
 	int (*comm_fn)(struct tep_handle *tep, void *ctx);
 	void *comm_ctx;
 	/* a stack key: the events waiting for their stack record, per CPU */
@@ -693,8 +701,11 @@ static void rows_add(struct agg *a, struct tab *t, unsigned char *key, size_t k,
 		k += 8;
 	}
 	r = tab_get(t, key, k, hash_bytes(key, k));
-	if (!r)
+	if (!r) {
+		if (t->full)
+			a->refused += n;
 		return;
+	}
 	if (!r->count) {
 		r->min = r->max = v;
 	} else if (a->vsign) {
@@ -1579,6 +1590,16 @@ void agg_add_lost(struct agg *a, uint64_t n)
 	a->lost_cur += n;
 }
 
+void agg_set_max_rows(struct agg *a, size_t max)
+{
+	a->cur.max = a->total.max = max;
+}
+
+uint64_t agg_refused(const struct agg *a)
+{
+	return a->refused;
+}
+
 void agg_interval_end(struct agg *a)
 {
 	size_t i;
@@ -1587,8 +1608,11 @@ void agg_interval_end(struct agg *a)
 		const struct row *s = &a->cur.rows[i];
 		struct row *r = tab_get(&a->total, a->cur.keys + s->koff, s->klen, s->hash);
 
-		if (!r)
+		if (!r) {
+			if (a->total.full)
+				a->refused += s->count;
 			continue;
+		}
 		if (!r->count) {
 			r->min = s->min;
 			r->max = s->max;

@@ -199,6 +199,13 @@ int agg_kernel_update(struct agg *a, int i, const char *text, uint64_t *dropped)
 
 /* Events lost in the current interval (ring-buffer overruns, a full kernel table). */
 void agg_add_lost(struct agg *a, uint64_t n);
+/*
+ * At most max rows (a key with its bucket) per table, 0 for no bound (the
+ * default): a new key beyond it is not counted, so that memory stays bounded
+ * whatever the keys.  agg_refused(): the events not counted so (cumulative).
+ */
+void agg_set_max_rows(struct agg *a, size_t max);
+uint64_t agg_refused(const struct agg *a);
 /* End of an interval: its rows join the totals and it starts empty. */
 void agg_interval_end(struct agg *a);
 

@@ -113,18 +113,30 @@ void state_block_signals(sigset_t *old)
 	block_signals(old);
 }
 
+/*
+ * Room for entry njournal.  A rollback outside a signal handler leaves its
+ * entries' strings in their slots (it cannot free them, see state_rollback):
+ * a process that goes on and journals again (tpctl serve reading its config
+ * again) frees them here, as it reuses the slot.
+ */
 static int journal_reserve(void)
 {
+	size_t na = journal_alloc ? journal_alloc * 2 : 16;
 	struct entry *n;
 
-	if ((size_t)njournal < journal_alloc)
+	if ((size_t)njournal < journal_alloc) {
+		free(journal[njournal].path);
+		free(journal[njournal].old);
+		journal[njournal].path = journal[njournal].old = NULL;
 		return 0;
-	n = realloc(journal, (journal_alloc ? journal_alloc * 2 : 16) * sizeof(*n));
+	}
+	n = realloc(journal, na * sizeof(*n));
 	if (!n)
 		return -1;
+	memset(n + journal_alloc, 0, (na - journal_alloc) * sizeof(*n));
 	/* the handler may read the journal: publish the new array atomically */
 	journal = n;
-	journal_alloc = journal_alloc ? journal_alloc * 2 : 16;
+	journal_alloc = na;
 	return 0;
 }
 
@@ -313,6 +325,7 @@ void state_commit(void)
 	for (i = 0; i < n; i++) {
 		free(journal[i].path);
 		free(journal[i].old);
+		journal[i].path = journal[i].old = NULL;
 	}
 }
 

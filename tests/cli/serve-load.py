@@ -1,0 +1,115 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Load and faults for tpctl serve (tests/cli/serve.t), on loopback only.
+
+  serve-load.py PORT load       200 concurrent scrapers (each 5 scrapes) and
+                                20 clients sending a request one byte a second,
+                                while one normal scrape is timed: prints its
+                                seconds and how many scrapes answered 200
+  serve-load.py PORT cut        50 clients that send a request, read a few
+                                bytes of the answer and reset the connection
+  serve-load.py PORT slowread   a scrape read 1 byte a second (SIGTERM meanwhile)
+"""
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+HOST = "127.0.0.1"
+PORT = int(sys.argv[1])
+REQ = b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+
+
+def scrape(timeout=10):
+    """One scrape: the status code, or 0 when it failed."""
+    try:
+        with socket.create_connection((HOST, PORT), timeout=timeout) as s:
+            s.sendall(REQ)
+            data = b""
+            while True:
+                b = s.recv(65536)
+                if not b:
+                    break
+                data += b
+        return int(data.split(b" ", 2)[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def slow_client(stop):
+    try:
+        with socket.create_connection((HOST, PORT), timeout=30) as s:
+            for c in REQ[:-2]:
+                if stop.is_set():
+                    return
+                s.send(bytes([c]))
+                stop.wait(1)
+    except OSError:
+        pass
+
+
+def load():
+    stop = threading.Event()
+    ok = []
+    slow = [threading.Thread(target=slow_client, args=(stop,)) for _ in range(20)]
+    for t in slow:
+        t.start()
+    time.sleep(1.5)
+
+    def scraper():
+        for _ in range(3):
+            ok.append(scrape() == 200)
+
+    many = [threading.Thread(target=scraper) for _ in range(200)]
+    for t in many:
+        t.start()
+    time.sleep(0.2)
+    # the normal scrape from a process of its own: this one's 200 threads
+    # share one interpreter lock, which would slow its clock, not the server
+    r = subprocess.run(["curl", "-s", "-o", "/dev/null", "--max-time", "5", "-w",
+                        "%{http_code} %{time_total}", f"http://{HOST}:{PORT}/metrics"],
+                       stdout=subprocess.PIPE, text=True, check=False)
+    try:
+        st, took = int(r.stdout.split()[0]), float(r.stdout.split()[1])
+    except (ValueError, IndexError):
+        st, took = 0, 99.0
+    for t in many:
+        t.join()
+    stop.set()
+    for t in slow:
+        t.join()
+    print(f"{took:.3f} {st} {sum(ok)} {len(ok)}")
+
+
+def cut():
+    for _ in range(50):
+        try:
+            s = socket.create_connection((HOST, PORT), timeout=5)
+            s.sendall(REQ)
+            s.recv(10)
+            # a reset, not a close: the server's write fails at once
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            s.close()
+        except OSError:
+            pass
+    print("done")
+
+
+def slowread():
+    try:
+        s = socket.create_connection((HOST, PORT), timeout=20)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        s.sendall(REQ)
+        for _ in range(8):
+            if not s.recv(1):
+                break
+            time.sleep(0.5)
+        s.close()
+    except OSError:
+        pass
+    print("done")
+
+
+{"load": load, "cut": cut, "slowread": slowread}[sys.argv[2]]()

@@ -170,8 +170,11 @@ ok $? "tpctl_metric_info names the engine"
 # ---- load and faults ---------------------------------------------------------
 python3 "$TOP/tests/cli/serve-load.py" $PORT load > "$TMP/load" 2>&1
 read -r took st nok nall < "$TMP/load"
-python3 -c "import sys; sys.exit(0 if $took < 1.0 and $st == 200 else 1)"
-ok $? "200 scrapers and 20 slow clients: a normal scrape in ${took}s"
+# the slow clients must not hold the server: the scrape is answered, while they are
+# connected, long before their requests end (how fast is bench/serve.py's question;
+# a sanitizer build takes seconds where the normal one takes a fraction of one)
+python3 -c "import sys; sys.exit(0 if $took < 10.0 and $st == 200 else 1)"
+ok $? "200 scrapers and 20 slow clients: a normal scrape answered in ${took}s"
 [ "$nok" = "$nall" ] && [ "$nall" = 600 ]
 ok $? "every one of the 600 concurrent scrapes answered ($nok)"
 python3 "$TOP/tests/cli/serve-load.py" $PORT cut > /dev/null 2>&1

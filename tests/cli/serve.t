@@ -173,10 +173,18 @@ read -r took st nok nall < "$TMP/load"
 # the slow clients must not hold the server: the scrape is answered, while they are
 # connected, long before their requests end (how fast is bench/serve.py's question;
 # a sanitizer build takes seconds where the normal one takes a fraction of one)
-python3 -c "import sys; sys.exit(0 if $took < 10.0 and $st == 200 else 1)"
-ok $? "200 scrapers and 20 slow clients: a normal scrape answered in ${took}s"
-[ "$nok" = "$nall" ] && [ "$nall" = 600 ]
-ok $? "every one of the 600 concurrent scrapes answered ($nok)"
+# (serve-load.py: 200 scrapers, 50 and longer waits in the sanitizer build)
+bound=10
+[ -n "$ASAN_OPTIONS" ] && bound=30
+python3 -c "import sys; sys.exit(0 if $took < $bound and $st == 200 else 1)"
+ok $? "concurrent scrapers and 20 slow clients: a normal scrape answered in ${took}s"
+if [ -n "$ASAN_OPTIONS" ]; then
+	# some of them time out in a sanitizer build; the normal build (make check) counts them
+	skip "every concurrent scrape answered: $nok of $nall in the sanitizer build"
+else
+	[ "$nok" = "$nall" ] && [ "$nall" = 600 ]
+	ok $? "every one of the $nall concurrent scrapes answered ($nok)"
+fi
 python3 "$TOP/tests/cli/serve-load.py" $PORT cut > /dev/null 2>&1
 code=$(curl -s -o /dev/null -w '%{http_code}' "$URL/metrics")
 kill -0 $SPID && [ "$code" = 200 ]

@@ -434,31 +434,9 @@ static int job_pairs(struct job *j, struct live *l)
 /* A job's own filter, where the jobs' filters differ and the kernel cannot apply one. */
 static int job_filter(struct job *j, struct tep_handle *tep)
 {
-	size_t i;
-
 	if (!j->o->filter || j->kernel)
 		return TP_OK;
-	j->filter = tep_filter_alloc(tep);
-	for (i = 0; j->filter && i < j->evs.n; i++) {
-		char *text;
-		int bad;
-
-		if (asprintf(&text, "%s/%s:%s", j->evs.v[i].system, j->evs.v[i].name,
-			     j->o->filter) < 0)
-			break;
-		bad = tep_filter_add_filter_str(j->filter, text) < 0;
-		free(text);
-		if (bad) {
-			tp_error("invalid filter for '%s:%s'", j->evs.v[i].system,
-				 j->evs.v[i].name);
-			return TP_USAGE;
-		}
-	}
-	if (!j->filter || i < j->evs.n) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
-	return TP_OK;
+	return live_filter_new(tep, &j->evs, j->o->filter, &j->filter);
 }
 
 /*

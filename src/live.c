@@ -513,6 +513,32 @@ static void close_readers(struct live *l)
 
 /* ---------------------------------------------------------------- an input file */
 
+int live_filter_new(struct tep_handle *tep, const struct tfs_event_list *evs, const char *expr,
+		    struct tep_event_filter **filter)
+{
+	size_t i;
+
+	*filter = tep_filter_alloc(tep);
+	for (i = 0; *filter && i < evs->n; i++) {
+		char *text;
+		int bad;
+
+		if (asprintf(&text, "%s/%s:%s", evs->v[i].system, evs->v[i].name, expr) < 0)
+			break;
+		bad = tep_filter_add_filter_str(*filter, text) < 0;
+		free(text);
+		if (bad) {
+			tp_error("invalid filter for '%s:%s'", evs->v[i].system, evs->v[i].name);
+			return TP_USAGE;
+		}
+	}
+	if (!*filter || i < evs->n) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	return TP_OK;
+}
+
 /* The patterns resolved against the recording's events: a missing one is TP_USAGE. */
 static int input_events(struct live *l)
 {
@@ -542,26 +568,7 @@ static int input_events(struct live *l)
 	 * negative value of a signed field passes "ret > 0" (the kernel's
 	 * filter does not let it); tpctl-count(1) says so.
 	 */
-	l->in_filter = tep_filter_alloc(l->tep);
-	for (i = 0; l->in_filter && i < l->evs.n; i++) {
-		char *text;
-
-		if (asprintf(&text, "%s/%s:%s", l->evs.v[i].system, l->evs.v[i].name,
-			     s->filter) < 0)
-			break;
-		if (tep_filter_add_filter_str(l->in_filter, text) < 0) {
-			tp_error("invalid filter for '%s:%s' in '%s'", l->evs.v[i].system,
-				 l->evs.v[i].name, s->input);
-			free(text);
-			return TP_USAGE;
-		}
-		free(text);
-	}
-	if (i < l->evs.n) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
-	return TP_OK;
+	return live_filter_new(l->tep, &l->evs, s->filter, &l->in_filter);
 }
 
 /* Every CPU of the top buffer and of each buffer instance, as sources to merge. */

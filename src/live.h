@@ -166,6 +166,15 @@ bool live_stacks(struct live *l);
 int live_load_id(struct tep_handle *tep, int id, void *ctx);
 int live_reload_comms(struct tep_handle *tep, void *ctx);
 
+/*
+ * A filter applied by tpctl (libtraceevent's) instead of the kernel: expr on
+ * every event of evs, as "system/event:expr".  TP_OK, or the status after one
+ * error line; *filter is the caller's to free (tep_filter_free) either way.
+ */
+struct tep_event_filter;
+int live_filter_new(struct tep_handle *tep, const struct tfs_event_list *evs, const char *expr,
+		    struct tep_event_filter **filter);
+
 /* LIVE_PAGES: the per-CPU trace_pipe_raw readers (NULL for a CPU that is not there). */
 int live_page_ncpus(struct live *l);
 int live_page_size(struct live *l);

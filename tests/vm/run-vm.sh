@@ -16,6 +16,9 @@
 #   PLUGINS      plugin .so files to install there (default plugins/*.so)
 #   VM_TIMEOUT   seconds before a check boot is killed (default 240)
 #   VM_MEM, VM_SMP  qemu -m and -smp (default 512M, 2)
+#   VM_ONLY      run only the guest parts (tests/vm/guest/parts/*NAME*.sh) whose
+#                name holds this word, after loading the module: a quick run
+#                while working on one part (the other checks then fail)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,7 +40,7 @@ die() { echo "vm: error: $*" >&2; exit 1; }
 deps() {
 	local p missing=() sudo=
 	for p in qemu-system-x86 busybox-static cpio linux-headers-amd64 gcc make libc6-dev \
-		 python3 libtraceevent1-plugin; do
+		 python3 libtraceevent1-plugin strace; do
 		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' ||
 			missing+=("$p")
 	done
@@ -94,11 +97,13 @@ module() {
 	ko=$b/sample_trace.ko
 }
 
+# Every tests/vm/*.c is a static program of the guest's /usr/bin.
 rawdump() {
-	local t
-	for t in rawdump aggload; do
-		if [ ! -x "$work/$t" ] || [ "$here/$t.c" -nt "$work/$t" ]; then
-			gcc -O2 -Wall -Wextra -Werror -static -o "$work/$t" "$here/$t.c"
+	local c t
+	for c in "$here"/*.c; do
+		t=$(basename "$c" .c)
+		if [ ! -x "$work/$t" ] || [ "$c" -nt "$work/$t" ]; then
+			gcc -O2 -Wall -Wextra -Werror -static -o "$work/$t" "$c"
 		fi
 	done
 }
@@ -134,10 +139,18 @@ initramfs() {
 		[ -e "$f" ] && copy_elf "$f" "$PLUGINDIR/$(basename "$f")"
 	done
 	cp "$ko" "$root/lib/modules/sample_trace.ko"
-	install -m 755 "$work/rawdump" "$root/usr/bin/rawdump"
-	install -m 755 "$work/aggload" "$root/usr/bin/aggload"
+	for f in "$here"/*.c; do
+		f=$(basename "$f" .c)
+		install -m 755 "$work/$f" "$root/usr/bin/$f"
+	done
+	# strace: the guest compares what tpctl saw with it
+	copy_elf "$(command -v strace)" /usr/bin/strace
 	install -m 755 "$here/guest/init" "$root/init"
 	install -m 755 "$here/guest/check.sh" "$root/usr/bin/vm-check"
+	mkdir -p "$root/usr/share/vm-check"
+	for f in "$here"/guest/parts/*.sh; do
+		[ -e "$f" ] && install -m 644 "$f" "$root/usr/share/vm-check/"
+	done
 	echo "root:x:0:0:root:/:/bin/sh" >"$root/etc/passwd"
 	echo "$PLUGINDIR" >"$root/etc/tpctl-plugindir"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.gz"
@@ -194,7 +207,7 @@ check)
 	# (every level, with the guest's step markers) on the second.
 	timeout -k 10 "$VM_TIMEOUT" qemu-system-x86_64 "${args[@]}" \
 		-display none -monitor none -serial "file:$log" -serial "file:$klog" </dev/null \
-		-append 'console=ttyS1 loglevel=7 panic=-1 tpctl.mode=check tpctl.out=ttyS0' \
+		-append "console=ttyS1 loglevel=7 panic=-1 tpctl.mode=check tpctl.out=ttyS0${VM_ONLY:+ tpctl.only=$VM_ONLY}" \
 		>&2 || rc=$?
 	end=$(date +%s)
 	echo "$((end - start))" >"$work/boot-seconds"

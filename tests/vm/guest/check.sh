@@ -38,11 +38,59 @@ enable_state() {
 	done
 }
 
+# The parts in /usr/share/vm-check (tests/vm/guest/parts), sourced in the
+# order of their names; tpctl.only=WORD on the kernel command line runs only
+# those whose name holds WORD, and nothing else but loading the module.
+ONLY=
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	tpctl.only=*) ONLY=${arg#tpctl.only=} ;;
+	esac
+done
+run_parts() {
+	for part in /usr/share/vm-check/*.sh; do
+		[ -e "$part" ] || continue
+		case $(basename $part) in
+		*"$1"*) mark "part $(basename $part)"; . $part ;;
+		esac
+	done
+}
+
+# Unload the module, ship /out to the host and stop.
+finish() {
+	step rmmod rmmod sample_trace
+	grep '^sample-trace:' $T/available_events >$OUT/events_after_rmmod
+	mark results
+	echo "@@TPCTL-VM-BEGIN@@"
+	(cd $OUT && tar -cf - . | gzip -9 | base64)
+	echo "@@TPCTL-VM-END@@"
+	exit 0
+}
+
+# start_load MODE N: aggload waiting for "go" on /tmp/go; sets lp and lpid
+# (opened read-write, so that opening it does not wait for a writer)
+start_load() {
+	rm -f /tmp/go /tmp/lpid
+	mkfifo /tmp/go
+	timeout 60 aggload $1 $2 <>/tmp/go >/tmp/lpid &
+	lp=$!
+	i=0
+	while [ ! -s /tmp/lpid ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	lpid=$(cat /tmp/lpid)
+}
+
 uname -r >$OUT/uname
 nproc >$OUT/nproc
 
 step insmod insmod /lib/modules/sample_trace.ko period_ms=20
 grep '^sample-trace:' $T/available_events >$OUT/available_events
+if [ -n "$ONLY" ]; then
+	run_parts "$ONLY"
+	finish
+fi
 
 # Format files of every event and the page headers, as the kernel has them.
 K=$OUT/kernel
@@ -142,20 +190,6 @@ if tpctl count --help >/dev/null 2>&1; then
 	A=$OUT/agg
 	mkdir -p $A
 
-	# start_load MODE N: aggload waiting for "go" on /tmp/go; sets lp and lpid
-	# (opened read-write, so that opening it does not wait for a writer)
-	start_load() {
-		rm -f /tmp/go /tmp/lpid
-		mkfifo /tmp/go
-		timeout 60 aggload $1 $2 <>/tmp/go >/tmp/lpid &
-		lp=$!
-		i=0
-		while [ ! -s /tmp/lpid ] && [ $i -lt 200 ]; do
-			sleep 0.05
-			i=$((i + 1))
-		done
-		lpid=$(cat /tmp/lpid)
-	}
 
 	# The kernel's own hist files, for the parser's unit test (tests/unit/agg.c).
 	mark hist_files
@@ -356,11 +390,5 @@ else
 	echo no >$OUT/target_available
 fi
 
-step rmmod rmmod sample_trace
-grep '^sample-trace:' $T/available_events >$OUT/events_after_rmmod
-
-# Ship /out to the host.
-mark results
-echo "@@TPCTL-VM-BEGIN@@"
-(cd $OUT && tar -cf - . | gzip -9 | base64)
-echo "@@TPCTL-VM-END@@"
+run_parts ''
+finish

@@ -287,6 +287,8 @@ struct agg_opts {
 	/* latency: the pair given as START END --match, and the sides' events */
 	struct agg_join join;
 	char *join_events[AGG_SIDES_MAX];
+	/* START END naming a --probe of this run by its NAME: tpctl_<pid>:NAME */
+	char probe_side[2][128];
 };
 
 /* Trace, aggregate and print as o says; returns the exit status. */

@@ -14,6 +14,7 @@
 #include <stdio_ext.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 
@@ -21,9 +22,11 @@
 #include "live.h"
 #include "opt.h"
 #include "output.h"
+#include "probe.h"
 #include "sched.h"
 #include "state.h"
 #include "target.h"
+#include "tfs.h"
 #include "tpctl.h"
 
 /*
@@ -208,6 +211,39 @@ static int sched_run(const struct agg_opts *o)
 	return live_close(l, ret);
 }
 
+/*
+ * START or END without a system: the NAME of a --probe of this run, whose
+ * group (tpctl_<pid>) the user cannot know before.  The event's full name
+ * goes into buf; anything else is left to custom_join's check.
+ */
+static int probe_side(const struct probe_words *w, const char **ev, char *buf, size_t size)
+{
+	struct probe p;
+	int i, ret, found = 0;
+
+	if (strchr(*ev, ':') || !w->n)
+		return TP_OK;
+	/* a probe's name needs its symbol, and whether the kernel has its kind */
+	ret = tfs_init();
+	if (ret)
+		return ret;
+	for (i = 0; i < w->n && !found; i++) {
+		memset(&p, 0, sizeof(p));
+		ret = probe_parse_word(w->v[i], &p);
+		if (ret)
+			return ret;
+		found = !strcmp(p.name, *ev);
+		probe_free(&p);
+	}
+	if (!found) {
+		tp_error("'%s' is neither system:event nor the name of a --probe of this run", *ev);
+		return TP_USAGE;
+	}
+	snprintf(buf, size, PROBE_RUN_PREFIX "%d:%s", (int)getpid(), *ev);
+	*ev = buf;
+	return TP_OK;
+}
+
 /* The pair START END --match S[=E] (match is split in place at '='). */
 static int custom_join(struct agg_join *j, const char *start, const char *end, char *match)
 {
@@ -307,8 +343,17 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	} else if (args.argc == 2) {
 		if (!match)
 			tp_error("START END need '--match FIELD[=FIELD]': the fields that pair them");
-		else
-			ret = custom_join(&o->join, args.argv[0], args.argv[1], match);
+		else {
+			const char *ev[2] = { args.argv[0], args.argv[1] };
+
+			ret = probe_side(&o->probes, &ev[0], o->probe_side[0],
+					 sizeof(o->probe_side[0]));
+			if (!ret)
+				ret = probe_side(&o->probes, &ev[1], o->probe_side[1],
+						 sizeof(o->probe_side[1]));
+			if (!ret)
+				ret = custom_join(&o->join, ev[0], ev[1], match);
+		}
 	} else {
 		tp_error(args.argc ? "too many arguments: START END, or a RECIPE" :
 			 "no events: START END --match FIELD, or a RECIPE");

@@ -257,6 +257,30 @@ static void preload_enabled(struct live *l)
 	free(buf);
 }
 
+/*
+ * The EVENT patterns but those naming a probe of this run (tpctl_<pid>:NAME,
+ * as latency's START END may), which exist only once the probes are made.
+ */
+static int resolve_named(struct live *l)
+{
+	const struct live_spec *s = &l->spec;
+	char **pats = calloc(s->nevents + 1, sizeof(*pats)), group[32];
+	int i, n = 0;
+	int ret;
+
+	if (!pats) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	snprintf(group, sizeof(group), PROBE_RUN_PREFIX "%d:", (int)getpid());
+	for (i = 0; i < s->nevents; i++)
+		if (!s->nprobes || strncmp(s->events[i], group, strlen(group)))
+			pats[n++] = s->events[i];
+	ret = n ? tfs_events_resolve(NULL, pats, n, &l->evs) : TP_OK;
+	free(pats);
+	return ret;
+}
+
 /* The EVENT patterns resolved, their formats loaded, the filter checked against each. */
 static int resolve_events(struct live *l)
 {
@@ -270,7 +294,7 @@ static int resolve_events(struct live *l)
 	 * against them too.  Each SPEC is checked before the first probe is
 	 * made; rollback removes them.
 	 */
-	ret = s->nevents ? tfs_events_resolve(NULL, s->events, s->nevents, &l->evs) : TP_OK;
+	ret = resolve_named(l);
 	if (!ret && s->nprobes)
 		ret = probe_session_make(s->probes, s->nprobes, &l->evs);
 	for (i = 0; !ret && i < l->evs.n; i++)

@@ -15,7 +15,7 @@ for e in sched/sched_switch sched/sched_wakeup raw_syscalls/sys_enter irq/softir
 done
 need_tgen
 REF=$TOP/tests/cli/latency-ref.py
-plan 31
+plan 35
 
 before=$(state_digest)
 F=$TMP/mixed.dat
@@ -132,6 +132,25 @@ st=$?
 ok $? "INT: the histograms, exit 0 (exit $st)"
 wait_for '[ ! -d "$TRACEFS/instances/tpctl-$lp" ]' 40
 ok $? "INT: tpctl-$lp removed"
+
+# START END naming probes of this run by NAME: from the entry of a function
+# to its return, once per call
+if [ -w "$TRACEFS/uprobe_events" ] && ${CC:-cc} -O2 -g -o "$TMP/prog" \
+	"$TOP/tests/cli/probe-prog.c" 2> /dev/null; then
+	N=37
+	expect_status "latency work work__return of two --probe" 0 "$TPCTL" latency --json \
+		--probe "u:$TMP/prog:work" --probe "ur:$TMP/prog:work retval" work work__return \
+		--match common_pid -- "$TMP/prog" $N
+	n=$(jq '[.groups[].count] | add' "$TMP/out")
+	[ "$n" = $N ] && [ "$(jq '.unmatched' "$TMP/out")" = 0 ]
+	ok $? "... $N pairs, none unmatched (got $n)"; diag "$TMP/out"
+	expect_status "a bare name no --probe has" 2 "$TPCTL" latency --probe "u:$TMP/prog:work" \
+		wrok work --match common_pid -- true
+	grep -q "'wrok' is neither system:event nor the name of a --probe" "$TMP/err"
+	ok $? "... the error names it"
+else
+	for i in 1 2 3 4; do skip "no uprobe events or no C compiler"; done
+fi
 
 [ "$(state_digest)" = "$before" ]
 ok $? "nothing changed in tracefs"

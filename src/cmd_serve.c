@@ -63,6 +63,7 @@ struct config {
 
 static struct {
 	pthread_mutex_t lock;
+	pthread_mutex_t cache_lock;	/* guards cache[] alone: not held while reading */
 	atomic_int waiting;		/* scrapes waiting for the lock */
 	struct config *cfg;
 	struct agg_set *set;
@@ -74,7 +75,7 @@ static struct {
 		double at;		/* when it was made */
 	} cache[2];			/* text 0.0.4, OpenMetrics */
 	atomic_ullong refused_auth, refused_log_at;
-} srv = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .cache_lock = PTHREAD_MUTEX_INITIALIZER };
 
 static double now_s(void)
 {
@@ -330,33 +331,87 @@ static int set_open(struct config *c)
 
 /* ---- HTTP ---- */
 
-static void self_metrics(FILE *f, bool om, double t0)
+/*
+ * What a scrape takes from the rows under the lock: each metric's table and
+ * self-metrics, and copies of its names (a SIGHUP may replace the config
+ * while the text is written, outside the lock, so that the reader is held
+ * up only for the copy and not while thousands of series are formatted).
+ */
+struct scrape {
+	int n;
+	struct {
+		char name[128];
+		char help[1024];
+		struct expo_metric em;
+		struct agg_table *t;
+		unsigned long long lost, dropped;
+		bool kernel;
+	} m[MAX_METRICS];
+};
+
+/* The help text is the metric's line, with what the formats escape escaped. */
+static void help_text(char *help, size_t size, const char *line, bool om)
 {
-	struct config *c = srv.cfg;
+	char *h = help;
+	const char *p;
+
+	for (p = line; *p && h < help + size - 3; p++) {
+		if (*p == '\\' || *p == '\n' || (om && *p == '"'))
+			*h++ = '\\';
+		*h++ = *p == '\n' ? 'n' : *p;
+	}
+	*h = '\0';
+}
+
+/* Under the lock: the rows collected and copied. */
+static void scrape_take(struct scrape *sc, bool om)
+{
+	int i;
+
+	agg_set_collect(srv.set);
+	sc->n = srv.cfg->n;
+	for (i = 0; i < sc->n; i++) {
+		struct metric *m = &srv.cfg->m[i];
+		struct agg *a = agg_set_agg(srv.set, i);
+
+		snprintf(sc->m[i].name, sizeof(sc->m[i].name), "%s", m->name);
+		help_text(sc->m[i].help, sizeof(sc->m[i].help), m->line, om);
+		sc->m[i].em = (struct expo_metric){
+			.name = sc->m[i].name,
+			.kind = strcmp(m->cmd, "count") ? EXPO_HISTOGRAM : EXPO_COUNTER,
+			.seconds = !strcmp(m->cmd, "latency"),
+			.help = sc->m[i].help,
+		};
+		agg_interval_end(a);
+		sc->m[i].t = agg_snapshot(a, true, 0);
+		sc->m[i].lost = sc->m[i].t ? sc->m[i].t->lost : 0;
+		sc->m[i].dropped = agg_refused(a);
+		sc->m[i].kernel = agg_set_kernel(srv.set, i);
+	}
+}
+
+static void self_metrics(FILE *f, const struct scrape *sc, bool om, double t0)
+{
 	int i;
 
 	fprintf(f, "# HELP tpctl_lost_events%s events lost before they were counted "
 		"(ring buffer overruns, a full kernel table)\n"
 		"# TYPE tpctl_lost_events%s counter\n", om ? "" : "_total", om ? "" : "_total");
-	for (i = 0; i < c->n; i++) {
-		struct agg_table *t = agg_snapshot(agg_set_agg(srv.set, i), true, 1);
-
-		fprintf(f, "tpctl_lost_events_total{metric=\"%s\"} %llu\n", c->m[i].name,
-			t ? (unsigned long long)t->lost : 0ULL);
-		agg_table_free(t);
-	}
+	for (i = 0; i < sc->n; i++)
+		fprintf(f, "tpctl_lost_events_total{metric=\"%s\"} %llu\n", sc->m[i].name,
+			sc->m[i].lost);
 	fprintf(f, "# HELP tpctl_dropped_series_events%s events not counted because their "
 		"series would pass --max-series\n"
 		"# TYPE tpctl_dropped_series_events%s counter\n", om ? "" : "_total",
 		om ? "" : "_total");
-	for (i = 0; i < c->n; i++)
-		fprintf(f, "tpctl_dropped_series_events_total{metric=\"%s\"} %llu\n", c->m[i].name,
-			(unsigned long long)agg_refused(agg_set_agg(srv.set, i)));
+	for (i = 0; i < sc->n; i++)
+		fprintf(f, "tpctl_dropped_series_events_total{metric=\"%s\"} %llu\n",
+			sc->m[i].name, sc->m[i].dropped);
 	fprintf(f, "# HELP tpctl_metric_info the engine of each metric\n"
 		"# TYPE tpctl_metric_info gauge\n");
-	for (i = 0; i < c->n; i++)
-		fprintf(f, "tpctl_metric_info{metric=\"%s\",engine=\"%s\"} 1\n", c->m[i].name,
-			agg_set_kernel(srv.set, i) ? "kernel" : "user");
+	for (i = 0; i < sc->n; i++)
+		fprintf(f, "tpctl_metric_info{metric=\"%s\",engine=\"%s\"} 1\n", sc->m[i].name,
+			sc->m[i].kernel ? "kernel" : "user");
 	fprintf(f, "# HELP tpctl_scrape_duration_seconds how long this scrape took up to here\n"
 		"# TYPE tpctl_scrape_duration_seconds gauge\n"
 		"tpctl_scrape_duration_seconds %.6f\n", now_s() - t0);
@@ -368,81 +423,72 @@ static void cache_drop(void)
 {
 	int i;
 
+	pthread_mutex_lock(&srv.cache_lock);
 	for (i = 0; i < 2; i++) {
 		free(srv.cache[i].text);
 		srv.cache[i].text = NULL;
+		/* a scrape of the old config still being written does not come back */
+		srv.cache[i].at = now_s();
 	}
+	pthread_mutex_unlock(&srv.cache_lock);
 }
 
-/* The text of /metrics, made under the lock (or the last one, when it is recent). */
+/*
+ * The text of /metrics: the rows taken under the lock, written after it (or
+ * the last text, when it is recent).
+ */
 static char *metrics_text(bool om, size_t *len)
 {
+	struct scrape *sc = calloc(1, sizeof(*sc));
 	double t0;
 	char *buf = NULL;
 	FILE *f;
 	int i;
 
-	atomic_fetch_add(&srv.waiting, 1);
-	pthread_mutex_lock(&srv.lock);
-	atomic_fetch_sub(&srv.waiting, 1);
+	if (!sc)
+		return NULL;
+	pthread_mutex_lock(&srv.cache_lock);
 	t0 = now_s();
 	if (srv.cache[om].text && t0 - srv.cache[om].at < REUSE_S) {
 		buf = malloc(srv.cache[om].len);
 		if (buf)
 			memcpy(buf, srv.cache[om].text, srv.cache[om].len);
 		*len = srv.cache[om].len;
-		pthread_mutex_unlock(&srv.lock);
+		pthread_mutex_unlock(&srv.cache_lock);
+		free(sc);
 		return buf;
 	}
-	f = open_memstream(&buf, len);
-	if (!f) {
-		pthread_mutex_unlock(&srv.lock);
-		return NULL;
-	}
-	agg_set_collect(srv.set);
-	for (i = 0; i < srv.cfg->n; i++) {
-		struct metric *m = &srv.cfg->m[i];
-		struct agg *a = agg_set_agg(srv.set, i);
-		struct expo_metric em = {
-			.name = m->name,
-			.kind = strcmp(m->cmd, "count") ? EXPO_HISTOGRAM : EXPO_COUNTER,
-			.seconds = !strcmp(m->cmd, "latency"),
-			.help = m->line,
-		};
-		struct agg_table *t;
-		char help[1024], *h = help;
-		const char *p;
+	pthread_mutex_unlock(&srv.cache_lock);
+	atomic_fetch_add(&srv.waiting, 1);
+	pthread_mutex_lock(&srv.lock);
+	atomic_fetch_sub(&srv.waiting, 1);
+	t0 = now_s();
+	scrape_take(sc, om);
+	pthread_mutex_unlock(&srv.lock);
 
-		/*
-		 * the help text is the metric's line, with what the formats escape
-		 * escaped (OpenMetrics: the quote as well)
-		 */
-		for (p = m->line; *p && h < help + sizeof(help) - 3; p++) {
-			if (*p == '\\' || *p == '\n' || (om && *p == '"'))
-				*h++ = '\\';
-			*h++ = *p == '\n' ? 'n' : *p;
-		}
-		*h = '\0';
-		em.help = help;
-		agg_interval_end(a);
-		t = agg_snapshot(a, true, 0);
-		if (t)
-			expo_metric(f, &em, t, om);
-		agg_table_free(t);
+	f = open_memstream(&buf, len);
+	for (i = 0; i < sc->n; i++) {
+		if (f && sc->m[i].t)
+			expo_metric(f, &sc->m[i].em, sc->m[i].t, om);
+		agg_table_free(sc->m[i].t);
 	}
-	self_metrics(f, om, t0);
-	if (fclose(f)) {
-		pthread_mutex_unlock(&srv.lock);
+	if (f)
+		self_metrics(f, sc, om, t0);
+	free(sc);
+	if (!f || fclose(f)) {
 		free(buf);
 		return NULL;
 	}
-	free(srv.cache[om].text);
-	srv.cache[om].text = malloc(*len);
-	if (srv.cache[om].text)
-		memcpy(srv.cache[om].text, buf, *len);
-	srv.cache[om].len = *len;
-	srv.cache[om].at = t0;
-	pthread_mutex_unlock(&srv.lock);
+	pthread_mutex_lock(&srv.cache_lock);
+	if (t0 >= srv.cache[om].at) {
+		free(srv.cache[om].text);
+		srv.cache[om].text = malloc(*len);
+		if (srv.cache[om].text)
+			memcpy(srv.cache[om].text, buf, *len);
+		srv.cache[om].len = *len;
+		srv.cache[om].at = t0;
+	}
+	pthread_mutex_unlock(&srv.cache_lock);
 	return buf;
 }
 

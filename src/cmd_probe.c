@@ -87,7 +87,8 @@ static int probe_list(bool as_json)
 			json_obj_close(&j);
 		} else {
 			printf("%s:%s\t%s\t%s%s%s%s\n", sys ? sys : "?", ev ? ev : "?", kind,
-			       addr ? addr : "", fmt && *fmt ? " " : "", fmt ? fmt : "",
+			       addr ? addr : "", addr && *addr && fmt && *fmt ? " " : "",
+			       fmt ? fmt : "",
 			       sys && made_by_tpctl(sys) ? "\t(tpctl)" : "");
 		}
 		free(sys);

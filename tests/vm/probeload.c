@@ -9,6 +9,12 @@
  *                             "slow" sleeps 50 ms after each
  *   probeload work N          N calls of work(i) (a uprobe target: the
  *                             probe list tells kinds apart)
+ *   probeload open            open_path() of PROBELOAD_NEAR, a string it
+ *                             has read before, then of PROBELOAD_FAR, a
+ *                             string alone in 256 KiB of read-only data
+ *                             nothing touched (fault-around maps at most
+ *                             64 KiB around a fault): a probe at the
+ *                             syscall's entry finds its page not present
  *
  * It writes nothing: its stdout is that of the tpctl that started it.
  * Built static (busybox has no libc for it) by run-vm.sh.
@@ -28,12 +34,35 @@ __attribute__((noinline)) long work(long i)
 	return 3 * i + 1;
 }
 
+#define PROBELOAD_NEAR "/nonexistent/probeload-near"
+#define PROBELOAD_FAR "/nonexistent/probeload-far"
+
+static const struct {
+	char pad[128 * 1024];
+	char path[64];
+	char pad2[128 * 1024];
+} far = { .path = PROBELOAD_FAR };
+
+/* a uprobe target whose first argument is the path */
+__attribute__((noinline)) int open_path(const char *path)
+{
+	return open(path, O_RDONLY);
+}
+
 int main(int argc, char **argv)
 {
 	static char buf[4096];
 	long i, n, sum = 0;
 	int fd;
 
+	if (argc == 2 && !strcmp(argv[1], "open")) {
+		/* read the near string first: its page is present when it is opened */
+		static const char near[] = PROBELOAD_NEAR;
+
+		if (strlen(near) != sizeof(near) - 1)
+			return 1;
+		return open_path(near) >= 0 || open_path(far.path) >= 0;
+	}
 	if (argc < 3)
 		return 2;
 	n = atol(argv[2]);

@@ -26,7 +26,7 @@ pr_wait_group() {
 }
 
 echo 10 >$PARAM
-grep -w -e ksys_read -e vfs_read /proc/kallsyms | cut -d' ' -f2- >$P/kallsyms
+grep -w -e ksys_read -e vfs_read -e getname_flags /proc/kallsyms | cut -d' ' -f2- >$P/kallsyms
 pr_state >$P/state_before
 
 # ---- one-run probes: k:, kr:, counts
@@ -37,6 +37,13 @@ step pr_count_kernel tpctl count --json --by comm --engine kernel \
 	--probe 'k:ksys_read fd=arg1' -- probeload read 50
 step pr_count_user tpctl count --json --by comm --engine user \
 	--probe 'k:ksys_read fd=arg1' -- probeload read 50
+# which fetches fault: a kprobe at getname_flags (before the kernel reads the
+# path) and a uprobe on probeload's open_path, each in a run of its own
+step pr_fault_k tpctl stream --json --probe 'k:getname_flags path=arg1:ustring' \
+	-- probeload open
+step pr_fault_k_text tpctl stream --probe 'k:getname_flags path=arg1:ustring' -- probeload open
+step pr_fault_u tpctl stream --json --probe 'u:/usr/bin/probeload:open_path path=arg1:string' \
+	-- probeload open
 pr_state >$P/state_after_runs
 
 # ---- an event probe on foo_bar, in the same stream as foo_bar itself
@@ -79,10 +86,11 @@ step pr_bad_dots tpctl probe remove ../x
 step pr_bad_rdots tpctl probe remove tpctl:..
 pr_state >$P/state_after_bad
 
-# ---- two tpctl making probes of the same SPEC at once
+# ---- two tpctl making probes of the same SPEC at once (-a: the module's
+# thread fires foo_bar, probeload the reads)
 mark pr_two
 for x in a b; do
-	timeout 60 tpctl stream --json --probe 'k:ksys_read fd=arg1 n=arg3' \
+	timeout 60 tpctl stream --json -a --probe 'k:ksys_read fd=arg1 n=arg3' \
 		--probe 'e:sample-trace:foo_bar bar=$bar' -- probeload read 20 slow \
 		>$P/two_$x.out 2>$P/two_$x.err &
 	eval "two_$x=\$!"
@@ -108,29 +116,40 @@ echo $tp >$P/kill_pid
 step pr_reset tpctl reset
 pr_state >$P/state_after_reset
 
-# ---- the module unloaded while its events and an event probe on them are streamed
-mark pr_rmmod
-timeout 60 tpctl stream --json sample-trace:foo_bar --probe 'e:sample-trace:foo_bar bar=$bar' \
-	>$P/rmmod.out 2>$P/rmmod.err &
-tp=$!
-pr_wait_group $tp
-sleep 0.5
-rmmod sample_trace >$P/rmmod_cmd.out 2>&1
-echo $? >$P/rmmod_cmd.rc
-sleep 1
-if kill -0 $tp 2>/dev/null; then
-	echo running >$P/rmmod_alive
-	kill -INT $tp
-else
-	echo gone >$P/rmmod_alive
-fi
-wait $tp
-echo $? >$P/rmmod.rc
-pr_state >$P/state_after_rmmod
-# with tpctl gone the module can go (nothing of tpctl holds it) and come back
-if grep -q '^sample_trace ' /proc/modules; then
-	rmmod sample_trace >$P/rmmod_after.out 2>&1
-	echo $? >$P/rmmod_after.rc
-fi
-insmod /lib/modules/sample_trace.ko period_ms=20 >$P/reinsmod.out 2>&1
-echo $? >$P/reinsmod.rc
+# ---- the module unloaded while its events are streamed, without and with an
+# event probe on them (an event probe holds the module: 6.1 refuses rmmod)
+pr_rmmod() {
+	name=$1
+	mark pr_$name
+	shift
+	timeout 60 tpctl stream --json sample-trace:foo_bar "$@" >$P/$name.out 2>$P/$name.err &
+	tp=$!
+	i=0
+	while ! [ -d $T/instances/tpctl-$tp ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	sleep 0.5
+	rmmod sample_trace >$P/$name.rmmod 2>&1
+	echo $? >$P/$name.rmmod_rc
+	sleep 1
+	if kill -0 $tp 2>/dev/null; then
+		echo running >$P/$name.alive
+		kill -INT $tp
+	else
+		echo gone >$P/$name.alive
+	fi
+	wait $tp
+	echo $? >$P/$name.rc
+	pr_state >$P/$name.state
+	# with tpctl gone nothing of it holds the module: it can go, and come back
+	if grep -q '^sample_trace ' /proc/modules; then
+		rmmod sample_trace >$P/$name.rmmod_after 2>&1
+		echo $? >$P/$name.rmmod_after_rc
+	fi
+	insmod /lib/modules/sample_trace.ko period_ms=20 >$P/$name.insmod 2>&1
+	echo $? >$P/$name.insmod_rc
+}
+pr_rmmod rmmod_plain
+pr_rmmod rmmod_eprobe --probe 'e:sample-trace:foo_bar bar=$bar'
+echo 10 >$PARAM

@@ -388,8 +388,8 @@ static bool eprobe_field_is_string(const struct probe *p, const char *field, siz
 /*
  * One ARG to the kernel's fetch-arg syntax.  The shortcuts: argN, retval,
  * NAME=argN[:TYPE], NAME=retval[:TYPE] (a string type reads what the value
- * points to), and for event probes FIELD[:string] (the string in the record, or the user
- * string a pointer field points to).  Anything else is the
+ * points to), and for event probes FIELD[:string] (the string in the record,
+ * or the user string a pointer field points to).  Anything else is the
  * kernel's syntax already and is passed as it is.
  */
 static char *arg_convert(const struct probe *p, const char *arg)

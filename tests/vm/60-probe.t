@@ -62,6 +62,36 @@ for engine in ("kernel", "user"):
 t.ok(state("state_after_runs") == before, "nothing left after the one-run probes",
      state("state_after_runs"))
 
+# ---- faults: a uprobe's copy may fault the page in; a kprobe at openat's
+# entry cannot read a path on a page probeload never touched
+NEAR, FAR = "/nonexistent/probeload-near", "/nonexistent/probeload-far"
+got = [e["fields"].get("path") for e in events("pr_fault_u", "open_path")]
+t.ok(v.rc("pr_fault_u") == 0 and got == [NEAR, FAR],
+     "uprobe: both paths, the one on an untouched page too", v.step_diag("pr_fault_u"))
+
+
+def kernel_path(body):
+    m = re.search(rb'path=("([^"]*)"|\(fault\))', body)
+    return None if not m else m.group(2).decode() if m.group(2) is not None else "(fault)"
+
+
+kpaths = [kernel_path(r["body"]) for r in v.trace_records(v.read("probe/fault_kernel.trace"))
+          if r.get("event") == "pr_fault"]
+t.ok(v.rc("pr_fault_add") == 0 and kpaths == [NEAR, "(fault)"],
+     "kernel's text of a kprobe at openat's entry: the touched path, (fault) for the other",
+     v.text("probe/fault_kernel.trace") + v.step_diag("pr_fault_add"))
+want = ["" if p == "(fault)" else p for p in kpaths]
+got = [e["fields"].get("path") for e in events("pr_fault_k", "__x64_sys_openat")
+       if e["comm"] == "probeload"]
+t.ok(v.rc("pr_fault_k") == 0 and got == want,
+     "tpctl --json: the same fetches, a fault as an empty string (tpctl-probe(1))",
+     v.step_diag("pr_fault_k") + "\nwant %r" % want)
+got = [kernel_path(l) for l in v.read("pr_fault_k_text.out").split(b"\n")
+       if b"probeload" in l and b"path=" in l]
+t.ok(v.rc("pr_fault_k_text") == 0 and got == want, "tpctl text: the same",
+     v.step_diag("pr_fault_k_text") + "\nwant %r" % want)
+t.ok(v.rc("pr_fault_remove") == 0, "the persistent probe removed", v.step_diag("pr_fault_remove"))
+
 # ---- event probe: the values of the record it fired on
 for step, names in (("pr_e", ("bar", "foo", "str")), ("pr_e_short", ("bar", "foo"))):
     last, bad, n = {}, [], 0
@@ -82,7 +112,7 @@ for step, names in (("pr_e", ("bar", "foo", "str")), ("pr_e_short", ("bar", "foo
          v.step_diag(step) + "\n" + "\n".join(bad[:5]))
 
 # ---- persistent probes: add, list (kinds as dynamic_events has them), remove
-for s in ("pr_add_k", "pr_add_kr", "pr_add_u", "pr_add_e"):
+for s in ("pr_add_k", "pr_add_kr", "pr_add_u", "pr_add_ur", "pr_add_e"):
     t.ok(v.rc(s) == 0, "probe add: %s" % s, v.step_diag(s))
 
 
@@ -114,10 +144,10 @@ for p in (doc or {}).get("probes", []):
     listed[key] = (p["kind"], " ".join(words.split()))
 tp = {k for k, p in (((p["system"], p["event"]), p) for p in (doc or {}).get("probes", []))
       if p["tpctl"]}
-t.ok(v.rc("pr_list") == 0 and listed == kernel and not dups and len(kernel) == 6,
+t.ok(v.rc("pr_list") == 0 and listed == kernel and not dups and len(kernel) == 7,
      "probe list --json: every dynamic event once, kind, place and args as the kernel has them",
      "kernel: %r\nlisted: %r\nduplicates: %r" % (kernel, listed, dups))
-t.ok(tp == {("tpctl", n) for n in ("pr_k", "pr_kr", "pr_u", "pr_e")},
+t.ok(tp == {("tpctl", n) for n in ("pr_k", "pr_kr", "pr_u", "pr_ur", "pr_e")},
      "probe list --json: tpctl's are those of group tpctl, not another tool's", repr(tp))
 text_kinds = {}
 for line in v.text("pr_list_text.out").splitlines():

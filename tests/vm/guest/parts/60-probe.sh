@@ -26,7 +26,7 @@ pr_wait_group() {
 }
 
 echo 10 >$PARAM
-grep -w -e ksys_read -e vfs_read -e getname_flags /proc/kallsyms | cut -d' ' -f2- >$P/kallsyms
+grep -w -e ksys_read -e vfs_read -e __x64_sys_openat /proc/kallsyms | cut -d' ' -f2- >$P/kallsyms
 pr_state >$P/state_before
 
 # ---- one-run probes: k:, kr:, counts
@@ -37,13 +37,25 @@ step pr_count_kernel tpctl count --json --by comm --engine kernel \
 	--probe 'k:ksys_read fd=arg1' -- probeload read 50
 step pr_count_user tpctl count --json --by comm --engine user \
 	--probe 'k:ksys_read fd=arg1' -- probeload read 50
-# which fetches fault: a kprobe at getname_flags (before the kernel reads the
-# path) and a uprobe on probeload's open_path, each in a run of its own
-step pr_fault_k tpctl stream --json --probe 'k:getname_flags path=arg1:ustring' \
-	-- probeload open
-step pr_fault_k_text tpctl stream --probe 'k:getname_flags path=arg1:ustring' -- probeload open
+# which fetches fault: a kprobe at openat's entry (the kernel has not read the
+# path yet) and a uprobe on probeload's open_path, each in a run of its own;
+# then the kernel's own text of the kprobe's fetch (comm: probeload only)
+PR_FK='k:__x64_sys_openat path=+0(+104(%di)):ustring'
+step pr_fault_k tpctl stream --json --probe "$PR_FK" -- probeload open
+step pr_fault_k_text tpctl stream --probe "$PR_FK" -- probeload open
 step pr_fault_u tpctl stream --json --probe 'u:/usr/bin/probeload:open_path path=arg1:string' \
 	-- probeload open
+step pr_fault_add tpctl probe add $PR_FK --name pr_fault
+I=$T/instances/prfault
+mkdir $I
+echo 'comm == "probeload"' >$I/events/tpctl/pr_fault/filter
+echo 1 >$I/events/tpctl/pr_fault/enable
+probeload open
+echo 0 >$I/tracing_on
+cat $I/trace >$P/fault_kernel.trace
+echo 0 >$I/events/tpctl/pr_fault/enable
+rmdir $I
+step pr_fault_remove tpctl probe remove pr_fault
 pr_state >$P/state_after_runs
 
 # ---- an event probe on foo_bar, in the same stream as foo_bar itself
@@ -56,6 +68,7 @@ step pr_e_short tpctl stream --json sample-trace:foo_bar \
 step pr_add_k tpctl probe add k:ksys_read fd=arg1 n=arg3 --name pr_k
 step pr_add_kr tpctl probe add kr:ksys_read retval --name pr_kr
 step pr_add_u tpctl probe add u:/usr/bin/probeload:work arg1 --name pr_u
+step pr_add_ur tpctl probe add ur:/usr/bin/probeload:work retval --name pr_ur
 step pr_add_e tpctl probe add e:sample-trace:foo_bar 'bar=$bar' --name pr_e
 echo 'p:other/pr_other_k vfs_read' >>$T/kprobe_events 2>$P/other_k.err
 echo 'pr_other_s u64 x' >>$T/synthetic_events 2>$P/other_s.err
@@ -66,11 +79,11 @@ step pr_persist tpctl stream --json tpctl:pr_k tpctl:pr_kr -- probeload read 20
 # a removal that fails partway: pr_e is enabled in an instance (EBUSY)
 mkdir $T/instances/prbusy
 echo 1 >$T/instances/prbusy/events/tpctl/pr_e/enable
-step pr_remove_busy tpctl probe remove pr_k pr_kr pr_e pr_u
+step pr_remove_busy tpctl probe remove pr_k pr_kr pr_e pr_u pr_ur
 cat $T/dynamic_events >$P/after_remove_busy
 echo 0 >$T/instances/prbusy/events/tpctl/pr_e/enable
 rmdir $T/instances/prbusy
-step pr_remove tpctl probe remove pr_k pr_kr pr_e pr_u
+step pr_remove tpctl probe remove pr_k pr_kr pr_e pr_u pr_ur
 echo '-:other/pr_other_k' >>$T/kprobe_events
 echo '!pr_other_s u64 x' >>$T/synthetic_events
 pr_state >$P/state_after_persist

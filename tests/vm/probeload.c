@@ -9,8 +9,8 @@
  *                             "slow" sleeps 50 ms after each
  *   probeload work N          N calls of work(i) (a uprobe target: the
  *                             probe list tells kinds apart)
- *   probeload open            open_path() of PROBELOAD_NEAR, a string it
- *                             has read before, then of PROBELOAD_FAR, a
+ *   probeload open            open_path() of PROBELOAD_NEAR, a string on
+ *                             its stack, then of PROBELOAD_FAR, a
  *                             string alone in 256 KiB of read-only data
  *                             nothing touched (fault-around maps at most
  *                             64 KiB around a fault): a probe at the
@@ -20,6 +20,7 @@
  * Built static (busybox has no libc for it) by run-vm.sh.
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -56,11 +57,10 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc == 2 && !strcmp(argv[1], "open")) {
-		/* read the near string first: its page is present when it is opened */
-		static const char near[] = PROBELOAD_NEAR;
+		/* on the stack: a page that is present when the kernel reads it */
+		char near[64];
 
-		if (strlen(near) != sizeof(near) - 1)
-			return 1;
+		snprintf(near, sizeof(near), "%s", PROBELOAD_NEAR);
 		return open_path(near) >= 0 || open_path(far.path) >= 0;
 	}
 	if (argc < 3)

@@ -338,11 +338,14 @@ int cmd_reset(int argc, char **argv)
 		}
 		tracefs_instance_free(orphan);
 	}
-	/* what their triggers named: a latency's synthetic event, once they are gone */
-	if (!inst && tfs_has_synth() && tfs_synth_remove_orphans())
-		ret = TP_FAIL;
 	/* after the instances: a probe enabled in one cannot be removed */
 	if (!inst && probe_remove_orphans())
+		ret = TP_FAIL;
+	/*
+	 * What their triggers named (a latency's synthetic event), once they
+	 * are gone, and after the probes: a --strings probe is on one
+	 */
+	if (!inst && tfs_has_synth() && tfs_synth_remove_orphans())
 		ret = TP_FAIL;
 out:
 	tracefs_list_free(names);

@@ -283,8 +283,8 @@ int cmd_reset(int argc, char **argv)
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = { "tpctl reset", opts, 0, "Disables every enabled event of the instance and clears every event filter; at the\n"
-		"top level also removes the private instances, probes and synthetic events (latency,\n"
-		"--strings) of tpctl processes that no longer run." };
+		"top level also removes the private instances, probes and synthetic events (of latency\n"
+		"and of syscall strings) of tpctl processes that no longer run." };
 	struct tp_args args;
 
 	ret = opt_parse(argc, argv, &spec, &args);

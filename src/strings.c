@@ -20,9 +20,14 @@
 /*
  * Per task, the arguments wait in the entry trigger's table from entry to
  * exit.  The kernel never frees an entry, so a table holds this many tasks
- * over the run; a task that comes later is counted as "Dropped" there.
+ * over the run; a task that comes later is counted as "Dropped" there.  The
+ * kernel allocates every entry of a table when the trigger is made (about
+ * 200 bytes each here): a run of many syscall events (all of "syscalls")
+ * gets the kernel's default size.
  */
 #define STRINGS_TABLE 8192
+#define STRINGS_TABLE_MANY 2048
+#define STRINGS_MANY 8
 
 /* The syscall events whose hist triggers strings_arm() writes. */
 struct strings_join {
@@ -33,6 +38,7 @@ struct strings_join {
 struct strings {
 	struct strings_join *v;
 	int n;
+	int table;		/* entries of each table */
 };
 
 /*
@@ -262,10 +268,9 @@ static int make_join(struct strings *s, struct tep_event *enter, struct tep_even
 	j->exit.name = strdup(exit->name);
 	s->n++;
 	if (!j->enter.system || !j->enter.name || !j->exit.system || !j->exit.name ||
-	    asprintf(&j->enter_cmd, "hist:keys=common_pid:%s:size=%d", save,
-		     STRINGS_TABLE) < 0 ||
+	    asprintf(&j->enter_cmd, "hist:keys=common_pid:%s:size=%d", save, s->table) < 0 ||
 	    asprintf(&j->exit_cmd, "hist:keys=common_pid:t%d_r=%s:size=%d:"
-		     "onmatch(syscalls.%s).trace(%s%s)", n, ret->name, STRINGS_TABLE,
+		     "onmatch(syscalls.%s).trace(%s%s)", n, ret->name, s->table,
 		     enter->name, *synth, fire) < 0)
 		goto oom;
 	r = tfs_synth_create(*synth, fields, false);
@@ -329,7 +334,7 @@ static int make_one(struct tep_handle *tep, struct strings *s, struct tfs_event 
 int strings_make(struct tep_handle *tep, struct tfs_event_list *evs, struct strings **sp)
 {
 	struct strings *s = calloc(1, sizeof(*s));
-	size_t i;
+	size_t i, n = 0;
 	int ret = TP_OK;
 
 	*sp = NULL;
@@ -337,6 +342,10 @@ int strings_make(struct tep_handle *tep, struct tfs_event_list *evs, struct stri
 		tp_error("out of memory");
 		return TP_FAIL;
 	}
+	for (i = 0; i < evs->n; i++)
+		n += !strcmp(evs->v[i].system, "syscalls") &&
+		     !strncmp(evs->v[i].name, "sys_enter_", 10);
+	s->table = n > STRINGS_MANY ? STRINGS_TABLE_MANY : STRINGS_TABLE;
 	for (i = 0; !ret && i < evs->n; i++)
 		ret = make_one(tep, s, &evs->v[i]);
 	*sp = s;
@@ -354,6 +363,25 @@ int strings_arm(struct strings *s, struct tracefs_instance *inst)
 			ret = tfs_trigger_add(inst, &s->v[i].exit, s->v[i].exit_cmd, false);
 	}
 	return ret;
+}
+
+void strings_report(struct strings *s, struct tracefs_instance *inst)
+{
+	unsigned long long dropped = 0;
+	int i;
+
+	for (i = 0; s && i < s->n; i++) {
+		char *text = tfs_hist_read(inst, &s->v[i].enter), *p;
+
+		/* the table's totals: "Dropped: N", entries the full table had no room for */
+		p = text ? strstr(text, "Dropped: ") : NULL;
+		if (p)
+			dropped += strtoull(p + 9, NULL, 10);
+		free(text);
+	}
+	if (dropped)
+		tp_warn("%llu syscall(s) not seen by '--strings': its table of tasks (%d) was full",
+			dropped, s->table);
 }
 
 void strings_free(struct strings *s)

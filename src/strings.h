@@ -73,6 +73,8 @@ int strings_check(void);
 int strings_make(struct tep_handle *tep, struct tfs_event_list *evs, struct strings **sp);
 /* The hist triggers into the (private) instance, before its events are enabled. */
 int strings_arm(struct strings *s, struct tracefs_instance *inst);
+/* At the end: the syscalls missed because the table of tasks was full, on stderr. */
+void strings_report(struct strings *s, struct tracefs_instance *inst);
 void strings_free(struct strings *s);
 
 /*

@@ -24,7 +24,7 @@ t = v.Tap()
 v.results_or_fail(t)
 
 CHECKS = ["strace", "json paths", "json values", "faults", "text", "count", "count text",
-          "hist", "filter", "naive", "exec", "record", "INT", "TERM", "KILL"]
+          "hist", "filter", "naive", "exec", "all", "record", "INT", "TERM", "KILL"]
 if v.text("strings/available").strip() != "yes":
     for name in CHECKS:
         t.skip(name, "--strings not built yet")
@@ -135,6 +135,17 @@ t.ok(v.rc("str_exec") == 0 and not bad and
      any(e["fields"].get("filename") == "/usr/bin/strload" for e in evs) and
      all("ret" not in e["fields"] for e in evs),
      "execve: its filename fetched at entry (no return value)", v.step_diag("str_exec"))
+
+# every syscall event with --strings: openat's paths as with one event, close and the
+# others as they are
+objs, bad = v.ndjson("str_all")
+opens = [o["fields"].get("filename") for o in objs
+         if o.get("event") == "sys_enter_openat" and o.get("comm") == "strload"]
+closes = [o for o in objs if o.get("event") == "sys_enter_close" and o.get("comm") == "strload"]
+t.ok(v.rc("str_all") == 0 and not bad and opens == strload_paths(5) and len(closes) >= 10 and
+     v.text("strings/all.after") == v.text("strings/state_before"),
+     "stream --strings syscalls (every syscall event): strload's paths, nothing left",
+     v.step_diag("str_all") + v.text("strings/all.after"))
 
 # the recording: tpctl report and trace-cmd report read the same strings
 rep, bad = events("str_report")

@@ -53,6 +53,9 @@ if tpctl stream --help 2>/dev/null | grep -q -- --strings; then
 	# execve: fetched at entry (after the exec the old pointer is gone)
 	step str_exec tpctl stream --strings --json syscalls:sys_enter_execve -- \
 		sh -c 'exec strload 1'
+	# every syscall event at once (the tables get the kernel's default size)
+	step str_all tpctl stream --strings --json syscalls -- strload 5
+	str_state >$S/all.after 2>&1
 	# INT and TERM while it runs: everything goes
 	for sig in INT TERM KILL; do
 		mark str_$sig

@@ -15,9 +15,9 @@
 #include <trace-seq.h>
 
 #include "decode.h"
-#include "strings.h"
 #include "json.h"
 #include "printfmt.h"
+#include "strings.h"
 #include "tpctl.h"
 
 #ifndef TPCTL_PLUGIN_DIR

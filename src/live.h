@@ -77,7 +77,7 @@ struct live_spec {
 	struct target *target;	/* the command's, parsed and checked by live_open() */
 	char **probes;		/* probes made for this run (tpctl-probe(1) SPECs) */
 	int nprobes;
-	bool strings;		/* syscall string arguments fetched by the kernel */
+	bool strings;		/* syscall string arguments fetched by the kernel (strings.h) */
 	const char *input;	/* a trace.dat to read instead of the kernel (NULL: live) */
 	unsigned flags;
 	/*

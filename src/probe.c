@@ -55,7 +55,7 @@ static bool tracefs_has(const char *file)
  * whether the kernel has them or not (6.18 without CONFIG_EPROBE_EVENTS
  * does): the kernel has them when it has their code.
  */
-static bool kernel_has_eprobes(void)
+bool probe_kernel_has_eprobes(void)
 {
 	char *syms = tp_read_file("/proc/kallsyms", NULL);
 	bool ok;
@@ -84,7 +84,7 @@ static int kernel_check(enum probe_kind kind)
 		return TP_USAGE;
 	case PROBE_EPROBE:
 	default:
-		if (kernel_has_eprobes())
+		if (probe_kernel_has_eprobes())
 			return TP_OK;
 		tp_error("this kernel has no event probes (CONFIG_EPROBE_EVENTS is off)");
 		return TP_USAGE;

@@ -4,7 +4,8 @@
 # return values compared with what the program was given (computed here), the
 # counts exact; persistent probes; bad input changes nothing; faults (the
 # binary deleted or replaced while a stream runs, SIGKILL, two tpctl making
-# the same SPEC at once) leave nothing in uprobe_events or dynamic_events.
+# the same SPEC at once) leave nothing in uprobe_events or dynamic_events; a
+# recording with probes reads the same in trace-cmd report and tpctl report.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v jq > /dev/null || skip_all "no jq"
@@ -54,6 +55,24 @@ jq -r '.rows[] | "\(.key.comm) \(.count)"' "$TMP/out" > "$TMP/got"
 echo "prog $N" > "$TMP/want"
 test_cmp "count --by comm counts $N for prog" "$TMP/want" "$TMP/got"
 unchanged; ok $? "nothing left after count"
+
+# ---- record: the file reads the same in trace-cmd report and tpctl report ---------
+TC=${TRACE_CMD:-/work/shared/tools/trace-cmd-here}
+if [ -x "$TC" ] && command -v python3 > /dev/null; then
+	expect_status "record --probe u: ur: and getenv -- prog $N" 0 "$TPCTL" record \
+		-o "$TMP/pr.dat" --probe "u:$P:work arg1 arg2" --probe "ur:$P:work retval" \
+		--probe "u:$LIBC:getenv name=arg1:string" -- "$P" $N
+	(cd "$TMP" && "$TC" report -N pr.dat 2> /dev/null) |
+		python3 "$TOP/tests/cli/report-norm.py" > "$TMP/tc.n"
+	"$TPCTL" report "$TMP/pr.dat" | python3 "$TOP/tests/cli/report-norm.py" > "$TMP/tp.n"
+	[ "$(grep -c ' work: ' "$TMP/tp.n")" = $N ] &&
+		[ "$(grep -c ' work__return: ' "$TMP/tp.n")" = $N ] &&
+		[ "$(grep -c ' getenv: .* name="TPCTL_PROBE_' "$TMP/tp.n")" = $N ]
+	ok $? "tpctl report: $N events of each probe, getenv's strings"; diag "$TMP/tp.n"
+	test_cmp "trace-cmd report shows the same" "$TMP/tc.n" "$TMP/tp.n"
+else
+	skip "no trace-cmd"; skip "no trace-cmd"; skip "no trace-cmd"
+fi
 
 # ---- persistent probes ---------------------------------------------------------
 expect_status "probe add" 0 "$TPCTL" probe add "u:$P:work" arg1 --name tpctl_test_work

@@ -66,6 +66,8 @@ else
 	c1=$(cpu_ticks $sp)
 	t1=$(cut -d' ' -f1 /proc/uptime)
 	echo "$c0 $c1 $t0 $t1" >$S/cpu
+	# past the 0.25 s in which serve answers a scrape with the last one's text
+	sleep 0.3
 	scrape after
 	scrape after_om 'Accept: application/openmetrics-text; version=1.0.0'
 	# NODD renames, in turn to four odd names
@@ -74,6 +76,7 @@ else
 	echo go >/tmp/go
 	wait $lp
 	echo $? >$S/oddname.rc
+	sleep 0.3
 	scrape odd_after
 	scrape odd_after_om 'Accept: application/openmetrics-text; version=1.0.0'
 	# a second read of the same hist files: the counters must not move back

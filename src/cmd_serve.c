@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,21 @@
  * each behind the lock.
  */
 #define REUSE_S		0.25
+/*
+ * A connection gets this many seconds, from its start or from the end of
+ * its last request, to send a whole request and read the answer; then it is
+ * closed.  libmicrohttpd's own timeout is an idle one: a client sending one
+ * byte a second would hold its slot for ever.
+ */
+#define REQUEST_S	5
+
+/* A connection the deadline watches (from libmicrohttpd's start to its close). */
+struct conn {
+	struct conn *prev, *next;
+	int fd;
+	double since;		/* its start, or the end of its last request */
+	bool cut;		/* shut down already */
+};
 
 struct metric {
 	char *line;		/* as written, for the index page */
@@ -75,7 +91,11 @@ static struct {
 		double at;		/* when it was made */
 	} cache[2];			/* text 0.0.4, OpenMetrics */
 	atomic_ullong refused_auth, refused_log_at;
-} srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .cache_lock = PTHREAD_MUTEX_INITIALIZER };
+	pthread_mutex_t conn_lock;	/* guards conns */
+	struct conn conns;		/* the open connections, a ring */
+	double reap_at;			/* the main loop's next look at them */
+} srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .cache_lock = PTHREAD_MUTEX_INITIALIZER,
+	  .conn_lock = PTHREAD_MUTEX_INITIALIZER, .conns = { &srv.conns, &srv.conns } };
 
 static double now_s(void)
 {
@@ -670,6 +690,92 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	refused(msg);
 }
 
+/*
+ * libmicrohttpd tells a connection's start and its close; the close comes
+ * before it closes the socket (and it takes conn_lock here), so an fd in
+ * srv.conns is still that connection's whenever conns_reap() looks at it:
+ * never one closed or used again by another.
+ */
+static void conn_notify(void *cls, struct MHD_Connection *c, void **ctx,
+			enum MHD_ConnectionNotificationCode code)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct conn *k = *ctx;
+
+	(void)cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		k = ci ? calloc(1, sizeof(*k)) : NULL;
+		if (!k)
+			return;
+		k->fd = ci->connect_fd;
+		k->since = now_s();
+		pthread_mutex_lock(&srv.conn_lock);
+		k->next = &srv.conns;
+		k->prev = srv.conns.prev;
+		k->prev->next = k;
+		srv.conns.prev = k;
+		pthread_mutex_unlock(&srv.conn_lock);
+		*ctx = k;
+	} else if (k) {
+		pthread_mutex_lock(&srv.conn_lock);
+		k->prev->next = k->next;
+		k->next->prev = k->prev;
+		pthread_mutex_unlock(&srv.conn_lock);
+		free(k);
+		*ctx = NULL;
+	}
+}
+
+/* A request answered: the connection's clock starts again for the next one. */
+static void request_done(void *cls, struct MHD_Connection *c, void **state,
+			 enum MHD_RequestTerminationCode toe)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *k = ci ? ci->socket_context : NULL;
+
+	(void)cls;
+	(void)state;
+	(void)toe;
+	if (!k)
+		return;
+	pthread_mutex_lock(&srv.conn_lock);
+	k->since = now_s();
+	pthread_mutex_unlock(&srv.conn_lock);
+}
+
+/*
+ * The main loop, a few times a second: connections past the deadline are
+ * shut down; libmicrohttpd sees the end of the stream and closes them.
+ */
+static void conns_reap(void)
+{
+	double now = now_s();
+	struct conn *k;
+	int n = 0;
+
+	if (now < srv.reap_at)
+		return;
+	srv.reap_at = now + 0.2;
+	pthread_mutex_lock(&srv.conn_lock);
+	for (k = srv.conns.next; k != &srv.conns; k = k->next) {
+		if (k->cut || now - k->since < REQUEST_S)
+			continue;
+		shutdown(k->fd, SHUT_RDWR);
+		k->cut = true;
+		n++;
+	}
+	pthread_mutex_unlock(&srv.conn_lock);
+	if (n) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "closed a connection without a whole request in %d s",
+			 REQUEST_S);
+		refused(why);
+	}
+}
+
 static int parse_listen(const char *s, struct sockaddr_storage *ss)
 {
 	char host[256];
@@ -758,6 +864,8 @@ static struct MHD_Daemon *http_start(const struct sockaddr_storage *ss, const ch
 			     MHD_OPTION_CONNECTION_LIMIT, 512,
 			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, 0,
 			     MHD_OPTION_CONNECTION_TIMEOUT, 10,
+			     MHD_OPTION_NOTIFY_CONNECTION, conn_notify, NULL,
+			     MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
 			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
 			     MHD_OPTION_ARRAY, tls,
 			     MHD_OPTION_END);
@@ -881,6 +989,7 @@ int cmd_serve(int argc, char **argv)
 			reload(config, args.argc, args.argv);
 			continue;
 		}
+		conns_reap();
 		pthread_mutex_lock(&srv.lock);
 		ret = agg_set_read(srv.set, WAIT_MS, &done);
 		pthread_mutex_unlock(&srv.lock);

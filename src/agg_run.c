@@ -284,6 +284,19 @@ static int kernel_arm_join(struct live *l, struct job *j, bool quiet)
 }
 
 /*
+ * The entries of a kernel table for at most max rows (0: no bound, the
+ * kernel's default): a power of two the kernel takes (it allows 2^17).
+ */
+static size_t kernel_size(size_t max)
+{
+	size_t n = 2048;
+
+	while (max && n < max && n < 131072)
+		n *= 2;
+	return max ? n : 0;
+}
+
+/*
  * The session's arm hook: the kernel jobs' triggers made paused in the
  * private instance (where nothing is read, tracing_on stays 0: the kernel
  * runs the triggers but records nothing); they count from kernel_continue()
@@ -303,7 +316,7 @@ static int kernel_arm(struct live *l, void *ctx)
 			ret = kernel_arm_join(l, j, !must);
 		for (i = 0; j->kernel && !j->o->spec.join && !ret && i < j->evs.n; i++)
 			ret = tfs_hist_start(live_instance(l), &j->evs.v[i], j->hists[i], true,
-					     !must);
+					     !must, kernel_size(j->o->max_rows));
 		if (ret && !must) {
 			tp_debug("user engine: the kernel refused a hist trigger");
 			j->try_kernel = false;
@@ -479,6 +492,8 @@ static int set_check(struct live *l, void *ctx)
 		if (ret)
 			break;
 		j->agg = agg_new(&o->spec, live_tep(l));
+		if (j->agg)
+			agg_set_max_rows(j->agg, o->max_rows);
 		j->dropped = calloc(j->evs.n ? j->evs.n : 1, sizeof(*j->dropped));
 		if (!j->agg || !j->dropped) {
 			tp_error("out of memory");

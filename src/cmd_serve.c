@@ -334,13 +334,14 @@ static int set_open(struct config *c)
 	const struct agg_opts *o[MAX_METRICS];
 	int i, ret;
 
-	for (i = 0; i < c->n; i++)
+	/* the kernel's tables are made as large as the rows kept */
+	for (i = 0; i < c->n; i++) {
+		c->m[i].o.max_rows = srv.max_series;
 		o[i] = &c->m[i].o;
+	}
 	ret = agg_set_open(&srv.set, o, c->n);
 	if (ret)
 		return ret;
-	for (i = 0; i < c->n; i++)
-		agg_set_max_rows(agg_set_agg(srv.set, i), srv.max_series);
 	ret = agg_set_start(srv.set);
 	if (ret) {
 		agg_set_close(srv.set, ret);

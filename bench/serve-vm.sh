@@ -8,7 +8,8 @@
 # and runs only tests/vm/guest/parts/90-servebench.sh, which reads serve's
 # utime + stime from /proc/PID/stat over an idle window and over K scrapes.
 # Printed per engine: serve's CPU between scrapes (% of one CPU), CPU per
-# scrape (ms, the idle rate taken out), series in the answer, the producer's
+# scrape (ms, the idle rate taken out; and of it the system time: the kernel
+# makes a hist file's text as it is read), series in the answer, the producer's
 # CPU share and its reads per second (from the counters of two scrapes).
 # Run from the top directory, as root:
 #   flock /tmp/tpctl-bench.lock flock /tmp/tpctl-vm.lock bench/serve-vm.sh [RUNS]
@@ -37,25 +38,28 @@ def counters(path):
 
 
 if run == "1":
-    print("run engine  idle-CPU%  ms/scrape  series  producer-CPU%  reads/s  exit")
+    print("run engine  idle-CPU%  ms/scrape (system)  series  producer-CPU%  reads/s  exit")
 for e in ("kernel", "user"):
     try:
-        c0, c1, c2, u0, u1, u2, p0, p1, p2, k = open(os.path.join(d, e + ".times")).read().split()
+        c0, c1, c2, u0, u1, u2, p0, p1, p2, k, s0, s1, s2 = \
+            open(os.path.join(d, e + ".times")).read().split()
     except (OSError, ValueError):
         print("%3s %-6s  no result (%s)" % (run, e, open(os.path.join(d, e + ".err"),
                                                         errors="replace").read()[-300:]))
         continue
-    c0, c1, c2, p0, p1, p2, k = map(int, (c0, c1, c2, p0, p1, p2, k))
+    c0, c1, c2, p0, p1, p2, k, s0, s1, s2 = map(int, (c0, c1, c2, p0, p1, p2, k, s0, s1, s2))
     u0, u1, u2 = map(float, (u0, u1, u2))
     idle = (c1 - c0) * TICK / (u1 - u0)
     per = ((c2 - c1) * TICK - idle * (u2 - u1)) / k
+    sidle = (s1 - s0) * TICK / (u1 - u0)
+    sper = ((s2 - s1) * TICK - sidle * (u2 - u1)) / k
     series, first = counters(os.path.join(d, e + ".first"))
     _, last = counters(os.path.join(d, e + ".last"))
     # the first answer came before the idle window, the last at the end of the scrapes
     rate = (last - first) / (u2 - u0) if last > first else 0
     prod = (p2 - p0) * TICK / (u2 - u0)
     rc = open(os.path.join(d, e + ".rc")).read().strip()
-    print("%3s %-6s  %8.1f  %9.1f  %6d  %13.0f  %7.0f  %4s" %
-          (run, e, 100 * idle, 1000 * per, series, 100 * prod, rate, rc))
+    print("%3s %-6s  %8.1f  %9.1f %8.1f  %6d  %13.0f  %7.0f  %4s" %
+          (run, e, 100 * idle, 1000 * per, 1000 * sper, series, 100 * prod, rate, rc))
 EOF
 done

@@ -966,7 +966,7 @@ static int hist_start_sized(struct tracefs_instance *inst, const struct tfs_even
 			    size_t size)
 {
 	struct trace_seq seq;
-	char *q, *e, *text = NULL;
+	char *q, *e, *f, *text = NULL;
 	int ret = TP_FAIL;
 
 	trace_seq_init(&seq);
@@ -974,7 +974,12 @@ static int hist_start_sized(struct tracefs_instance *inst, const struct tfs_even
 	trace_seq_terminate(&seq);
 	q = strchr(seq.buffer, '\'');
 	e = q ? strchr(q + 1, '\'') : NULL;
-	if (!e || asprintf(&text, "%.*s:size=%zu", (int)(e - q - 1), q + 1, size) < 0)
+	/* the attributes go before the filter */
+	f = e ? memmem(q, e - q, " if ", 4) : NULL;
+	if (!f)
+		f = e;
+	if (!e || asprintf(&text, "%.*s:size=%zu%.*s", (int)(f - q - 1), q + 1, size,
+			   (int)(e - f), f) < 0)
 		tp_error("cannot make the hist trigger of '%s:%s'", ev->system, ev->name);
 	else
 		ret = tfs_trigger_add(inst, ev, text, quiet);

@@ -16,6 +16,10 @@ case $ONLY in
 	ticks() {
 		awk '{ sub(/^.*\) /, ""); print $12 + $13 }' /proc/$1/stat
 	}
+	# stime alone: the kernel's part (a hist file is made by the kernel as it is read)
+	sticks() {
+		awk '{ sub(/^.*\) /, ""); print $13 }' /proc/$1/stat
+	}
 	up() {
 		cut -d' ' -f1 /proc/uptime
 	}
@@ -36,9 +40,9 @@ case $ONLY in
 		# every key is there before anything is measured
 		sleep 3
 		wget -q -O $B/$e.first http://127.0.0.1:$BPORT/metrics
-		c0=$(ticks $bp) u0=$(up) p0=$(ticks $lpid)
+		c0=$(ticks $bp) u0=$(up) p0=$(ticks $lpid) s0=$(sticks $bp)
 		sleep $IDLE_S
-		c1=$(ticks $bp) u1=$(up) p1=$(ticks $lpid)
+		c1=$(ticks $bp) u1=$(up) p1=$(ticks $lpid) s1=$(sticks $bp)
 		n=0
 		while [ $n -lt $K ]; do
 			# past the quarter second in which serve gives the last text again
@@ -46,8 +50,8 @@ case $ONLY in
 			wget -q -O $B/$e.last http://127.0.0.1:$BPORT/metrics
 			n=$((n + 1))
 		done
-		c2=$(ticks $bp) u2=$(up) p2=$(ticks $lpid)
-		echo "$c0 $c1 $c2 $u0 $u1 $u2 $p0 $p1 $p2 $K" >$B/$e.times
+		c2=$(ticks $bp) u2=$(up) p2=$(ticks $lpid) s2=$(sticks $bp)
+		echo "$c0 $c1 $c2 $u0 $u1 $u2 $p0 $p1 $p2 $K $s0 $s1 $s2" >$B/$e.times
 		kill -TERM $bp
 		wait $bp
 		echo $? >$B/$e.rc

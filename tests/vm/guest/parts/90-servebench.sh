@@ -11,7 +11,7 @@ case $ONLY in
 	ifconfig lo 127.0.0.1 up
 	BPORT=9465
 	IDLE_S=${BENCH_IDLE_S:-5}
-	K=${BENCH_K:-20}
+	K=${BENCH_K:-10}
 	# utime + stime in clock ticks (10 ms), and the uptime in seconds
 	ticks() {
 		awk '{ sub(/^.*\) /, ""); print $12 + $13 }' /proc/$1/stat
@@ -25,7 +25,18 @@ case $ONLY in
 	}
 	for e in kernel user; do
 		mark "servebench_$e"
-		start_load spread 1000000000
+		# the producer, without start_load's time limit (the kernel engine's
+		# scrapes take seconds each under TCG); it waits for "go" on /tmp/bgo
+		rm -f /tmp/bgo /tmp/bpid
+		mkfifo /tmp/bgo
+		aggload spread 1000000000 <>/tmp/bgo >/tmp/bpid &
+		lp=$!
+		i=0
+		while [ ! -s /tmp/bpid ] && [ $i -lt 200 ]; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+		lpid=$(cat /tmp/bpid)
 		tpctl serve --listen 127.0.0.1:$BPORT \
 			"count syscalls:sys_enter_read --by count --engine $e --filter 'common_pid == $lpid'" \
 			>/dev/null 2>$B/$e.err &
@@ -36,7 +47,7 @@ case $ONLY in
 			sleep 0.1
 			i=$((i + 1))
 		done
-		echo go >/tmp/go
+		echo go >/tmp/bgo
 		# every key is there before anything is measured
 		sleep 3
 		wget -q -O $B/$e.first http://127.0.0.1:$BPORT/metrics

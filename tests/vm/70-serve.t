@@ -195,6 +195,26 @@ for a_, b_ in zip(SCRAPES, SCRAPES[1:]):
             back.append("%s -> %s: %s gone" % (a_, b_, key))
 t.ok(not back, "no series goes back or away over %d scrapes" % len(SCRAPES), "\n".join(back[:10]))
 
+# two metrics on one event: the count keeps the kernel engine, the hist (whose
+# trigger's table would sit in the same hist file) goes to the user engine
+sb, sa = samples("shared_before"), samples("shared_after")
+info = {dict(lab).get("metric"): dict(lab).get("engine")
+        for (m, lab) in sa if m == "tpctl_metric_info"}
+serr = v.text(S + "shared.err")
+t.ok(info == {"tpctl_events": "kernel", "tpctl_rename_pid": "user"} and
+     "another metric has a hist trigger on this event" in serr and
+     v.text(S + "shared.rc").strip() == "0",
+     "two metrics on task:task_rename: the first the kernel's, the second the user engine's",
+     repr(info) + "\n" + serr[-1500:])
+diffs = []
+for name in ("agg\"q", "agg\\b", "agg\\xff\\xfe", "agg\nnl"):
+    dc = get(sa, "tpctl_events_total", newcomm=name) - get(sb, "tpctl_events_total", newcomm=name)
+    dh = (get(sa, "tpctl_rename_pid_count", newcomm=name) -
+          get(sb, "tpctl_rename_pid_count", newcomm=name))
+    diffs.append((name, dc, dh))
+t.ok(all(dc == NODD // 4 and dh == NODD // 4 for _, dc, dh in diffs),
+     "both count each odd name's %d renames" % (NODD // 4), repr(diffs))
+
 # TERM during scrapes
 t.ok(v.text(S + "term.rc").strip() == "0" and v.text(S + "tpctl_left").strip() == "0",
      "TERM during scrapes: exit 0 (tpctl-serve(1)), no tpctl left running",

@@ -94,6 +94,25 @@ else
 	wait
 	sleep 0.2
 	ps -o pid,comm | grep -c tpctl >$S/tpctl_left
+
+	# two metrics on one event: the second is the user engine's (one hist
+	# file would hold both tables); each counts the same renames
+	mark serve_shared
+	tpctl -v serve --listen 127.0.0.1:$SPORT 'count task:task_rename --by newcomm' \
+		'hist task:task_rename --field pid --by newcomm --name tpctl_rename_pid' \
+		>/dev/null 2>$S/shared.err &
+	sp=$!
+	serve_up
+	start_load oddname $NODD
+	scrape shared_before
+	echo go >/tmp/go
+	wait $lp
+	sleep 0.3
+	scrape shared_after
+	kill -TERM $sp
+	wait $sp
+	echo $? >$S/shared.rc
+
 	ls $T/instances >$S/instances_after
 	cat $T/synthetic_events >$S/synth_after
 	for e in syscalls/sys_enter_getpid syscalls/sys_enter_read raw_syscalls/sys_enter \

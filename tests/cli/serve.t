@@ -267,7 +267,14 @@ expect_status "a world-writable web config: refused" 2 "$TPCTL" serve --web-conf
 HURL=$URL
 serve_start --max-series 3 "count syscalls:sys_enter_getpid --by pid"
 for i in 1 2 3 4 5 6; do perl -e 'syscall(39) for 1 .. 10'; done
-curl -s "$URL/metrics" > "$TMP/m3.txt"
+# a scrape shows what the reader has taken from the ring buffers so far: wait for the last
+# events (at least 3 x 10 dropped), within 10 s
+dropped_ge_30() {
+	curl -s "$URL/metrics" > "$TMP/m3.txt"
+	d=$(sed -n 's/^tpctl_dropped_series_events_total{metric="tpctl_events"} //p' "$TMP/m3.txt")
+	[ -n "$d" ] && [ "$d" -ge 30 ]
+}
+WAIT_STEP=0.25 wait_for dropped_ge_30 40
 test_cmp "--max-series 3: three series" <(echo 3) <(grep -c '^tpctl_events_total{' "$TMP/m3.txt")
 d=$(sed -n 's/^tpctl_dropped_series_events_total{metric="tpctl_events"} //p' "$TMP/m3.txt")
 [ -n "$d" ] && [ "$d" -ge 30 ]

@@ -182,6 +182,7 @@ struct ev {
 	bool kplanned;
 	char *fmt;			/* latency: its format text (symbolic names) */
 	int8_t jside[2];		/* latency: its sides (index + 1), the END first */
+	bool strings;			/* a --strings probe: its strings may be faults */
 };
 
 /* ---------------------------------------------------------------- latency */
@@ -242,6 +243,7 @@ struct pcomm {
 
 struct agg {
 	const struct agg_spec *spec;
+	unsigned long long faults;	/* --strings keys the kernel could not fetch */
 	struct tep_handle *tep;
 	struct decoder *dec;
 	struct ev *ev;
@@ -512,7 +514,9 @@ int agg_add_event(struct agg *a, const char *sys, const char *name, const char *
 	e->id = event->id;
 	e->sys = strdup(sys);
 	e->name = strdup(name);
-	if (!e->sys || !e->name || asprintf(&e->label, "%s:%s", sys, name) < 0) {
+	/* a --strings probe is labelled as the syscall event it stands for */
+	e->strings = de->strings;
+	if (!e->sys || !e->name || asprintf(&e->label, "%s:%s", de->system, de->name) < 0) {
 		free(e->sys);
 		free(e->name);
 		tp_error("out of memory");
@@ -1564,6 +1568,12 @@ void agg_record(struct agg *a, const struct tep_record *rec)
 
 				if (!decode_span(c->f, data, rec->size, &p, &len))
 					len = 0;
+				/* the kernel could not fetch it: its own word for that */
+				if (e->strings && decode_str_fault(c->f, data, rec->size)) {
+					p = "(fault)";
+					len = 7;
+					a->faults++;
+				}
 				k += put_str(key + k, p, len);
 			} else {
 				uint64_t fv = 0;
@@ -2022,6 +2032,11 @@ void agg_kjoin_release(struct agg_kjoin *kj)
 	free(kj->end_cmd);
 	free(kj->hist_cmd);
 	memset(kj, 0, sizeof(*kj));
+}
+
+unsigned long long agg_faults(const struct agg *a)
+{
+	return a->faults;
 }
 
 int agg_kernel_join_ev(const struct agg *a)

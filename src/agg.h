@@ -182,6 +182,8 @@ const char *agg_kernel_join(struct agg *a, const char *name, const char *filter,
 			    struct agg_kjoin *kj);
 void agg_kjoin_release(struct agg_kjoin *kj);
 int agg_kernel_join_ev(const struct agg *a);
+/* String keys of --strings events the kernel could not fetch, counted as "(fault)". */
+unsigned long long agg_faults(const struct agg *a);
 
 /*
  * A filter as libtracefs's filter builders take it (tracefs_hist_append_filter,
@@ -280,6 +282,7 @@ struct agg_opts {
 	struct target *target;	/* TARGET (target.h): the processes traced */
 	const char *input;	/* --input: a trace.dat instead of the live kernel */
 	struct probe_words probes;	/* --probe: made for the run, their events traced */
+	bool strings;		/* --strings: syscall string arguments fetched (strings.h) */
 	uint64_t over;		/* latency --over: pairs longer than this printed (ns, 0: none) */
 	size_t max_rows;	/* rows kept per table (agg_set_max_rows), 0: no bound */
 	const char *sort;	/* latency sched: --sort */

@@ -518,6 +518,26 @@ static int add_run_probes(const struct tfs_event_list *all, struct tfs_event_lis
 	return TP_OK;
 }
 
+/* The job's EVENTs among the session's, each as it is traced (live_traced(): --strings). */
+static int job_events(struct live *l, const struct agg_opts *o, struct tfs_event_list *evs)
+{
+	struct tfs_event_list named = { 0 };
+	size_t i;
+	int ret;
+
+	ret = tfs_events_match(live_events_named(l), o->events, o->nevents, NULL, &named);
+	for (i = 0; !ret && i < named.n; i++) {
+		const struct tfs_event *t = live_traced(l, &named.v[i]);
+
+		if (tfs_event_list_add(evs, t->system, t->name) < 0) {
+			tp_error("out of memory");
+			ret = TP_FAIL;
+		}
+	}
+	tfs_event_list_free(&named);
+	return ret;
+}
+
 static int set_check(struct live *l, void *ctx)
 {
 	struct agg_set *set = ctx;
@@ -528,7 +548,7 @@ static int set_check(struct live *l, void *ctx)
 		struct job *j = &set->jobs[k];
 		const struct agg_opts *o = j->o;
 
-		ret = tfs_events_match(live_events(l), o->events, o->nevents, NULL, &j->evs);
+		ret = job_events(l, o, &j->evs);
 		if (!ret && o->probes.n)
 			ret = add_run_probes(live_events(l), &j->evs);
 		if (ret)
@@ -626,6 +646,7 @@ static int set_session(struct agg_set *set)
 	for (k = 0; k < set->njobs; k++) {
 		set->reading |= !set->jobs[k].try_kernel;
 		n += set->jobs[k].o->nevents;
+		spec.strings |= set->jobs[k].o->strings;
 	}
 	pats = calloc(n + 1, sizeof(*pats));
 	if (!pats) {
@@ -687,10 +708,16 @@ int agg_set_open(struct agg_set **setp, const struct agg_opts *const *o, int n)
 	for (k = 0; k < n; k++) {
 		set->jobs[k].o = o[k];
 		/* a recording has no hist triggers: what it holds is read */
-		set->jobs[k].try_kernel = o[k]->engine != AGG_ENGINE_USER && !o[k]->input;
-		if (o[k]->engine == AGG_ENGINE_KERNEL && o[k]->input) {
-			tp_error("'--input' reads a recording: the user engine does "
-				 "('--engine user')");
+		/* --strings events are probes on synthetic events: read from the buffers */
+		set->jobs[k].try_kernel = o[k]->engine != AGG_ENGINE_USER && !o[k]->input &&
+					  !o[k]->strings;
+		if (o[k]->engine == AGG_ENGINE_KERNEL && (o[k]->input || o[k]->strings)) {
+			if (o[k]->input)
+				tp_error("'--input' reads a recording: the user engine does "
+					 "('--engine user')");
+			else
+				tp_error("'--strings' events are read from the ring buffer: the "
+					 "user engine does ('--engine user')");
 			free(set->jobs);
 			free(set);
 			return TP_USAGE;
@@ -943,6 +970,7 @@ int agg_run(const struct agg_opts *o)
 				agg_set_kernel(set, 0) ? "the kernel's hist table was full" :
 				"the ring buffer overflowed before they were read");
 		agg_table_free(tab);
+		output_faults_report(agg_faults(agg));
 	}
 	if (set->out_failed) {
 		/* the reader of stdout went away (| head): a normal end, not an error */

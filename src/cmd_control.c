@@ -283,8 +283,8 @@ int cmd_reset(int argc, char **argv)
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = { "tpctl reset", opts, 0, "Disables every enabled event of the instance and clears every event filter; at the\n"
-		"top level also removes the private instances and the latency synthetic events of tpctl\n"
-		"processes that no longer run." };
+		"top level also removes the private instances, probes and synthetic events (of latency\n"
+		"and of syscall strings) of tpctl processes that no longer run." };
 	struct tp_args args;
 
 	ret = opt_parse(argc, argv, &spec, &args);
@@ -338,11 +338,14 @@ int cmd_reset(int argc, char **argv)
 		}
 		tracefs_instance_free(orphan);
 	}
-	/* what their triggers named: a latency's synthetic event, once they are gone */
-	if (!inst && tfs_has_synth() && tfs_synth_remove_orphans())
-		ret = TP_FAIL;
 	/* after the instances: a probe enabled in one cannot be removed */
 	if (!inst && probe_remove_orphans())
+		ret = TP_FAIL;
+	/*
+	 * What their triggers named (a latency's synthetic event), once they
+	 * are gone, and after the probes: a --strings probe is on one
+	 */
+	if (!inst && tfs_has_synth() && tfs_synth_remove_orphans())
 		ret = TP_FAIL;
 out:
 	tracefs_list_free(names);

@@ -6,6 +6,8 @@
  * "tpctl" (see probe.h for SPEC and the names).
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,7 +87,8 @@ static int probe_list(bool as_json)
 			json_obj_close(&j);
 		} else {
 			printf("%s:%s\t%s\t%s%s%s%s\n", sys ? sys : "?", ev ? ev : "?", kind,
-			       addr ? addr : "", fmt && *fmt ? " " : "", fmt ? fmt : "",
+			       addr ? addr : "", addr && *addr && fmt && *fmt ? " " : "",
+			       fmt ? fmt : "",
 			       sys && made_by_tpctl(sys) ? "\t(tpctl)" : "");
 		}
 		free(sys);
@@ -144,55 +147,132 @@ static int split_name(const char *arg, char *sys, char *ev, size_t len)
 }
 
 /*
+ * The line of sys:ev in dynamic_events ("p:sys/ev PLACE ARGS", "e:sys/ev
+ * BASESYS.BASEEVENT ARGS", "s:sys/ev FIELDS"), with a newline: the kernel
+ * takes it back as it shows it, which is how a removal is undone.
+ */
+static char *dynevent_line(const char *dyn, const char *sys, const char *ev)
+{
+	size_t ls = strlen(sys), le = strlen(ev);
+	const char *l, *g, *nl;
+
+	for (l = dyn; l && *l; l = nl ? nl + 1 : NULL) {
+		nl = strchr(l, '\n');
+		g = strchr(l, ':');
+		if (!g || (nl && g > nl))
+			continue;
+		g++;
+		if (!strncmp(g, sys, ls) && g[ls] == '/' && !strncmp(g + ls + 1, ev, le) &&
+		    (g[ls + 1 + le] == ' ' || g[ls + 1 + le] == '\n' || !g[ls + 1 + le])) {
+			char *line;
+
+			if (asprintf(&line, "%.*s\n", nl ? (int)(nl - l) : (int)strlen(l), l) < 0)
+				return NULL;
+			return line;
+		}
+	}
+	return NULL;
+}
+
+struct removal {
+	char sys[256];
+	char ev[256];
+	char *line;	/* its definition, to put it back */
+};
+
+/*
+ * After a removal failed: the journal puts back what was removed (their
+ * definitions were journaled); the error says what is still gone if that
+ * failed too, so that the user knows exactly what the command did.
+ */
+static void remove_undo(struct removal *r, int done, const char *why)
+{
+	char gone[512] = "";
+	size_t n = 0;
+	int i;
+
+	state_rollback();
+	for (i = 0; i < done && n < sizeof(gone); i++)
+		if (!tracefs_event_file_exists(NULL, r[i].sys, r[i].ev, "format"))
+			n += snprintf(gone + n, sizeof(gone) - n, "%s'%s:%s'", n ? ", " : "",
+				      r[i].sys, r[i].ev);
+	if (n)
+		tp_error("%s; removed %s (could not put back)", why, gone);
+	else
+		tp_error("%s; nothing removed", why);
+}
+
+/*
  * Every NAME is checked to be a dynamic event before the first is removed:
- * bad input removes nothing.  A removal is not journaled (it cannot be put
- * back on failure: the kernel refuses one that is enabled somewhere, and
- * then the ones before it stay removed, as with rm).
+ * bad input removes nothing.  Each removal is journaled with the probe's
+ * definition: when one fails (the kernel refuses to remove a probe that is
+ * enabled or used by another event: EBUSY), those removed before it are
+ * made again, and the error says so (or names those that could not be).
  */
 static int probe_remove(char **argv, int argc)
 {
-	struct tracefs_dynevent **all = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_ALL, NULL);
-	char sys[256], ev[256], *undo;
-	int i, k, ret = TP_OK;
+	struct removal *r = calloc(argc ? argc : 1, sizeof(*r));
+	char *path = NULL, *dyn = NULL, *undo;
+	int i, done = 0, ret = TP_OK;
+	sigset_t old;
 
+	if (!r || asprintf(&path, "%s/dynamic_events", tfs_dir()) < 0) {
+		free(r);
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
 	if (argc < 1) {
 		tp_error("'remove' needs a NAME");
 		ret = TP_USAGE;
+	} else if (!(dyn = tp_read_file(path, NULL))) {
+		tp_error("cannot read dynamic_events: %s", strerror(errno));
+		ret = TP_FAIL;
 	}
 	for (i = 0; !ret && i < argc; i++) {
-		ret = split_name(argv[i], sys, ev, sizeof(sys));
-		for (k = 0; !ret && all && all[k]; k++) {
-			char *s = NULL, *e = NULL;
-			bool same;
-
-			tracefs_dynevent_info(all[k], &s, &e, NULL, NULL, NULL);
-			same = s && e && !strcmp(s, sys) && !strcmp(e, ev);
-			free(s);
-			free(e);
-			if (same)
-				break;
-		}
-		if (!ret && !(all && all[k])) {
-			tp_error("no probe '%s:%s'; 'tpctl probe list' shows them", sys, ev);
+		ret = split_name(argv[i], r[i].sys, r[i].ev, sizeof(r[i].sys));
+		if (!ret && !(r[i].line = dynevent_line(dyn, r[i].sys, r[i].ev))) {
+			tp_error("no probe '%s:%s'; 'tpctl probe list' shows them", r[i].sys,
+				 r[i].ev);
 			ret = TP_USAGE;
 		}
 	}
-	for (i = 0; !ret && i < argc; i++) {
-		split_name(argv[i], sys, ev, sizeof(sys));
-		if (asprintf(&undo, "-:%s/%s\n", sys, ev) < 0) {
+	for (i = 0; !ret && i < argc; i++, done++) {
+		if (asprintf(&undo, "-:%s/%s\n", r[i].sys, r[i].ev) < 0) {
+			remove_undo(r, done, "out of memory");
 			ret = TP_FAIL;
 			break;
 		}
+		/* a signal between the removal and its journal entry would lose the probe */
+		state_block_signals(&old);
 		if (tracefs_instance_file_append(NULL, "dynamic_events", undo) < 0) {
 			int err = errno;
+			char why[600];
 
-			tp_error("cannot remove probe '%s:%s': %s%s", sys, ev, strerror(err),
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			snprintf(why, sizeof(why), "cannot remove probe '%s:%s': %s%s", r[i].sys,
+				 r[i].ev, strerror(err),
 				 err == EBUSY ? " (it is enabled or in use)" : "");
+			remove_undo(r, done, why);
 			ret = TP_FAIL;
+		} else if (state_journal_append(path, r[i].line) < 0) {
+			/* cannot promise to put it back: put it back now, and stop */
+			tracefs_instance_file_append(NULL, "dynamic_events", r[i].line);
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			remove_undo(r, done, "out of memory");
+			ret = TP_FAIL;
+		} else {
+			sigprocmask(SIG_SETMASK, &old, NULL);
+			tp_debug("probe %s:%s removed", r[i].sys, r[i].ev);
 		}
 		free(undo);
 	}
-	tracefs_dynevent_list_free(all);
+	if (!ret)
+		state_commit();
+	for (i = 0; i < argc; i++)
+		free(r[i].line);
+	free(r);
+	free(dyn);
+	free(path);
 	return ret;
 }
 

@@ -30,6 +30,7 @@
 #include "opt.h"
 #include "probe.h"
 #include "state.h"
+#include "strings.h"
 #include "target.h"
 #include "tfs.h"
 #include "tpctl.h"
@@ -418,7 +419,7 @@ int cmd_record(int argc, char **argv)
 	unsigned long long kb = 0, version = DAT_VERSION_DEFAULT;
 	char kbuf[32];
 	int ret;
-	bool moved, kstack = false, ustack = false;
+	bool moved, kstack = false, ustack = false, strings = false;
 	struct probe_words probes = { .n = 0 };
 	const struct tp_opt opts[] = {
 		OPT_STRING('o', "output", &output, "FILE", "the trace.dat file to write"),
@@ -432,12 +433,14 @@ int cmd_record(int argc, char **argv)
 		OPT_UINT(0, "file-version", &version, "V", 6, 7,
 			 "trace.dat version 7 (zstd-compressed pages, the default) or 6"),
 		PROBE_OPTS(&probes),
+		STRINGS_OPT(&strings),
 		TARGET_OPTS(&tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]\n"
 		"                    [--stack] [--user-stack] [--file-version 6|7] [--probe SPEC]...\n"
+		"                    [--strings]\n"
 		"                    " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};
@@ -464,6 +467,7 @@ int cmd_record(int argc, char **argv)
 	ret = live_open(&r.l, &(struct live_spec){
 		.events = args.argv, .nevents = args.argc, .filter = filter,
 		.buffer_kb = buffer_kb, .target = &tgt, .probes = probes.v, .nprobes = probes.n,
+		.strings = strings,
 		/* tracing_on 0 until every event is on: one window for all of them */
 		.flags = LIVE_PAGES | LIVE_HOLD | (kstack ? LIVE_KSTACK : 0) |
 			 (ustack ? LIVE_USTACK : 0),

@@ -363,6 +363,8 @@ static int report_decode(const char *path, struct dat_file *df, const struct rep
 	} else if (ctx.failed) {
 		ret = TP_FAIL;
 	}
+	if (o)
+		output_faults_report(output_faults(o));
 out:
 	output_free(o);
 	perfetto_free(pf);

@@ -28,6 +28,7 @@
 #include "probe.h"
 #include "output.h"
 #include "state.h"
+#include "strings.h"
 #include "target.h"
 #include "tpctl.h"
 #include "usym.h"
@@ -81,6 +82,7 @@ int cmd_stream(int argc, char **argv)
 	bool end_waited = false, *skipped = NULL;
 	struct target tgt;
 	struct probe_words probes = { .n = 0 };
+	bool strings = false;
 	const struct tp_opt opts[] = {
 		OPT_ARG("EVENT", "system:event, system or a glob; traced in a private instance\n"
 			"that is removed on exit (without EVENT: read what is enabled)"),
@@ -96,13 +98,14 @@ int cmd_stream(int argc, char **argv)
 		OPT_BOOL(0, "stack", &kstack, "the kernel stack of every EVENT (needs EVENT)"),
 		OPT_BOOL(0, "user-stack", &ustack, "the user stack of every EVENT (needs EVENT)"),
 		PROBE_OPTS(&probes),
+		STRINGS_OPT(&strings),
 		TARGET_OPTS(&tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl stream [EVENT...] [--json] [--filter EXPR] [--count N] [--duration SEC]\n"
 		"                    [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]\n"
-		"                    [--stack] [--user-stack] [--probe SPEC]...\n"
+		"                    [--stack] [--user-stack] [--probe SPEC]... [--strings]\n"
 		"                    " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};
@@ -147,6 +150,7 @@ int cmd_stream(int argc, char **argv)
 	ls = (struct live_spec){
 		.events = args.argv, .nevents = args.argc, .filter = filter, .buffer_kb = buffer_kb,
 		.cpus = cpulist, .target = &tgt, .probes = probes.v, .nprobes = probes.n,
+		.strings = strings,
 		.flags = LIVE_PROMPT | (kstack ? LIVE_KSTACK : 0) | (ustack ? LIVE_USTACK : 0) |
 			 (json ? 0 : LIVE_TEXT),
 	};
@@ -279,6 +283,7 @@ int cmd_stream(int argc, char **argv)
 		if (fail_on_loss && !ret)
 			ret = TP_FAIL;
 	}
+	output_faults_report(output_faults(out));
 	exit_line(l, out);
 out:
 	free(skipped);

@@ -17,6 +17,7 @@
 #include "decode.h"
 #include "json.h"
 #include "printfmt.h"
+#include "strings.h"
 #include "tpctl.h"
 
 #ifndef TPCTL_PLUGIN_DIR
@@ -1101,6 +1102,7 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 {
 	struct dec_event *de = calloc(1, sizeof(*de));
 	struct tep_format_field *f;
+	const char *nm;
 	int n = 0, i;
 	char *buf = NULL;
 	size_t len = 0;
@@ -1156,9 +1158,17 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 	}
 	de->nfields = n;
 
-	if (event->system && !strcmp(event->system, "syscalls")) {
-		const char *nm = event->name;
-
+	/* a --strings probe is shown as the syscall event it stands for (strings.h) */
+	de->system = event->system;
+	de->name = event->name;
+	if (event->system && event->name &&
+	    (nm = strings_shown_name(event->system, event->name))) {
+		de->system = "syscalls";
+		de->name = nm;
+		de->strings = true;
+	}
+	if (de->system && !strcmp(de->system, "syscalls")) {
+		nm = de->name;
 		if (!strncmp(nm, "sys_enter_", 10)) {
 			de->special = DS_SYS_ENTER;
 			if (asprintf(&de->sysname, "sys_%s", nm + 10) < 0)
@@ -1192,9 +1202,9 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 	if (!mf)
 		goto fail;
 	fputs(",\"system\":", mf);
-	json_write_string(mf, event->system, strlen(event->system));
+	json_write_string(mf, de->system, strlen(de->system));
 	fputs(",\"event\":", mf);
-	json_write_string(mf, event->name, strlen(event->name));
+	json_write_string(mf, de->name, strlen(de->name));
 	fputs(",\"fields\":{", mf);
 	fclose(mf);
 	de->jhead = buf;
@@ -1247,4 +1257,14 @@ struct dec_event *decoder_event(struct decoder *d, int id)
 		return NULL;
 	d->ev[id] = dec_event_build(event);
 	return d->ev[id];
+}
+
+bool decode_str_fault(const struct dec_field *f, const void *data, int size)
+{
+	uint32_t loc;
+
+	if (f->kind != DK_STR || (!f->dynamic && !f->relative) || f->offset + 4 > size)
+		return false;
+	memcpy(&loc, (const char *)data + f->offset, sizeof(loc));
+	return !(loc >> 16);
 }

@@ -134,6 +134,13 @@ struct dec_event {
 	enum dec_special special;
 	char *sysname;		/* "sys_openat" for the syscall forms */
 	char *jhead;		/* ,"system":"..","event":"..","fields":{ */
+	/*
+	 * The event's names as shown: its own, or for a --strings probe
+	 * (strings.h) the syscall event it stands for, whose layout it has
+	 * with a string for each string argument and "ret" last.
+	 */
+	const char *system, *name;
+	bool strings;
 	int nfields;
 	struct dec_field *fields;	/* the event's own fields (common_* left out) */
 	struct dec_field *ret;		/* sys_exit_*: the "ret" field */
@@ -201,6 +208,12 @@ uint64_t decode_elem(const void *p, int elem, bool sign);
 /* Where a string/array/bitmask lives in the record; for strings, len stops at NUL. */
 bool decode_span(const struct dec_field *f, const void *data, int size,
 		 const char **p, size_t *len);
+
+/*
+ * A string a probe could not fetch (the kernel's "(fault)"): its __data_loc
+ * says length 0, where a fetched string, even "", counts its NUL.
+ */
+bool decode_str_fault(const struct dec_field *f, const void *data, int size);
 
 /*
  * A kernel stack frame as the kernel's `trace` prints it (default options,

@@ -28,6 +28,7 @@
 #include "probe.h"
 #include "reader.h"
 #include "state.h"
+#include "strings.h"
 #include "target.h"
 #include "tfs.h"
 #include "tpctl.h"
@@ -37,6 +38,12 @@ struct live {
 	struct target no_target;	/* spec.target when the command gave none */
 	struct tep_handle *tep;
 	struct tfs_event_list evs;
+	/*
+	 * --strings: the events as named (evs has the strings probes in their
+	 * place, index for index) and what the probes need in the instance
+	 */
+	struct tfs_event_list named;
+	struct strings *str;
 	struct tracefs_instance *inst;
 	bool private_inst;		/* tpctl-<pid>, ours (else the -i instance, read only) */
 	int ncpu;
@@ -297,6 +304,17 @@ static int resolve_events(struct live *l)
 	ret = resolve_named(l);
 	if (!ret && s->nprobes)
 		ret = probe_session_make(s->probes, s->nprobes, &l->evs);
+	for (i = 0; !ret && s->strings && i < l->evs.n; i++)
+		if (tfs_event_list_add(&l->named, l->evs.v[i].system, l->evs.v[i].name) < 0) {
+			tp_error("out of memory");
+			ret = TP_FAIL;
+		}
+	if (!ret && s->strings) {
+		/* the formats tell which arguments are strings */
+		for (i = 0; i < l->evs.n; i++)
+			load_format(l->tep, l->evs.v[i].system, l->evs.v[i].name);
+		ret = strings_make(l->tep, &l->evs, &l->str);
+	}
 	for (i = 0; !ret && i < l->evs.n; i++)
 		load_format(l->tep, l->evs.v[i].system, l->evs.v[i].name);
 	for (i = 0; !ret && s->filter && i < l->evs.n; i++)
@@ -366,6 +384,9 @@ static int setup_instance(struct live *l)
 		ret = tfs_instance_write(l->inst, "buffer_percent", "0");
 	if (!ret)
 		ret = setup_stacks(l);
+	/* the triggers that fire the strings probes' synthetic events, before those are on */
+	if (!ret && l->str)
+		ret = strings_arm(l->str, l->inst);
 	for (i = 0; !ret && i < l->evs.n; i++) {
 		/* the kernel engine's filter is its triggers' */
 		if (s->filter && !(f & LIVE_NOREAD))
@@ -723,6 +744,12 @@ static int open_live(struct live *l)
 		ret = tfs_init();
 	if (ret)
 		return ret;
+	if (s->strings && !s->nevents) {
+		tp_error("'--strings' needs EVENT arguments (without them nothing is changed)");
+		return TP_USAGE;
+	}
+	if (s->strings && (ret = strings_check()))
+		return ret;
 	if (s->cpus && !tp_parse_cpus(s->cpus, l->cpus, l->ncpu)) {
 		tp_error("invalid CPU list '%s': CPUs 0-%d, as in 0,2-3", s->cpus, l->ncpu - 1);
 		return TP_USAGE;
@@ -805,6 +832,8 @@ static void live_free(struct live *l)
 	if (l->inst)
 		tracefs_instance_free(l->inst);
 	tfs_event_list_free(&l->evs);
+	tfs_event_list_free(&l->named);
+	strings_free(l->str);
 	if (l->spec.target == &l->no_target)
 		target_free(&l->no_target);
 	free(l);
@@ -995,6 +1024,8 @@ int live_close(struct live *l, int ret)
 	target_finish(t);
 	if (!ret)
 		target_report(t);
+	if (l->str && l->inst)
+		strings_report(l->str, l->inst);
 	/* the readers hold the instance's files open: close them before it goes */
 	close_readers(l);
 	state_rollback();
@@ -1010,6 +1041,22 @@ struct tep_handle *live_tep(struct live *l)
 const struct tfs_event_list *live_events(struct live *l)
 {
 	return &l->evs;
+}
+
+const struct tfs_event_list *live_events_named(struct live *l)
+{
+	return l->spec.strings && !l->in ? &l->named : &l->evs;
+}
+
+const struct tfs_event *live_traced(struct live *l, const struct tfs_event *named)
+{
+	const struct tfs_event_list *n = live_events_named(l);
+	size_t i;
+
+	for (i = 0; i < n->n; i++)
+		if (!strcmp(n->v[i].system, named->system) && !strcmp(n->v[i].name, named->name))
+			return &l->evs.v[i];
+	return named;
 }
 
 struct tracefs_instance *live_instance(struct live *l)

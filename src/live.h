@@ -77,7 +77,7 @@ struct live_spec {
 	struct target *target;	/* the command's, parsed and checked by live_open() */
 	char **probes;		/* probes made for this run (tpctl-probe(1) SPECs) */
 	int nprobes;
-	bool strings;		/* syscall string arguments fetched by the kernel */
+	bool strings;		/* syscall string arguments fetched by the kernel (strings.h) */
 	const char *input;	/* a trace.dat to read instead of the kernel (NULL: live) */
 	unsigned flags;
 	/*
@@ -150,6 +150,14 @@ int live_close(struct live *l, int ret);
 /* What the command reads the records with. */
 struct tep_handle *live_tep(struct live *l);
 const struct tfs_event_list *live_events(struct live *l);
+/*
+ * --strings traces a probe in place of each syscall event with string
+ * arguments (strings.h): the events as the command named them, and the one
+ * traced for such an event (itself for every other).
+ */
+const struct tfs_event_list *live_events_named(struct live *l);
+struct tfs_event;
+const struct tfs_event *live_traced(struct live *l, const struct tfs_event *named);
 struct tracefs_instance *live_instance(struct live *l);	/* NULL with an input file */
 /* The format file text of an event (the kernel's, or the recording's); caller frees. */
 char *live_format_text(struct live *l, const char *sys, const char *name, int *size);

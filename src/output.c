@@ -76,6 +76,7 @@ struct output {
 	struct kframe *kframes;	/* KFRAMES kernel frames as written, on first use */
 	output_usym_fn usym_fn;
 	void *usym_ctx;
+	unsigned long long faults;	/* strings the kernel could not fetch (--strings) */
 };
 
 #define KFRAMES 4096		/* a power of two */
@@ -561,6 +562,30 @@ static void text_stack(struct output *o, const struct dec_event *de,
 	}
 }
 
+/*
+ * A string argument of a syscall event, ", name: \"...\"" as the kernel
+ * prints a probe's string (the bytes as they are), or "(fault)" where the
+ * kernel could not fetch it, counted.
+ */
+static void text_string(struct output *o, const struct dec_event *de, const struct dec_field *df,
+			const struct tep_record *rec, bool comma)
+{
+	const char *p;
+	size_t len;
+	FILE *f = o->f;
+
+	fprintf(f, "%s%s: ", comma ? ", " : "", df->name);
+	if ((de->strings && decode_str_fault(df, rec->data, rec->size)) ||
+	    !decode_span(df, rec->data, rec->size, &p, &len)) {
+		o->faults++;
+		put_str(f, "(fault)");
+		return;
+	}
+	putc_unlocked('"', f);
+	put_mem(f, p, len);
+	putc_unlocked('"', f);
+}
+
 static int text_record(struct output *o, struct dec_event *de, struct tep_record *rec)
 {
 	const void *data = rec->data;
@@ -600,15 +625,29 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 		put_str(f, de->sysname);
 		putc_unlocked('(', f);
 		for (i = de->first_arg; i < de->nfields; i++) {
+			const struct dec_field *df = &de->fields[i];
 			uint64_t v = 0;
 
-			decode_int(&de->fields[i], data, rec->size, &v);
+			if (df == de->ret)
+				continue;
+			if (df->kind == DK_STR) {
+				text_string(o, de, df, rec, i > de->first_arg);
+				continue;
+			}
+			decode_int(df, data, rec->size, &v);
 			/* since 6.18 the kernel prints values below 10 in decimal */
 			fprintf(f, v < 10 && o->sys_decimal ? "%s%s: %llu" : "%s%s: 0x%llx",
-				i > de->first_arg ? ", " : "", de->fields[i].name,
-				(unsigned long long)v);
+				i > de->first_arg ? ", " : "", df->name, (unsigned long long)v);
 		}
-		put_str(f, ")\n");
+		putc_unlocked(')', f);
+		/* a --strings event is written at the syscall's exit: its return value */
+		if (de->ret) {
+			uint64_t v = 0;
+
+			decode_int(de->ret, data, rec->size, &v);
+			fprintf(f, " -> 0x%llx", (unsigned long long)v);
+		}
+		putc_unlocked('\n', f);
 		return 0;
 	case DS_SYS_EXIT: {
 		uint64_t v = 0;
@@ -806,6 +845,13 @@ static void json_open(struct output *o, struct dec_event *de, const struct tep_r
 		if (!first)
 			putc_unlocked(',', f);
 		first = false;
+		/* a string the kernel could not fetch (--strings) */
+		if (de->strings && decode_str_fault(df, data, rec->size)) {
+			o->faults++;
+			put_str(f, df->jkey);
+			put_lit(f, "null");
+			continue;
+		}
 		json_field(f, df, data, rec->size);
 	}
 	putc_unlocked('}', f);
@@ -1071,6 +1117,18 @@ int output_record(struct output *o, struct tep_record *rec)
 		}
 	}
 	return ferror(o->f) ? -1 : r;
+}
+
+unsigned long long output_faults(struct output *o)
+{
+	return o->faults;
+}
+
+void output_faults_report(unsigned long long n)
+{
+	if (n)
+		tp_warn("%llu string(s) the kernel could not fetch: (fault) in text, null in JSON "
+			"(the page was not in memory)", n);
 }
 
 bool output_is_stack(struct output *o, const struct tep_record *rec)

@@ -31,6 +31,13 @@ void output_free(struct output *o);
  * it on its CPU, and is not an event of its own), else 0.
  */
 int output_record(struct output *o, struct tep_record *rec);
+/*
+ * Strings of --strings events the kernel could not fetch, written so far as
+ * "(fault)" or null; output_faults_report() says how many on stderr (unless
+ * -q), nothing for 0.
+ */
+unsigned long long output_faults(struct output *o);
+void output_faults_report(unsigned long long n);
 /* Is rec a stack record (see output_record)? */
 bool output_is_stack(struct output *o, const struct tep_record *rec);
 /*

@@ -55,7 +55,7 @@ static bool tracefs_has(const char *file)
  * whether the kernel has them or not (6.18 without CONFIG_EPROBE_EVENTS
  * does): the kernel has them when it has their code.
  */
-static bool kernel_has_eprobes(void)
+bool probe_kernel_has_eprobes(void)
 {
 	char *syms = tp_read_file("/proc/kallsyms", NULL);
 	bool ok;
@@ -84,7 +84,7 @@ static int kernel_check(enum probe_kind kind)
 		return TP_USAGE;
 	case PROBE_EPROBE:
 	default:
-		if (kernel_has_eprobes())
+		if (probe_kernel_has_eprobes())
 			return TP_OK;
 		tp_error("this kernel has no event probes (CONFIG_EPROBE_EVENTS is off)");
 		return TP_USAGE;
@@ -352,14 +352,50 @@ static bool is_return(enum probe_kind k)
 }
 
 /*
+ * Whether the field of an event probe's event holds the string itself
+ * (char[N], __data_loc char[], __rel_loc char[]), from the format file's
+ * "field:DECL;" lines: the kernel fetches such a field as $FIELD:string
+ * (6.1 hands the probe the string's address in the record).  Any other field
+ * is a pointer, to a user string where a syscall's argument is one.
+ */
+static bool eprobe_field_is_string(const struct probe *p, const char *field, size_t len)
+{
+	char *fmt = tracefs_event_file_read(NULL, p->target_sys, p->target_event, "format", NULL);
+	const char *l, *end, *e, *b;
+	bool str = false;
+
+	for (l = fmt; l && (l = strstr(l, "field:")); l = end) {
+		l += strlen("field:");
+		end = strchr(l, ';');
+		if (!end)
+			break;
+		e = end;
+		if (e > l && e[-1] == ']')	/* "char foo[10]": the name is before "[10]" */
+			while (e > l && *e != '[')
+				e--;
+		for (b = e; b > l && (isalnum((unsigned char)b[-1]) || b[-1] == '_'); b--)
+			;
+		if ((size_t)(e - b) != len || strncmp(b, field, len))
+			continue;
+		str = memmem(l, end - l, "char", 4) &&
+		      (end[-1] == ']' || !strncmp(l, "__data_loc", 10) || !strncmp(l, "__rel_loc", 9));
+		break;
+	}
+	free(fmt);
+	return str;
+}
+
+/*
  * One ARG to the kernel's fetch-arg syntax.  The shortcuts: argN, retval,
  * NAME=argN[:TYPE], NAME=retval[:TYPE] (a string type reads what the value
- * points to), and for event probes FIELD[:string].  Anything else is the
+ * points to), and for event probes FIELD[:string] (the string in the record,
+ * or the user string a pointer field points to).  Anything else is the
  * kernel's syntax already and is passed as it is.
  */
-static char *arg_convert(enum probe_kind kind, const char *arg)
+static char *arg_convert(const struct probe *p, const char *arg)
 {
 	const char *eq = strchr(arg, '='), *val, *type, *colon;
+	enum probe_kind kind = p->kind;
 	char name[72], src[64], *out = NULL;
 	size_t vlen;
 	int n;
@@ -371,7 +407,9 @@ static char *arg_convert(enum probe_kind kind, const char *arg)
 			tp_error("invalid argument '%s': FIELD or FIELD:string", arg);
 			return NULL;
 		}
-		if (colon && (!strcmp(colon + 1, "string") || !strcmp(colon + 1, "ustring")))
+		if (colon && !strcmp(colon + 1, "string") && eprobe_field_is_string(p, arg, vlen))
+			n = asprintf(&out, "%.*s=$%.*s:string", (int)vlen, arg, (int)vlen, arg);
+		else if (colon && (!strcmp(colon + 1, "string") || !strcmp(colon + 1, "ustring")))
 			n = asprintf(&out, "%.*s=+0($%.*s):ustring", (int)vlen, arg, (int)vlen, arg);
 		else
 			n = asprintf(&out, "%.*s=$%s", (int)vlen, arg, arg);
@@ -429,7 +467,7 @@ static int args_convert(struct probe *p, char **args, int nargs)
 					 args[i]);
 				return TP_USAGE;
 			}
-		a = arg_convert(p->kind, args[i]);
+		a = arg_convert(p, args[i]);
 		if (!a)
 			return TP_USAGE;
 		n = realloc(p->args, len + strlen(a) + 2);

@@ -90,6 +90,9 @@ int probe_opt(const struct tp_opt *o, const char *arg);
 struct tracefs_dynevent;
 bool probe_dynevent_seen(struct tracefs_dynevent **all, int i, const char *sys, const char *ev);
 
+/* The kernel has event probes (CONFIG_EPROBE_EVENTS): their code is in kallsyms. */
+bool probe_kernel_has_eprobes(void);
+
 /* Remove the dynamic events of groups tpctl_<pid> whose process is gone ('tpctl reset'). */
 int probe_remove_orphans(void);
 

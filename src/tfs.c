@@ -20,6 +20,7 @@
 
 #include "decode.h"
 #include "state.h"
+#include "strings.h"
 #include "tfs.h"
 #include "tpctl.h"
 
@@ -1138,8 +1139,13 @@ int tfs_synth_remove_orphans(void)
 		long pid;
 		int n;
 
-		/* tpctl_lat_PID_N, made by a latency of a process that no longer runs */
-		if (sscanf(line, "%127s", name) != 1 || sscanf(name, "tpctl_lat_%ld_%d", &pid, &n) != 2 ||
+		/*
+		 * tpctl_lat_PID_N (latency's kernel engine) or tpctl_str_PID_N
+		 * (--strings, strings.h), made by a process that no longer runs
+		 */
+		if (sscanf(line, "%127s", name) != 1 ||
+		    (sscanf(name, "tpctl_lat_%ld_%d", &pid, &n) != 2 &&
+		     sscanf(name, STRINGS_SYNTH_PREFIX "%ld_%d", &pid, &n) != 2) ||
 		    pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		if (asprintf(&undo, "!%s", name) < 0)

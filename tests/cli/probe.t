@@ -72,6 +72,26 @@ expect_status "probe add of the same name again: exit 1" 1 "$TPCTL" probe add "u
 expect_status "probe remove" 0 "$TPCTL" probe remove tpctl_test_work
 unchanged; ok $? "nothing left after probe remove"
 
+# ---- a removal that fails partway puts back what it removed ----------------------
+expect_status "probe add a" 0 "$TPCTL" probe add "u:$P:work" arg1 --name tpctl_test_a
+expect_status "probe add b" 0 "$TPCTL" probe add "u:$P:work" arg2 --name tpctl_test_b
+defs() { grep -E '^[a-z0-9]+:tpctl/tpctl_test_[ab] ' "$TRACEFS/dynamic_events" | sort; }
+defs > "$TMP/defs.before"
+BUSY=$TRACEFS/instances/probe-t-busy-$$
+mkdir "$BUSY" && echo 1 > "$BUSY/events/tpctl/tpctl_test_b/enable"
+expect_status "probe remove a b, b enabled: exit 1" 1 "$TPCTL" probe remove tpctl_test_a \
+	tpctl_test_b
+[ "$(wc -l < "$TMP/err")" -eq 1 ] &&
+	grep -qi "^tpctl: probe: cannot remove probe 'tpctl:tpctl_test_b': .*busy.*; nothing removed$" \
+	"$TMP/err"
+ok $? "one line: the probe, the kernel's reason, nothing removed"
+cat "$TMP/err" | diag
+defs > "$TMP/defs.after"
+test_cmp "tpctl_test_a is back as it was" "$TMP/defs.before" "$TMP/defs.after"
+echo 0 > "$BUSY/events/tpctl/tpctl_test_b/enable" && rmdir "$BUSY"
+expect_status "probe remove a b" 0 "$TPCTL" probe remove tpctl_test_a tpctl:tpctl_test_b
+unchanged; ok $? "nothing left after the removal"
+
 # ---- bad input: exit 2, one line, nothing changed --------------------------------
 bad() {
 	local name=$1

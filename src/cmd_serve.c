@@ -21,6 +21,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,17 +50,26 @@
 #define REUSE_S		0.25
 /*
  * A connection gets this many seconds, from its start or from the end of
- * its last request, to send a whole request and read the answer; then it is
- * closed.  libmicrohttpd's own timeout is an idle one: a client sending one
- * byte a second would hold its slot for ever.
+ * its last request, to send a whole request, and as many again to read the
+ * answer; then it is closed.  What the server is slow at does not count:
+ * making the answer, a request it has not read yet, an answer it has not
+ * written yet.  libmicrohttpd's own timeout is an idle one: a client
+ * sending one byte a second would hold its slot for ever.
  */
 #define REQUEST_S	5
+
+enum conn_phase {
+	CONN_REQUEST,		/* the client sends its request */
+	CONN_BUSY,		/* the server makes the answer: no deadline */
+	CONN_ANSWER,		/* the client reads the answer */
+};
 
 /* A connection the deadline watches (from libmicrohttpd's start to its close). */
 struct conn {
 	struct conn *prev, *next;
 	int fd;
-	double since;		/* its start, or the end of its last request */
+	double since;		/* its start, the end of its last request, or its answer queued */
+	enum conn_phase phase;
 	bool cut;		/* shut down already */
 };
 
@@ -617,9 +628,8 @@ static bool authorized(struct MHD_Connection *c)
 	return ok;
 }
 
-static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
-			      const char *method, const char *version, const char *data,
-			      size_t *data_len, void **state)
+/* The answer to a whole request, queued. */
+static enum MHD_Result answer(struct MHD_Connection *c, const char *url, const char *method)
 {
 	static const char *const om_type =
 		"application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -628,15 +638,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	char *text;
 	bool om;
 
-	(void)cls;
-	(void)version;
-	(void)data;
-	(void)data_len;
-	/* the first call sees the headers only */
-	if (!*state) {
-		*state = (void *)1;
-		return MHD_YES;
-	}
 	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
 		text = strdup("only GET\n");
 		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", text,
@@ -728,22 +729,29 @@ static void conn_notify(void *cls, struct MHD_Connection *c, void **ctx,
 	}
 }
 
-/* A request answered: the connection's clock starts again for the next one. */
-static void request_done(void *cls, struct MHD_Connection *c, void **state,
-			 enum MHD_RequestTerminationCode toe)
+/* The connection's clock starts again, for the phase it enters. */
+static void conn_clock(struct MHD_Connection *c, enum conn_phase phase)
 {
 	const union MHD_ConnectionInfo *ci =
 		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct conn *k = ci ? ci->socket_context : NULL;
 
-	(void)cls;
-	(void)state;
-	(void)toe;
 	if (!k)
 		return;
 	pthread_mutex_lock(&srv.conn_lock);
 	k->since = now_s();
+	k->phase = phase;
 	pthread_mutex_unlock(&srv.conn_lock);
+}
+
+/* A request answered: the clock of the next one starts. */
+static void request_done(void *cls, struct MHD_Connection *c, void **state,
+			 enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)state;
+	(void)toe;
+	conn_clock(c, CONN_REQUEST);
 }
 
 /*
@@ -761,7 +769,18 @@ static void conns_reap(void)
 	srv.reap_at = now + 0.2;
 	pthread_mutex_lock(&srv.conn_lock);
 	for (k = srv.conns.next; k != &srv.conns; k = k->next) {
-		if (k->cut || now - k->since < REQUEST_S)
+		int unread = 0, unsent = 0;
+
+		if (k->cut || k->phase == CONN_BUSY || now - k->since < REQUEST_S)
+			continue;
+		/*
+		 * A request the server has not read, or an answer it has not
+		 * written while the client takes what it is sent: the server's
+		 * delay (its threads busy with other answers), not the client's.
+		 */
+		if (ioctl(k->fd, FIONREAD, &unread) == 0 && unread > 0)
+			continue;
+		if (k->phase == CONN_ANSWER && ioctl(k->fd, SIOCOUTQ, &unsent) == 0 && !unsent)
 			continue;
 		shutdown(k->fd, SHUT_RDWR);
 		k->cut = true;
@@ -771,10 +790,32 @@ static void conns_reap(void)
 	if (n) {
 		char why[96];
 
-		snprintf(why, sizeof(why), "closed a connection without a whole request in %d s",
-			 REQUEST_S);
+		snprintf(why, sizeof(why), "closed a connection slower than %d s to send its "
+			 "request or read the answer", REQUEST_S);
 		refused(why);
 	}
+}
+
+/* The request is whole: its answer is made (no deadline) and queued (the deadline again). */
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version, const char *data,
+			      size_t *data_len, void **state)
+{
+	enum MHD_Result ret;
+
+	(void)cls;
+	(void)version;
+	(void)data;
+	(void)data_len;
+	/* the first call sees the headers only */
+	if (!*state) {
+		*state = (void *)1;
+		return MHD_YES;
+	}
+	conn_clock(c, CONN_BUSY);
+	ret = answer(c, url, method);
+	conn_clock(c, CONN_ANSWER);
+	return ret;
 }
 
 static int parse_listen(const char *s, struct sockaddr_storage *ss)

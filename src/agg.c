@@ -254,6 +254,7 @@ struct agg {
 	bool vsign;
 	struct tab cur, total;
 	struct tab kprev;		/* kernel engine: the counts last read, exact keys */
+	bool kcomm;			/* kernel engine: a comm key is the entry's name, not a pid */
 	struct pcomm *pc;		/* pid -> its name when first counted (pcomm_set) */
 	size_t npc, npcused;
 	uint64_t lost_cur, lost_total;
@@ -1883,12 +1884,11 @@ static size_t join_kernel_key(struct agg *a, const struct ev *e, const struct kv
 			}
 			break;
 		case LK_COMM:
-			if (cl->str) {
+			if (cl->str)
 				k += put_str(key + k, kv->s[cl->kk], kv->len[cl->kk]);
-				break;
-			}
-			/* the pid, its name from the execname */
-			/* fall through */
+			else
+				k += put_str(key + k, kv->comm, kv->commlen);
+			break;
 		case LK_PID:
 			i32 = (int32_t)v;
 			memcpy(key + k, &i32, 4);
@@ -1915,6 +1915,14 @@ int agg_kernel_update(struct agg *a, int i, const char *text, uint64_t *dropped)
 	int bad = 0;
 
 	*dropped = 0;
+	/*
+	 * A task's name is the entry's own (the execname the kernel saved when
+	 * the entry was made), in the row's key: a pid's entries made before
+	 * and after an exec, or a pid used again, keep their names, so that a
+	 * row's count never moves from one name to another between two reads
+	 * (tpctl serve's counters only grow).
+	 */
+	a->kcomm = true;
 	for (line = text; line < textend; line = end + 1) {
 		struct kvals kv;
 		struct row *r;
@@ -1931,6 +1939,15 @@ int agg_kernel_update(struct agg *a, int i, const char *text, uint64_t *dropped)
 		}
 		if (*line != '{')
 			continue;
+		/* a string key holding a newline (a task may name itself so): the entry goes on */
+		if (!memmem(line, end - line, " } hitcount:", 12)) {
+			const char *hc = memmem(end, textend - end, " } hitcount:", 12);
+
+			if (hc)
+				end = memchr(hc, '\n', textend - hc);
+			if (!end)
+				end = textend;
+		}
 		memset(&kv, 0, sizeof(kv));
 		if (!parse_entry(e, line, end, &kv)) {
 			bad++;
@@ -1952,8 +1969,6 @@ int agg_kernel_update(struct agg *a, int i, const char *text, uint64_t *dropped)
 			continue;
 		delta = kv.hits - r->count;
 		r->count = kv.hits;
-		if (kv.comm)
-			pcomm_set(a, (int)kv.v[0], kv.comm, kv.commlen);
 		/* the row key, laid out as agg_record lays it out */
 		memcpy(key, &idx, 4);
 		k = 4;
@@ -1969,6 +1984,8 @@ int agg_kernel_update(struct agg *a, int i, const char *text, uint64_t *dropped)
 
 			switch (cl->kind) {
 			case AGG_KEY_COMM:
+				k += put_str(key + k, kv.comm, kv.commlen);
+				break;
 			case AGG_KEY_PID:
 			case AGG_KEY_CPU:
 				i32 = (int32_t)kv.v[cl->kk];
@@ -2407,6 +2424,13 @@ static size_t key_cells(struct agg *a, const unsigned char *raw, struct agg_cell
 			len = strlen(str);
 			break;
 		case AGG_KEY_COMM:
+			if (a->kcomm) {
+				memcpy(&l16, raw + r, 2);
+				str = (const char *)raw + r + 2;
+				len = l16;
+				r += 2 + l16;
+				break;
+			}
 			memcpy(&i32, raw + r, 4);
 			r += 4;
 			str = comm_of(a, i32, reloaded);

@@ -284,6 +284,7 @@ struct agg_opts {
 	struct probe_words probes;	/* --probe: made for the run, their events traced */
 	bool strings;		/* --strings: syscall string arguments fetched (strings.h) */
 	uint64_t over;		/* latency --over: pairs longer than this printed (ns, 0: none) */
+	size_t max_rows;	/* rows kept per table (agg_set_max_rows), 0: no bound */
 	const char *sort;	/* latency sched: --sort */
 	/* what agg_main() runs instead of agg_run() (latency sched: its own table) */
 	int (*run)(const struct agg_opts *o);

@@ -195,7 +195,42 @@ static int hist_filter(struct tracefs_hist *hist, const char *expr)
  * the error printed if the kernel engine was asked for, else -1 (use the
  * user engine) after saying why under -v.
  */
-static int kernel_plan(struct job *j)
+static bool same_event(const char *sys, const char *name, const char *sys2, const char *name2)
+{
+	return sys2 && name2 && !strcmp(sys, sys2) && !strcmp(name, name2);
+}
+
+/*
+ * Has a job before j a trigger on sys:name?  An event's hist file holds the
+ * tables of all its triggers one after the other, and an entry does not say
+ * whose it is: a count or hist job reads it only where its trigger is the
+ * event's only one.  (A latency reads its synthetic event's file, its own.)
+ */
+static bool event_taken(const struct agg_set *set, const struct job *j, const char *sys,
+			const char *name, bool any)
+{
+	const struct job *p;
+	size_t i;
+
+	for (p = set->jobs; p < j; p++) {
+		if (!p->kernel)
+			continue;
+		if (p->o->spec.join) {
+			if (any && (same_event(sys, name, p->kj.start_sys, p->kj.start_ev) ||
+				    same_event(sys, name, p->kj.end_sys, p->kj.end_ev)))
+				return true;
+			continue;
+		}
+		for (i = 0; i < p->evs.n; i++)
+			if (same_event(sys, name, p->evs.v[i].system, p->evs.v[i].name))
+				return true;
+	}
+	return false;
+}
+
+#define TAKEN "another metric has a hist trigger on this event (one hist file holds both)"
+
+static int kernel_plan(const struct agg_set *set, struct job *j)
 {
 	bool must = j->o->engine == AGG_ENGINE_KERNEL;
 	const char *why = NULL;
@@ -215,6 +250,9 @@ static int kernel_plan(struct job *j)
 		} else {
 			why = agg_kernel_join(j->agg, name, j->o->filter, &j->kj);
 		}
+		if (!why && (event_taken(set, j, j->kj.start_sys, j->kj.start_ev, false) ||
+			     event_taken(set, j, j->kj.end_sys, j->kj.end_ev, false)))
+			why = TAKEN;
 		if (!why) {
 			j->synth.system = (char *)"synthetic";
 			j->synth.name = j->kj.name;
@@ -236,6 +274,10 @@ static int kernel_plan(struct job *j)
 			/* the kernel lacks it: not the user's mistake */
 			why = "this kernel has no hist triggers";
 			ret = TP_FAIL;
+			break;
+		}
+		if (event_taken(set, j, j->evs.v[i].system, j->evs.v[i].name, true)) {
+			why = TAKEN;
 			break;
 		}
 		j->hists[i] = agg_kernel_hist(j->agg, i, &why);
@@ -284,6 +326,19 @@ static int kernel_arm_join(struct live *l, struct job *j, bool quiet)
 }
 
 /*
+ * The entries of a kernel table for at most max rows (0: no bound, the
+ * kernel's default): a power of two the kernel takes (it allows 2^17).
+ */
+static size_t kernel_size(size_t max)
+{
+	size_t n = 2048;
+
+	while (max && n < max && n < 131072)
+		n *= 2;
+	return max ? n : 0;
+}
+
+/*
  * The session's arm hook: the kernel jobs' triggers made paused in the
  * private instance (where nothing is read, tracing_on stays 0: the kernel
  * runs the triggers but records nothing); they count from kernel_continue()
@@ -303,7 +358,7 @@ static int kernel_arm(struct live *l, void *ctx)
 			ret = kernel_arm_join(l, j, !must);
 		for (i = 0; j->kernel && !j->o->spec.join && !ret && i < j->evs.n; i++)
 			ret = tfs_hist_start(live_instance(l), &j->evs.v[i], j->hists[i], true,
-					     !must);
+					     !must, kernel_size(j->o->max_rows));
 		if (ret && !must) {
 			tp_debug("user engine: the kernel refused a hist trigger");
 			j->try_kernel = false;
@@ -499,6 +554,8 @@ static int set_check(struct live *l, void *ctx)
 		if (ret)
 			break;
 		j->agg = agg_new(&o->spec, live_tep(l));
+		if (j->agg)
+			agg_set_max_rows(j->agg, o->max_rows);
 		j->dropped = calloc(j->evs.n ? j->evs.n : 1, sizeof(*j->dropped));
 		if (!j->agg || !j->dropped) {
 			tp_error("out of memory");
@@ -522,7 +579,7 @@ static int set_check(struct live *l, void *ctx)
 		agg_set_comm_loader(j->agg, live_reload_comms, l);
 		j->kernel = j->try_kernel;
 		if (j->kernel) {
-			ret = kernel_plan(j);
+			ret = kernel_plan(set, j);
 			if (ret == -1) {
 				j->try_kernel = j->kernel = false;
 				ret = TP_OK;

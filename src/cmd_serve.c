@@ -21,6 +21,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +48,30 @@
  * each behind the lock.
  */
 #define REUSE_S		0.25
+/*
+ * A connection gets this many seconds, from its start or from the end of
+ * its last request, to send a whole request, and as many again to read the
+ * answer; then it is closed.  What the server is slow at does not count:
+ * making the answer, a request it has not read yet, an answer it has not
+ * written yet.  libmicrohttpd's own timeout is an idle one: a client
+ * sending one byte a second would hold its slot for ever.
+ */
+#define REQUEST_S	5
+
+enum conn_phase {
+	CONN_REQUEST,		/* the client sends its request */
+	CONN_BUSY,		/* the server makes the answer: no deadline */
+	CONN_ANSWER,		/* the client reads the answer */
+};
+
+/* A connection the deadline watches (from libmicrohttpd's start to its close). */
+struct conn {
+	struct conn *prev, *next;
+	int fd;
+	double since;		/* its start, the end of its last request, or its answer queued */
+	enum conn_phase phase;
+	bool cut;		/* shut down already */
+};
 
 struct metric {
 	char *line;		/* as written, for the index page */
@@ -75,7 +102,11 @@ static struct {
 		double at;		/* when it was made */
 	} cache[2];			/* text 0.0.4, OpenMetrics */
 	atomic_ullong refused_auth, refused_log_at;
-} srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .cache_lock = PTHREAD_MUTEX_INITIALIZER };
+	pthread_mutex_t conn_lock;	/* guards conns */
+	struct conn conns;		/* the open connections, a ring */
+	double reap_at;			/* the main loop's next look at them */
+} srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .cache_lock = PTHREAD_MUTEX_INITIALIZER,
+	  .conn_lock = PTHREAD_MUTEX_INITIALIZER, .conns = { &srv.conns, &srv.conns } };
 
 static double now_s(void)
 {
@@ -314,13 +345,14 @@ static int set_open(struct config *c)
 	const struct agg_opts *o[MAX_METRICS];
 	int i, ret;
 
-	for (i = 0; i < c->n; i++)
+	/* the kernel's tables are made as large as the rows kept */
+	for (i = 0; i < c->n; i++) {
+		c->m[i].o.max_rows = srv.max_series;
 		o[i] = &c->m[i].o;
+	}
 	ret = agg_set_open(&srv.set, o, c->n);
 	if (ret)
 		return ret;
-	for (i = 0; i < c->n; i++)
-		agg_set_max_rows(agg_set_agg(srv.set, i), srv.max_series);
 	ret = agg_set_start(srv.set);
 	if (ret) {
 		agg_set_close(srv.set, ret);
@@ -596,9 +628,8 @@ static bool authorized(struct MHD_Connection *c)
 	return ok;
 }
 
-static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
-			      const char *method, const char *version, const char *data,
-			      size_t *data_len, void **state)
+/* The answer to a whole request, queued. */
+static enum MHD_Result answer(struct MHD_Connection *c, const char *url, const char *method)
 {
 	static const char *const om_type =
 		"application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -607,15 +638,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	char *text;
 	bool om;
 
-	(void)cls;
-	(void)version;
-	(void)data;
-	(void)data_len;
-	/* the first call sees the headers only */
-	if (!*state) {
-		*state = (void *)1;
-		return MHD_YES;
-	}
 	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
 		text = strdup("only GET\n");
 		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", text,
@@ -668,6 +690,132 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	if (n && msg[0] >= 'A' && msg[0] <= 'Z' && !(msg[1] >= 'A' && msg[1] <= 'Z'))
 		msg[0] += 'a' - 'A';
 	refused(msg);
+}
+
+/*
+ * libmicrohttpd tells a connection's start and its close; the close comes
+ * before it closes the socket (and it takes conn_lock here), so an fd in
+ * srv.conns is still that connection's whenever conns_reap() looks at it:
+ * never one closed or used again by another.
+ */
+static void conn_notify(void *cls, struct MHD_Connection *c, void **ctx,
+			enum MHD_ConnectionNotificationCode code)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct conn *k = *ctx;
+
+	(void)cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		k = ci ? calloc(1, sizeof(*k)) : NULL;
+		if (!k)
+			return;
+		k->fd = ci->connect_fd;
+		k->since = now_s();
+		pthread_mutex_lock(&srv.conn_lock);
+		k->next = &srv.conns;
+		k->prev = srv.conns.prev;
+		k->prev->next = k;
+		srv.conns.prev = k;
+		pthread_mutex_unlock(&srv.conn_lock);
+		*ctx = k;
+	} else if (k) {
+		pthread_mutex_lock(&srv.conn_lock);
+		k->prev->next = k->next;
+		k->next->prev = k->prev;
+		pthread_mutex_unlock(&srv.conn_lock);
+		free(k);
+		*ctx = NULL;
+	}
+}
+
+/* The connection's clock starts again, for the phase it enters. */
+static void conn_clock(struct MHD_Connection *c, enum conn_phase phase)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *k = ci ? ci->socket_context : NULL;
+
+	if (!k)
+		return;
+	pthread_mutex_lock(&srv.conn_lock);
+	k->since = now_s();
+	k->phase = phase;
+	pthread_mutex_unlock(&srv.conn_lock);
+}
+
+/* A request answered: the clock of the next one starts. */
+static void request_done(void *cls, struct MHD_Connection *c, void **state,
+			 enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)state;
+	(void)toe;
+	conn_clock(c, CONN_REQUEST);
+}
+
+/*
+ * The main loop, a few times a second: connections past the deadline are
+ * shut down; libmicrohttpd sees the end of the stream and closes them.
+ */
+static void conns_reap(void)
+{
+	double now = now_s();
+	struct conn *k;
+	int n = 0;
+
+	if (now < srv.reap_at)
+		return;
+	srv.reap_at = now + 0.2;
+	pthread_mutex_lock(&srv.conn_lock);
+	for (k = srv.conns.next; k != &srv.conns; k = k->next) {
+		int unread = 0, unsent = 0;
+
+		if (k->cut || k->phase == CONN_BUSY || now - k->since < REQUEST_S)
+			continue;
+		/*
+		 * A request the server has not read, or an answer it has not
+		 * written while the client takes what it is sent: the server's
+		 * delay (its threads busy with other answers), not the client's.
+		 */
+		if (ioctl(k->fd, FIONREAD, &unread) == 0 && unread > 0)
+			continue;
+		if (k->phase == CONN_ANSWER && ioctl(k->fd, SIOCOUTQ, &unsent) == 0 && !unsent)
+			continue;
+		shutdown(k->fd, SHUT_RDWR);
+		k->cut = true;
+		n++;
+	}
+	pthread_mutex_unlock(&srv.conn_lock);
+	if (n) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "closed a connection slower than %d s to send its "
+			 "request or read the answer", REQUEST_S);
+		refused(why);
+	}
+}
+
+/* The request is whole: its answer is made (no deadline) and queued (the deadline again). */
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version, const char *data,
+			      size_t *data_len, void **state)
+{
+	enum MHD_Result ret;
+
+	(void)cls;
+	(void)version;
+	(void)data;
+	(void)data_len;
+	/* the first call sees the headers only */
+	if (!*state) {
+		*state = (void *)1;
+		return MHD_YES;
+	}
+	conn_clock(c, CONN_BUSY);
+	ret = answer(c, url, method);
+	conn_clock(c, CONN_ANSWER);
+	return ret;
 }
 
 static int parse_listen(const char *s, struct sockaddr_storage *ss)
@@ -758,6 +906,8 @@ static struct MHD_Daemon *http_start(const struct sockaddr_storage *ss, const ch
 			     MHD_OPTION_CONNECTION_LIMIT, 512,
 			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, 0,
 			     MHD_OPTION_CONNECTION_TIMEOUT, 10,
+			     MHD_OPTION_NOTIFY_CONNECTION, conn_notify, NULL,
+			     MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
 			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
 			     MHD_OPTION_ARRAY, tls,
 			     MHD_OPTION_END);
@@ -881,6 +1031,7 @@ int cmd_serve(int argc, char **argv)
 			reload(config, args.argc, args.argv);
 			continue;
 		}
+		conns_reap();
 		pthread_mutex_lock(&srv.lock);
 		ret = agg_set_read(srv.set, WAIT_MS, &done);
 		pthread_mutex_unlock(&srv.lock);

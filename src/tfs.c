@@ -957,12 +957,48 @@ bool tfs_event_has_hist(struct tracefs_instance *inst, const struct tfs_event *e
 	return tracefs_event_file_exists(inst, ev->system, ev->name, "hist");
 }
 
+/*
+ * A hist trigger with a table of size entries: libtracefs 1.6.4 has no
+ * setter for it, so the trigger is its echo command's text (between the
+ * quotes) with ":size=N" added.
+ */
+static int hist_start_sized(struct tracefs_instance *inst, const struct tfs_event *ev,
+			    struct tracefs_hist *hist, enum tracefs_hist_command cmd, bool quiet,
+			    size_t size)
+{
+	struct trace_seq seq;
+	char *q, *e, *f, *text = NULL;
+	int ret = TP_FAIL;
+
+	trace_seq_init(&seq);
+	tracefs_hist_echo_cmd(&seq, inst, hist, cmd);
+	trace_seq_terminate(&seq);
+	q = strchr(seq.buffer, '\'');
+	e = q ? strchr(q + 1, '\'') : NULL;
+	/* the attributes go before the filter */
+	f = e ? memmem(q, e - q, " if ", 4) : NULL;
+	if (!f)
+		f = e;
+	if (!e || asprintf(&text, "%.*s:size=%zu%.*s", (int)(f - q - 1), q + 1, size,
+			   (int)(e - f), f) < 0)
+		tp_error("cannot make the hist trigger of '%s:%s'", ev->system, ev->name);
+	else
+		ret = tfs_trigger_add(inst, ev, text, quiet);
+	free(text);
+	trace_seq_destroy(&seq);
+	return ret;
+}
+
 int tfs_hist_start(struct tracefs_instance *inst, const struct tfs_event *ev,
-		   struct tracefs_hist *hist, bool paused, bool quiet)
+		   struct tracefs_hist *hist, bool paused, bool quiet, size_t size)
 {
 	enum tracefs_hist_command cmd = paused ? TRACEFS_HIST_CMD_PAUSE : TRACEFS_HIST_CMD_START;
-	char *path = tracefs_event_get_file(inst, ev->system, ev->name, "trigger");
+	char *path;
 	int err;
+
+	if (size)
+		return hist_start_sized(inst, ev, hist, cmd, quiet, size);
+	path = tracefs_event_get_file(inst, ev->system, ev->name, "trigger");
 
 	/* journal first: rollback opens the trigger file with O_TRUNC, which removes it */
 	if (!path || state_journal(path, "") < 0) {

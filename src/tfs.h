@@ -135,7 +135,8 @@ char *tfs_event_filter_get(struct tracefs_instance *inst, const struct tfs_event
  * the kernel has them for this event (events/<sys>/<event>/hist exists; not
  * every kernel is built with them).  tfs_hist_start(): start the trigger
  * described by hist in inst, or make it paused, journaled so that rollback
- * removes it; when the kernel refuses it, TP_FAIL, and unless quiet the error
+ * removes it; size: entries of its table (0: the kernel's default, 2048);
+ * when the kernel refuses it, TP_FAIL, and unless quiet the error
  * with the kernel's error_log.  tfs_hist_continue(): a paused one counts from
  * now on.  tfs_hist_read(): the text of the hist file, NULL on failure;
  * caller frees.
@@ -143,7 +144,7 @@ char *tfs_event_filter_get(struct tracefs_instance *inst, const struct tfs_event
 struct tracefs_hist;
 bool tfs_event_has_hist(struct tracefs_instance *inst, const struct tfs_event *ev);
 int tfs_hist_start(struct tracefs_instance *inst, const struct tfs_event *ev,
-		   struct tracefs_hist *hist, bool paused, bool quiet);
+		   struct tracefs_hist *hist, bool paused, bool quiet, size_t size);
 int tfs_hist_continue(struct tracefs_instance *inst, const struct tfs_event *ev,
 		      struct tracefs_hist *hist);
 char *tfs_hist_read(struct tracefs_instance *inst, const struct tfs_event *ev);

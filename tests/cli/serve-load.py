@@ -9,7 +9,14 @@
   serve-load.py PORT cut        50 clients that send a request, read a few
                                 bytes of the answer and reset the connection
   serve-load.py PORT slowread   a scrape read 1 byte a second (SIGTERM meanwhile)
+  serve-load.py PORT slow       200 clients sending a request one byte a second,
+                                never the whole of it, and one normal scrape
+                                timed while they are connected: prints its
+                                seconds, its status, how many slow clients the
+                                server closed, and the earliest and the latest
+                                close (seconds after their connect)
 """
+import select
 import socket
 import struct
 import subprocess
@@ -116,4 +123,45 @@ def slowread():
     print("done")
 
 
-{"load": load, "cut": cut, "slowread": slowread}[sys.argv[2]]()
+def slow():
+    cuts = []
+    lock = threading.Lock()
+
+    def client():
+        try:
+            s = socket.create_connection((HOST, PORT), timeout=5)
+        except OSError:
+            return
+        t0 = time.monotonic()
+        try:
+            # a request that never ends: one byte a second, for at most 30 s
+            for i in range(30):
+                s.send(REQ[i % (len(REQ) - 2):][:1])
+                r, _, _ = select.select([s], [], [], 1)
+                if r and not s.recv(1024):
+                    break
+            else:
+                return
+        except OSError:
+            pass
+        with lock:
+            cuts.append(time.monotonic() - t0)
+        s.close()
+
+    clients = [threading.Thread(target=client) for _ in range(200)]
+    for t in clients:
+        t.start()
+    time.sleep(1.5)
+    r = subprocess.run(["curl", "-s", "-o", "/dev/null", "--max-time", str(5 * SLOW), "-w",
+                        "%{http_code} %{time_total}", f"http://{HOST}:{PORT}/metrics"],
+                       stdout=subprocess.PIPE, text=True, check=False)
+    try:
+        st, took = int(r.stdout.split()[0]), float(r.stdout.split()[1])
+    except (ValueError, IndexError):
+        st, took = 0, 99.0
+    for t in clients:
+        t.join()
+    print(f"{took:.3f} {st} {len(cuts)} {min(cuts, default=0):.2f} {max(cuts, default=0):.2f}")
+
+
+{"load": load, "cut": cut, "slowread": slowread, "slow": slow}[sys.argv[2]]()

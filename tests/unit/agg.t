@@ -369,5 +369,41 @@ for hist, event, kkeys, opts, names, field in CASES if os.path.isdir(VM) else []
     ok(rc == 0 and out == out2, "kernel engine: %s: the user engine gives the same rows" % hist,
        "user:   %s\nkernel: %s\n%s%s" % (out[:600], out2[:600], err, err2))
 
+# A pid's entries made before and after its exec carry different execnames:
+# each keeps its own (a row must not move from one name to another between
+# two reads of the file); a string key holding a newline is one entry.
+if os.path.isdir(VM):
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        f1 = os.path.join(tmp, "getpid.hist")
+        with open(f1, "w") as f:
+            f.write("# event histogram\n#\n\n"
+                    "{ common_pid: aggload         [       300], cpu:          1 } hitcount:"
+                    "          7\n"
+                    "{ common_pid: exe             [       300], cpu:          0 } hitcount:"
+                    "          5\n\nTotals:\n    Hits: 12\n    Entries: 2\n    Dropped: 0\n")
+        check_json("kernel engine: one pid under two execnames keeps both names",
+                   ["--formats", VM, "--by", "comm,pid,cpu", "--hist", f1, "kernel",
+                    "syscalls:sys_enter_getpid"], "",
+                   [{"key": {"comm": "aggload", "pid": 300, "cpu": 1}, "count": 7},
+                    {"key": {"comm": "exe", "pid": 300, "cpu": 0}, "count": 5}], "count")
+        f2 = os.path.join(tmp, "rename.hist")
+        with open(f2, "wb") as f:
+            f.write(b"# event histogram\n#\n\n"
+                    b"{ pid:        301, oldcomm: " + b"agg\nnl".ljust(50) +
+                    b", newcomm: " + b"agg\"q".ljust(50) + b" } hitcount:          4\n"
+                    b"{ pid:        301, oldcomm: " + b"aggload".ljust(50) +
+                    b", newcomm: " + b"agg\nnl".ljust(50) + b" } hitcount:          3\n"
+                    b"\nTotals:\n    Hits: 7\n    Entries: 2\n    Dropped: 0\n")
+        rc, out, err = run(["--formats", VM, "--by", "fields.pid,oldcomm,newcomm", "--hist", f2,
+                            "kernel", "task:task_rename"])
+        ok(rc == 0 and not err and json.loads(out)["rows"] ==
+           [{"key": {"fields.pid": 301, "oldcomm": "agg\nnl", "newcomm": "agg\"q"}, "count": 4},
+            {"key": {"fields.pid": 301, "oldcomm": "aggload", "newcomm": "agg\nnl"}, "count": 3}],
+           "kernel engine: string keys holding a newline are whole entries", out + err)
+else:
+    for what in ("two execnames", "newline"):
+        ok(True, "kernel engine: %s # SKIP no hist fixtures in %s" % (what, VM))
+
 print("1..%d" % n)
 sys.exit(1 if failed else 0)

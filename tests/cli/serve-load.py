@@ -61,6 +61,17 @@ def slow_client(stop):
         pass
 
 
+def timed_scrape():
+    """One normal scrape from a process of its own: (HTTP status, seconds)."""
+    r = subprocess.run(["curl", "-s", "-o", "/dev/null", "--max-time", str(5 * SLOW), "-w",
+                        "%{http_code} %{time_total}", f"http://{HOST}:{PORT}/metrics"],
+                       stdout=subprocess.PIPE, text=True, check=False)
+    try:
+        return int(r.stdout.split()[0]), float(r.stdout.split()[1])
+    except (ValueError, IndexError):
+        return 0, 99.0
+
+
 def load():
     stop = threading.Event()
     ok = []
@@ -79,13 +90,7 @@ def load():
     time.sleep(0.2)
     # the normal scrape from a process of its own: this one's 200 threads
     # share one interpreter lock, which would slow its clock, not the server
-    r = subprocess.run(["curl", "-s", "-o", "/dev/null", "--max-time", str(5 * SLOW), "-w",
-                        "%{http_code} %{time_total}", f"http://{HOST}:{PORT}/metrics"],
-                       stdout=subprocess.PIPE, text=True, check=False)
-    try:
-        st, took = int(r.stdout.split()[0]), float(r.stdout.split()[1])
-    except (ValueError, IndexError):
-        st, took = 0, 99.0
+    st, took = timed_scrape()
     for t in many:
         t.join()
     stop.set()
@@ -152,13 +157,7 @@ def slow():
     for t in clients:
         t.start()
     time.sleep(1.5)
-    r = subprocess.run(["curl", "-s", "-o", "/dev/null", "--max-time", str(5 * SLOW), "-w",
-                        "%{http_code} %{time_total}", f"http://{HOST}:{PORT}/metrics"],
-                       stdout=subprocess.PIPE, text=True, check=False)
-    try:
-        st, took = int(r.stdout.split()[0]), float(r.stdout.split()[1])
-    except (ValueError, IndexError):
-        st, took = 0, 99.0
+    st, took = timed_scrape()
     for t in clients:
         t.join()
     print(f"{took:.3f} {st} {len(cuts)} {min(cuts, default=0):.2f} {max(cuts, default=0):.2f}")

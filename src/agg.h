@@ -308,6 +308,9 @@ int agg_run(const struct agg_opts *o);
  *   agg_set_start()	tracing starts for good (COMMAND runs)
  *   agg_set_read()	user engine: aggregate what is ready, else wait up to
  *			timeout_ms; *done once the target is gone
+ *   agg_set_wait()	the wait alone, after agg_set_read(set, 0, ...) found
+ *			nothing more ready: it touches no rows, so it needs
+ *			no lock that guards them (serve's scrapes go on)
  *   agg_set_collect()	kernel engine: the hist files read into the rows now;
  *			both: the ring buffers' losses counted
  *   agg_set_drain()	tracing off, what is left read, collected, flushed
@@ -318,6 +321,7 @@ struct agg_set;
 int agg_set_open(struct agg_set **set, const struct agg_opts *const *o, int n);
 int agg_set_start(struct agg_set *set);
 int agg_set_read(struct agg_set *set, int timeout_ms, bool *done);
+void agg_set_wait(struct agg_set *set, int timeout_ms);
 void agg_set_collect(struct agg_set *set);
 int agg_set_drain(struct agg_set *set);
 struct agg *agg_set_agg(struct agg_set *set, int i);

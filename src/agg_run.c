@@ -63,6 +63,7 @@ struct agg_set {
 	const char *filter;		/* the one filter every job has, for the kernel to apply */
 	bool same_filter;
 	bool reading;			/* a job of the user engine: records are read */
+	bool idle;			/* the last agg_set_read() found nothing more ready */
 	double start, last;		/* CLOCK_MONOTONIC seconds */
 	bool out_failed;
 	int out_errno;
@@ -778,6 +779,7 @@ int agg_set_read(struct agg_set *set, int timeout_ms, bool *done)
 	int r;
 
 	*done = false;
+	set->idle = true;
 	if (!set->reading) {
 		/* a signal ends the wait (no SA_RESTART), COMMAND's exit too (SIGCHLD) */
 		if (live_done(set->l))
@@ -802,12 +804,23 @@ int agg_set_read(struct agg_set *set, int timeout_ms, bool *done)
 	}
 	if (r < 0)
 		return TP_FAIL;
+	set->idle = !r;
 	/* the target is gone: what it left in the buffers is read by agg_set_drain */
 	if (!r && live_done(set->l))
 		*done = true;
 	else if (!r && timeout_ms)
 		live_wait(set->l, timeout_ms);
 	return TP_OK;
+}
+
+void agg_set_wait(struct agg_set *set, int timeout_ms)
+{
+	if (!set->idle || timeout_ms <= 0)
+		return;
+	if (set->reading)
+		live_wait(set->l, timeout_ms);
+	else
+		poll(NULL, 0, timeout_ms);
 }
 
 int agg_set_drain(struct agg_set *set)

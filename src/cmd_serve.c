@@ -9,7 +9,8 @@
  * reader otherwise.  The main thread reads the ring buffers; libmicrohttpd's
  * thread pool answers the requests.  One mutex guards the rows: a scrape
  * takes it between two portions of records (the reader yields while a
- * scrape waits), collects, renders the totals and lets go.
+ * scrape waits, and waits for records without it), collects, copies the
+ * totals and lets go; the text is written after.
  *
  * Signals: INT and TERM end the loop (live.c puts tracefs back as it closes
  * the session); HUP reads the config again, and a new config that does not
@@ -1033,10 +1034,16 @@ int cmd_serve(int argc, char **argv)
 		}
 		conns_reap();
 		pthread_mutex_lock(&srv.lock);
-		ret = agg_set_read(srv.set, WAIT_MS, &done);
+		ret = agg_set_read(srv.set, 0, &done);
 		pthread_mutex_unlock(&srv.lock);
 		if (ret || done)
 			break;
+		/*
+		 * the wait for more records (or the kernel engine's pause) without
+		 * the lock: a scrape does not wait for it (only this thread changes
+		 * srv.set, on SIGHUP)
+		 */
+		agg_set_wait(srv.set, WAIT_MS);
 		/* a scrape waits: it goes first */
 		while (atomic_load(&srv.waiting) && !state_stop)
 			usleep(1000);

@@ -505,10 +505,9 @@ static int job_filter(struct job *j, struct tep_handle *tep)
 /* The events of the probes made for this run (group tpctl_<pid>) are the job's too. */
 static int add_run_probes(const struct tfs_event_list *all, struct tfs_event_list *evs)
 {
-	char group[32];
+	const char *group = probe_run_group();
 	size_t i;
 
-	snprintf(group, sizeof(group), PROBE_RUN_PREFIX "%d", (int)getpid());
 	for (i = 0; i < all->n; i++)
 		if (!strcmp(all->v[i].system, group) &&
 		    !tfs_event_list_has(evs, group, all->v[i].name) &&

@@ -14,7 +14,6 @@
 #include <stdio_ext.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <event-parse.h>
 
@@ -239,7 +238,7 @@ static int probe_side(const struct probe_words *w, const char **ev, char *buf, s
 		tp_error("'%s' is neither system:event nor the name of a --probe of this run", *ev);
 		return TP_USAGE;
 	}
-	snprintf(buf, size, PROBE_RUN_PREFIX "%d:%s", (int)getpid(), *ev);
+	snprintf(buf, size, "%s:%s", probe_run_group(), *ev);
 	*ev = buf;
 	return TP_OK;
 }

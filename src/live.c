@@ -271,7 +271,9 @@ static void preload_enabled(struct live *l)
 static int resolve_named(struct live *l)
 {
 	const struct live_spec *s = &l->spec;
-	char **pats = calloc(s->nevents + 1, sizeof(*pats)), group[32];
+	char **pats = calloc(s->nevents + 1, sizeof(*pats));
+	const char *group = probe_run_group();
+	size_t glen = strlen(group);
 	int i, n = 0;
 	int ret;
 
@@ -279,9 +281,8 @@ static int resolve_named(struct live *l)
 		tp_error("out of memory");
 		return TP_FAIL;
 	}
-	snprintf(group, sizeof(group), PROBE_RUN_PREFIX "%d:", (int)getpid());
 	for (i = 0; i < s->nevents; i++)
-		if (!s->nprobes || strncmp(s->events[i], group, strlen(group)))
+		if (!s->nprobes || strncmp(s->events[i], group, glen) || s->events[i][glen] != ':')
 			pats[n++] = s->events[i];
 	ret = n ? tfs_events_resolve(NULL, pats, n, &l->evs) : TP_OK;
 	free(pats);

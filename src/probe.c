@@ -798,23 +798,29 @@ out:
 	return ret;
 }
 
+const char *probe_run_group(void)
+{
+	static char group[32];
+
+	snprintf(group, sizeof(group), PROBE_RUN_PREFIX "%d", (int)getpid());
+	return group;
+}
+
 int probe_session_make(char **words, int n, struct tfs_event_list *evs)
 {
 	struct probe *p = calloc(n ? n : 1, sizeof(*p));
-	char group[32];
 	int i, made = 0, ret = TP_OK;
 
 	if (!p) {
 		tp_error("out of memory");
 		return TP_FAIL;
 	}
-	snprintf(group, sizeof(group), PROBE_RUN_PREFIX "%d", (int)getpid());
 	/* every SPEC checked before the first probe is made */
 	for (i = 0; !ret && i < n; i++, made++)
 		ret = probe_parse_word(words[i], &p[i]);
 	for (i = 0; !ret && i < n; i++) {
-		ret = probe_create(&p[i], group);
-		if (!ret && tfs_event_list_add(evs, group, p[i].name) < 0) {
+		ret = probe_create(&p[i], probe_run_group());
+		if (!ret && tfs_event_list_add(evs, probe_run_group(), p[i].name) < 0) {
 			tp_error("out of memory");
 			ret = TP_FAIL;
 		}

@@ -43,6 +43,9 @@ struct probe {
 #define PROBE_GROUP "tpctl"
 #define PROBE_RUN_PREFIX "tpctl_"
 
+/* This run's group, tpctl_<pid> (a static buffer, made again on each call). */
+const char *probe_run_group(void);
+
 /*
  * Parse and check SPEC and ARGs, resolving a uprobe's symbol in its ELF file.
  * name (NULL: derived from the symbol or event) is the event name.  Prints

@@ -200,10 +200,9 @@ static int make_probe(const char *event, const char *sys, const char *target, ch
 		      struct tfs_event *out)
 {
 	struct probe p = { .kind = PROBE_EPROBE };
-	char group[32];
+	const char *group = probe_run_group();
 	int ret;
 
-	snprintf(group, sizeof(group), PROBE_RUN_PREFIX "%d", (int)getpid());
 	if (asprintf(&p.name, STRINGS_PROBE_PREFIX "%s", event) < 0)
 		p.name = NULL;
 	p.target_sys = strdup(sys);

@@ -2394,6 +2394,17 @@ static const char *comm_of(struct agg *a, int pid, bool *reloaded)
 	return c;
 }
 
+/* A string cell of a raw key at *r (2-byte length, the bytes); *r moves past it. */
+static const char *raw_str(const unsigned char *raw, size_t *r, size_t *len)
+{
+	uint16_t l16;
+
+	memcpy(&l16, raw + *r, 2);
+	*len = l16;
+	*r += 2 + l16;
+	return (const char *)raw + *r - l16;
+}
+
 /*
  * The cells of one raw key, and the output key they make (strings with
  * their NUL, numbers as 8 bytes) for merging rows.  Returns the length of
@@ -2425,10 +2436,7 @@ static size_t key_cells(struct agg *a, const unsigned char *raw, struct agg_cell
 			break;
 		case AGG_KEY_COMM:
 			if (a->kcomm) {
-				memcpy(&l16, raw + r, 2);
-				str = (const char *)raw + r + 2;
-				len = l16;
-				r += 2 + l16;
+				str = raw_str(raw, &r, &len);
 				break;
 			}
 			memcpy(&i32, raw + r, 4);
@@ -2454,10 +2462,7 @@ static size_t key_cells(struct agg *a, const unsigned char *raw, struct agg_cell
 			continue;
 		case AGG_KEY_FIELD:
 			if (c->str) {
-				memcpy(&l16, raw + r, 2);
-				str = (const char *)raw + r + 2;
-				len = l16;
-				r += 2 + l16;
+				str = raw_str(raw, &r, &len);
 				break;
 			}
 			memcpy(&v, raw + r, 8);

@@ -243,7 +243,12 @@ int opt_parse(int argc, char **argv, const struct tp_cmd_spec *spec, struct tp_a
 			as_short = true;
 		}
 		if (!o) {
-			ret = tp_option_error(argv, opt);
+			const char *lname = NULL;
+
+			/* a long option's optopt is its val (1000 + index), not a character */
+			if (optopt >= 1000 && (size_t)(optopt - 1000) < n)
+				lname = spec->opts[optopt - 1000].long_name;
+			ret = tp_option_error(argv, opt, lname);
 			break;
 		}
 		ret = opt_store(o, optarg, as_short);

@@ -63,7 +63,7 @@ char *tp_read_file(const char *path, size_t *len);
  * For a command's getopt loop: report the option getopt refused (unknown or
  * missing its argument) and point at --help.  Returns TP_USAGE.
  */
-int tp_option_error(char **argv, int opt);
+int tp_option_error(char **argv, int opt, const char *long_name);
 
 /* Every command: argv[0] is the command name; returns an exit status. */
 int cmd_list(int argc, char **argv);

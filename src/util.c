@@ -3,6 +3,7 @@
  * Helpers every command shares: the global options, messages on stderr in
  * one format, stdout's final flush, number parsing and whole-file reads.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -158,15 +159,17 @@ bool tp_parse_cpus(const char *s, bool *cpus, int ncpu)
 	return true;
 }
 
-int tp_option_error(char **argv, int opt)
+int tp_option_error(char **argv, int opt, const char *long_name)
 {
 	const char *arg = argv[optind - 1];
 
-	if (opt == ':' && optopt)
+	if (opt == ':' && long_name)
+		tp_error("option '--%s' needs an argument", long_name);
+	else if (opt == ':' && optopt > 0 && optopt < 128 && isprint(optopt))
 		tp_error("option '-%c' needs an argument", optopt);
 	else if (opt == ':')
 		tp_error("option '%s' needs an argument", arg);
-	else if (optopt)
+	else if (optopt > 0 && optopt < 128 && isprint(optopt))
 		tp_error("unknown option '-%c'", optopt);
 	else
 		tp_error("unknown option '%s'", arg);

@@ -159,11 +159,16 @@ static int sched_run(const struct agg_opts *o)
 		ret = sched_new(&s, live_tep(l));
 	if (!ret)
 		ret = live_start(l);
+	/* -- COMMAND: its own tasks, not those the pid filter lets in beside them */
+	if (!ret && o->target && o->target->argv && !o->target->all)
+		sched_own(s, target_pid(o->target));
 	if (!ret && o->duration > 0)
 		deadline = mono_s() + o->duration;
 	memset(&rec, 0, sizeof(rec));
 	while (!ret && !state_stop) {
 		r = live_next(l, &rec, &rlost);
+		if (r > 0 && rlost)
+			sched_lost(s, rec.cpu);
 		if (r < 0)
 			ret = TP_FAIL;
 		else if (r > 0)
@@ -181,6 +186,8 @@ static int sched_run(const struct agg_opts *o)
 				ret = ret ? ret : TP_FAIL;
 				break;
 			}
+			if (r > 0 && rlost)
+				sched_lost(s, rec.cpu);
 			if (r > 0)
 				sched_record(s, &rec);
 		}
@@ -201,6 +208,7 @@ static int sched_run(const struct agg_opts *o)
 			clearerr(stdout);
 		}
 		sched_table_free(t);
+		sched_warn_gaps(s);
 		lost = live_lost(l);
 		if (lost)
 			tp_warn("%llu events lost: the ring buffer overflowed before they were read",

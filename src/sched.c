@@ -36,6 +36,25 @@
  *    both recordings hold the same records.
  *  - The table lists tasks with at least one switch, not pid 0 (the idle
  *    tasks); the TOTAL sums only those.
+ *
+ * Where tpctl goes further than perf:
+ *
+ *  - Kernels can leave out switches: 6.18's CPU 1 here records no switch
+ *    out of the idle task (ten sleeps: 0 switches from idle there, 44 to
+ *    idle), and perf's own recording has the same gap.  Every record says
+ *    which task was current on its CPU (common_pid), so a record of a task
+ *    other than the one last switched in there (a switch out of a task whose
+ *    switch in was not seen, or its sched_stat_runtime) shows a switch in
+ *    the kernel did not record.  It is inferred at the CPU's previous record
+ *    (the woken task runs right after the wakeup that an idle CPU records),
+ *    counted as a switch when the task was waiting, and counted per CPU for
+ *    the warning of sched_warn_gaps().  The first record of a
+ *    CPU, and the first after lost events there, only tell who is current.
+ *  - With sched_own(), the table holds one process tree: the task given and
+ *    every task it or its descendants start (sched_wakeup_new is recorded in
+ *    the parent's context).  The kernel's pid filter passes any switch to or
+ *    from a traced task, so the tasks switched with them are in the records
+ *    too; the table leaves them out.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +79,17 @@ struct task {
 	uint64_t out_ts;		/* the last switch out (or first sight) */
 	uint64_t wait_ts;		/* ATOM_WAITING: since when */
 	uint64_t runtime, switches, total, max, max_ts;	/* max_ts: its start */
+	bool own;			/* in the process tree of sched_own() */
+	bool traced;			/* a sched_stat_runtime of it as current was seen */
 	char comm[COMM_LEN + 1];
+};
+
+/* What a CPU's records say of it: who is current there since when. */
+struct cpu_seen {
+	bool known;			/* cur is known (a record was seen, none lost since) */
+	int cur;			/* the task current there after the last record */
+	uint64_t last_ts;		/* the last record's timestamp */
+	uint64_t inferred;		/* switches in inferred (not recorded) */
 };
 
 /* One event's id and the fields read from it (NULL: not in the format). */
@@ -84,6 +113,9 @@ struct sched {
 	struct tep_format_field *prev_comm;
 	struct task *t;
 	size_t n, used;
+	struct cpu_seen *cpu;
+	int ncpu;
+	int root;			/* sched_own(): the tree's root; 0: every task */
 };
 
 static const char *const events[] = {
@@ -157,7 +189,31 @@ void sched_free(struct sched *s)
 	if (!s)
 		return;
 	free(s->t);
+	free(s->cpu);
 	free(s);
+}
+
+void sched_own(struct sched *s, int pid)
+{
+	s->root = pid;
+}
+
+void sched_lost(struct sched *s, int cpu)
+{
+	if (cpu >= 0 && cpu < s->ncpu)
+		s->cpu[cpu].known = false;
+}
+
+void sched_warn_gaps(const struct sched *s)
+{
+	int cpu;
+
+	/* perf sched latency only warns of "context switch bugs": name the CPUs and counts */
+	for (cpu = 0; cpu < s->ncpu; cpu++)
+		if (s->cpu[cpu].inferred)
+			tp_warn("CPU %d: %llu switches in that the kernel did not record were "
+				"inferred (a task switched out or running there that was never "
+				"switched in)", cpu, (unsigned long long)s->cpu[cpu].inferred);
 }
 
 static struct task *slot(struct task *t, size_t n, int pid)
@@ -168,6 +224,25 @@ static struct task *slot(struct task *t, size_t n, int pid)
 	     i = (i + 1) & (n - 1))
 		;
 	return &t[i];
+}
+
+/* The task pid when it was met; NULL when not. */
+static struct task *task_find(struct sched *s, int pid)
+{
+	struct task *p;
+
+	if (!s->n)
+		return NULL;
+	p = slot(s->t, s->n, pid);
+	return p->used ? p : NULL;
+}
+
+/* Is pid in the tree of sched_own() (false for a task not met yet, but the root)? */
+static bool is_own(struct sched *s, int pid)
+{
+	struct task *p = task_find(s, pid);
+
+	return s->root && (pid == s->root || (p && p->own));
 }
 
 /* The task pid, made (in state st since ts) when met for the first time; NULL: no memory. */
@@ -193,6 +268,7 @@ static struct task *task_get(struct sched *s, int pid, enum atom_state st, uint6
 		return p;
 	s->used++;
 	p->used = true;
+	p->own = pid == s->root;
 	p->pid = pid;
 	p->out_ts = ts;
 	p->state = st;
@@ -242,6 +318,72 @@ static bool prev_runnable(uint64_t state)
 	return state == 0;
 }
 
+/* p is switched in at ts: a switch with its delay when it was waiting. */
+static void switch_in(struct task *p, uint64_t ts)
+{
+	if (p->state != ATOM_WAITING)
+		return;
+	p->state = ATOM_RUNNING;
+	if (ts < p->wait_ts)
+		return;
+	p->switches++;
+	p->total += ts - p->wait_ts;
+	if (ts - p->wait_ts > p->max) {
+		p->max = ts - p->wait_ts;
+		p->max_ts = p->wait_ts;
+	}
+}
+
+/*
+ * Before rec (of event i) is taken: is its task (common_pid) the one current
+ * on its CPU?  When not, and the task is one the pid filter passes, the
+ * kernel did not record its switch in: infer it (see the top).  Which tasks
+ * the filter passes: the tree of sched_own(), and a task whose
+ * sched_stat_runtime was recorded while it was current (those are filtered
+ * by the current task; a switch passes when either side is traced, a wakeup
+ * when the woken task is, so their common_pid proves nothing).  false: no
+ * memory.
+ */
+static bool cpu_check(struct sched *s, int i, const struct tep_record *rec)
+{
+	struct cpu_seen *c;
+	struct task *p;
+	int pid;
+
+	if (rec->cpu < 0 || rec->cpu >= 4096)
+		return true;
+	if (rec->cpu >= s->ncpu) {
+		int n = rec->cpu + 1;
+		struct cpu_seen *nc = realloc(s->cpu, n * sizeof(*nc));
+
+		if (!nc)
+			return false;
+		memset(nc + s->ncpu, 0, (n - s->ncpu) * sizeof(*nc));
+		s->cpu = nc;
+		s->ncpu = n;
+	}
+	c = &s->cpu[rec->cpu];
+	pid = tep_data_pid(s->tep, (struct tep_record *)rec);
+	if (i == EV_RUNTIME && pid > 0 && inum(rec, s->ev[i].f[F_PID]) == pid) {
+		p = task_get(s, pid, ATOM_WAITING, rec->ts);
+		if (!p)
+			return false;
+		p->traced = true;
+	}
+	p = pid > 0 ? task_find(s, pid) : NULL;
+	if (c->known && pid != c->cur && (is_own(s, pid) || (p && p->traced))) {
+		c->inferred++;
+		p = task_get(s, pid, ATOM_WAITING, c->last_ts);
+		if (!p)
+			return false;
+		switch_in(p, c->last_ts > p->wait_ts ? c->last_ts : p->wait_ts);
+	}
+	c->known = true;
+	c->cur = pid;
+	c->last_ts = rec->ts;
+	return true;
+}
+
 static void on_switch(struct sched *s, const struct tep_record *rec)
 {
 	const struct sev *v = &s->ev[EV_SWITCH];
@@ -259,25 +401,20 @@ static void on_switch(struct sched *s, const struct tep_record *rec)
 	if (!p)
 		return;
 	take_comm(p, rec, v->f[F_COMM]);
-	if (p->state != ATOM_WAITING)
-		return;
-	p->state = ATOM_RUNNING;
-	if (ts < p->wait_ts)
-		return;
-	p->switches++;
-	p->total += ts - p->wait_ts;
-	if (ts - p->wait_ts > p->max) {
-		p->max = ts - p->wait_ts;
-		p->max_ts = p->wait_ts;
-	}
+	switch_in(p, ts);
 }
+
 
 static void on_wakeup(struct sched *s, const struct sev *v, const struct tep_record *rec)
 {
+	bool parent_own = v == &s->ev[EV_WAKEUP_NEW] && s->root &&
+			  is_own(s, tep_data_pid(s->tep, (struct tep_record *)rec));
 	struct task *p = task_get(s, inum(rec, v->f[F_PID]), ATOM_SLEEPING, rec->ts);
 
 	if (!p)
 		return;
+	if (parent_own)
+		p->own = true;
 	take_comm(p, rec, v->f[F_COMM]);
 	if (p->state != ATOM_SLEEPING || p->out_ts > rec->ts)
 		return;
@@ -296,8 +433,12 @@ void sched_record(struct sched *s, const struct tep_record *rec)
 		;
 	if (i == EV_N)
 		return;
+	cpu_check(s, i, rec);
 	if (i == EV_SWITCH) {
 		on_switch(s, rec);
+		/* the task switched in is current there now */
+		if (rec->cpu >= 0 && rec->cpu < s->ncpu)
+			s->cpu[rec->cpu].cur = inum(rec, s->ev[i].f[F_PID2]);
 	} else if (i == EV_RUNTIME) {
 		struct task *p = task_get(s, inum(rec, s->ev[i].f[F_PID]), ATOM_WAITING, rec->ts);
 
@@ -404,7 +545,7 @@ struct sched_table *sched_table(struct sched *s, const struct sched_sort *sort)
 		const struct task *p = &s->t[i];
 		struct sched_task *o;
 
-		if (!p->used || !p->switches || p->pid == 0)
+		if (!p->used || !p->switches || p->pid == 0 || (s->root && !p->own))
 			continue;
 		o = &t->tasks[t->n++];
 		o->pid = p->pid;

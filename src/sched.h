@@ -56,6 +56,18 @@ void sched_free(struct sched *s);
 /* One record (rec->data, rec->size, rec->ts, rec->cpu set), in timestamp order. */
 void sched_record(struct sched *s, const struct tep_record *rec);
 
+/*
+ * Only pid and the tasks it and its descendants start (sched_wakeup_new in
+ * the parent's context) go into the table; 0: every task (the default).
+ */
+void sched_own(struct sched *s, int pid);
+
+/* Events were lost on cpu before the next record: who is current there is not known. */
+void sched_lost(struct sched *s, int cpu);
+
+/* One warning (tp_warn) per CPU where switches in that the kernel did not record were inferred. */
+void sched_warn_gaps(const struct sched *s);
+
 /* The sort keys of perf's --sort, most significant first; each sorts largest first. */
 enum sched_key {
 	SCHED_SORT_AVG,		/* average delay */

@@ -29,25 +29,38 @@ for args in "--json" "" "--sort max,pid" "--json --sort runtime"; do
 	"$TPCTL" latency sched --input "$F" $args > "$TMP/got" 2>&1
 	test_cmp "latency sched --input $args: the sched table of the file" "$TMP/want" "$TMP/got"
 done
-n=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["tasks"]))' "$TMP/got")
+n=$(python3 -c 'import json, sys; print(len(json.loads(open(sys.argv[1]).readline())["tasks"]))' "$TMP/got")
 ok $([ "$n" -gt 2 ]; echo $?) "the table is not empty ($n tasks)"
 
-# live: the tasks of the command (the kernel's pid filter passes a sched_switch
-# whose prev or next task is traced, so a task switched against them is there too)
-"$TPCTL" latency sched --json -- sh -c 'sleep 0.05; /bin/true; sleep 0.05' \
-	> "$TMP/live.json" 2> "$TMP/live.err"
-st=$?
-python3 -c '
+# live: the tasks of the command and only those (the kernel's pid filter also
+# passes a switch with a task beside them: those are left out), every time:
+# 20 runs as the scheduler places them, 5 with the command on the last CPU
+# (this host's 6.18 records no switch out of idle on CPU 1: the switches in
+# that lack are inferred and said on stderr)
+last=$(( $(nproc) - 1 ))
+live_bad=0
+for i in $(seq 25); do
+	pin=()
+	[ "$i" -gt 20 ] && pin=(taskset -c "$last")
+	"$TPCTL" latency sched --json -- "${pin[@]}" sh -c 'sleep 0.05; /bin/true; sleep 0.05' \
+		> "$TMP/live.json" 2> "$TMP/live.err"
+	st=$?
+	python3 -c '
 import json, sys
 t = json.load(open(sys.argv[1]))["tasks"]
-names = sorted(set(k["comm"] for k in t))
-# the command before its exec may carry the name of what runs it (memfd:...)
-assert {"sh", "sleep"} <= set(names), names
+names = sorted(k["comm"] for k in t)
+assert names == ["sh", "sleep", "sleep", "true"], names
 assert all(k["switches"] >= 1 and k["max_delay_ns"] >= k["avg_delay_ns"] for k in t), t
 ' "$TMP/live.json" > "$TMP/live.chk" 2>&1
-ok $([ $st = 0 ] && [ ! -s "$TMP/live.chk" ]; echo $?) \
-	"-- COMMAND: a table of its tasks (exit $st)"
-diag "$TMP/live.chk"
+	if [ $st != 0 ] || [ -s "$TMP/live.chk" ] ||
+		grep -v "switches in that the kernel did not record were inferred" "$TMP/live.err" |
+		grep -q .; then
+		live_bad=$((live_bad + 1))
+		echo "# run $i (${pin[*]}): exit $st"
+		sed 's/^/# /' "$TMP/live.chk" "$TMP/live.err" | tail -5
+	fi
+done
+ok $live_bad "-- COMMAND: sh, both sleeps and true, each with its switches, 25 of 25 runs"
 
 MSG="recipe 'sched' takes only"
 run_refused "--by with sched" 2 "$TPCTL" latency sched --by comm

@@ -74,8 +74,11 @@ for v in 6 7; do
 	diag "$TMP/kill$v.dat.tperr"
 done
 
+# a writer and a reader of a pipe on one CPU switch to each other, idle machine
+# or not (a lone sleep switches only to and from the idle task, pid 0)
 "$TPCTL" record -o "$TMP/filt.dat" --filter 'prev_pid > 0 && next_pid > 0' sched:sched_switch \
-	-- sh -c 'sleep 0.05' 2> "$TMP/err"
+	-- taskset -c 0 sh -c 'dd if=/dev/zero bs=64k count=400 2> /dev/null | cat > /dev/null' \
+	2> "$TMP/err"
 ok $? "--filter: exits 0"
 "$TPCTL" report "$TMP/filt.dat" > "$TMP/filt.txt"
 ok $([ -s "$TMP/filt.txt" ] && ! grep -q 'prev_pid=0 \|next_pid=0 ' "$TMP/filt.txt"; echo $?) \

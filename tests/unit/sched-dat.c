@@ -61,6 +61,8 @@ int main(int argc, char **argv)
 			ret = TP_FAIL;
 		if (r <= 0)
 			break;
+		if (lost)
+			sched_lost(s, rec.cpu);
 		sched_record(s, &rec);
 	}
 	if (!ret) {
@@ -68,6 +70,7 @@ int main(int argc, char **argv)
 		if (!t || output_sched(stdout, mode, t, live_clock_ns(l)))
 			ret = TP_FAIL;
 		sched_table_free(t);
+		sched_warn_gaps(s);
 	}
 	sched_free(s);
 	return live_close(l, ret);

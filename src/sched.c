@@ -116,6 +116,7 @@ struct sched {
 	struct cpu_seen *cpu;
 	int ncpu;
 	int root;			/* sched_own(): the tree's root; 0: every task */
+	bool perf_only;			/* sched_perf_only(): no switch is inferred */
 };
 
 static const char *const events[] = {
@@ -196,6 +197,11 @@ void sched_free(struct sched *s)
 void sched_own(struct sched *s, int pid)
 {
 	s->root = pid;
+}
+
+void sched_perf_only(struct sched *s)
+{
+	s->perf_only = true;
 }
 
 void sched_lost(struct sched *s, int cpu)
@@ -371,7 +377,7 @@ static bool cpu_check(struct sched *s, int i, const struct tep_record *rec)
 		p->traced = true;
 	}
 	p = pid > 0 ? task_find(s, pid) : NULL;
-	if (c->known && pid != c->cur && (is_own(s, pid) || (p && p->traced))) {
+	if (!s->perf_only && c->known && pid != c->cur && (is_own(s, pid) || (p && p->traced))) {
 		c->inferred++;
 		p = task_get(s, pid, ATOM_WAITING, c->last_ts);
 		if (!p)

@@ -62,6 +62,9 @@ void sched_record(struct sched *s, const struct tep_record *rec);
  */
 void sched_own(struct sched *s, int pid);
 
+/* perf's table exactly: no switch the kernel did not record is inferred (for comparisons). */
+void sched_perf_only(struct sched *s);
+
 /* Events were lost on cpu before the next record: who is current there is not known. */
 void sched_lost(struct sched *s, int cpu);
 

@@ -26,6 +26,7 @@ int main(int argc, char **argv)
 	struct sched *s = NULL;
 	struct live *l = NULL;
 	long long lost;
+	bool perf_only = false;
 	int i, n, ret;
 
 	/* messages as tpctl latency prints them: "tpctl: latency: ..." */
@@ -33,13 +34,15 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			mode = OUTPUT_JSON;
+		else if (!strcmp(argv[i], "--perf-only"))
+			perf_only = true;
 		else if (!strcmp(argv[i], "--sort") && i + 1 < argc)
 			sort_keys = argv[++i];
 		else
 			file = argv[i];
 	}
 	if (!file) {
-		fprintf(stderr, "usage: sched-dat FILE [--json] [--sort KEYS]\n");
+		fprintf(stderr, "usage: sched-dat FILE [--json] [--sort KEYS] [--perf-only]\n");
 		return TP_USAGE;
 	}
 	ret = sched_sort_parse(&sort, sort_keys);
@@ -52,6 +55,8 @@ int main(int argc, char **argv)
 	ret = live_open(&l, &spec);
 	if (!ret)
 		ret = sched_new(&s, live_tep(l));
+	if (!ret && perf_only)
+		sched_perf_only(s);
 	if (!ret)
 		ret = live_start(l);
 	while (!ret) {

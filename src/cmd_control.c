@@ -11,13 +11,13 @@
  * rolls back, so a failed command changes nothing.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "names.h"
 #include "state.h"
 #include "opt.h"
 #include "probe.h"
@@ -250,28 +250,6 @@ out:
 	return ret;
 }
 
-/* tpctl-<pid> of a process that no longer runs: left by a SIGKILLed stream or record. */
-bool tfs_instance_orphaned(const char *name)
-{
-	return tfs_name_orphaned(name, "tpctl-");
-}
-
-/* PREFIX<pid> of a process that no longer runs (tpctl_<pid>: the probes of one run). */
-bool tfs_name_orphaned(const char *name, const char *prefix)
-{
-	size_t len = strlen(prefix);
-	char *end;
-	long pid;
-
-	if (strncmp(name, prefix, len) != 0)
-		return false;
-	errno = 0;
-	pid = strtol(name + len, &end, 10);
-	if (errno || *end || pid <= 0)
-		return false;
-	return kill((pid_t)pid, 0) < 0 && errno == ESRCH;
-}
-
 int cmd_reset(int argc, char **argv)
 {
 	struct tracefs_instance *inst = NULL;
@@ -323,7 +301,7 @@ int cmd_reset(int argc, char **argv)
 	for (i = 0; names && names[i]; i++) {
 		struct tracefs_instance *orphan;
 
-		if (!tfs_instance_orphaned(names[i]))
+		if (!names_instance_orphaned(names[i]))
 			continue;
 		orphan = tracefs_instance_alloc(tfs_dir(), names[i]);
 		/* hist triggers that use each other's variables keep the kernel from rmdir */

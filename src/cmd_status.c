@@ -15,6 +15,7 @@
 #include <tracefs.h>
 
 #include "json.h"
+#include "names.h"
 #include "opt.h"
 #include "tfs.h"
 #include "tpctl.h"
@@ -219,7 +220,7 @@ int cmd_status(int argc, char **argv)
 			for (i = 0; names && names[i]; i++) {
 				json_obj_open(&j, NULL);
 				json_str(&j, "name", names[i]);
-				json_bool(&j, "orphaned", tfs_instance_orphaned(names[i]));
+				json_bool(&j, "orphaned", names_instance_orphaned(names[i]));
 				json_obj_close(&j);
 			}
 			json_arr_close(&j);
@@ -229,12 +230,12 @@ int cmd_status(int argc, char **argv)
 	} else if (!inst) {
 		printf("instances:%s\n", names && names[0] ? "" : " none");
 		for (i = 0; names && names[i]; i++)
-			printf("  %s%s\n", names[i], tfs_instance_orphaned(names[i]) ?
+			printf("  %s%s\n", names[i], names_instance_orphaned(names[i]) ?
 			       "  (orphaned: its tpctl process is gone; 'tpctl reset' removes it)" :
 			       "");
 	}
 	for (i = 0; names && names[i]; i++)
-		if (tfs_instance_orphaned(names[i]))
+		if (names_instance_orphaned(names[i]))
 			tp_note("orphaned instance '%s' left by a tpctl that is gone; "
 				"'tpctl reset' removes it", names[i]);
 	tracefs_list_free(names);

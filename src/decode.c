@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include <event-parse.h>
 #include <trace-seq.h>
@@ -17,12 +16,7 @@
 #include "decode.h"
 #include "json.h"
 #include "printfmt.h"
-#include "strings.h"
 #include "tpctl.h"
-
-#ifndef TPCTL_PLUGIN_DIR
-#define TPCTL_PLUGIN_DIR "/usr/local/lib/tpctl/plugins"
-#endif
 
 /* ---------------------------------------------------------------- kallsyms */
 
@@ -232,6 +226,14 @@ static unsigned long long helper_symoff_b(struct trace_seq *s, unsigned long lon
 static struct decode_names names;
 static bool names_set;
 
+/* Which events stand in for a syscall event (decode_set_shown); NULL: none. */
+static decode_shown_fn shown_fn;
+
+void decode_set_shown(decode_shown_fn fn)
+{
+	shown_fn = fn;
+}
+
 void decode_set_names(const struct decode_names *n)
 {
 	names_set = n != NULL;
@@ -287,7 +289,7 @@ struct tep_handle *decode_tep_new(bool plugins)
 	tep_set_long_size(tep, sizeof(long));
 	decode_tep_register_helpers(tep);
 	if (plugins) {
-		dir = decode_plugin_dir();
+		dir = tp_plugin_dir();
 		tep_add_plugin_path(tep, (char *)dir, TEP_PLUGIN_LAST);
 		if (!plugin_list)
 			plugin_list = tep_load_plugins(tep);
@@ -1020,29 +1022,6 @@ static char *json_key(const char *name)
 	return buf;
 }
 
-const char *decode_plugin_dir(void)
-{
-	static char buf[PATH_MAX];
-	const char *env = getenv("TPCTL_PLUGIN_DIR");
-	struct stat st;
-	char *slash;
-	ssize_t n;
-
-	if (env && *env)
-		return env;
-	n = readlink("/proc/self/exe", buf, sizeof(buf) - 16);
-	if (n > 0) {
-		buf[n] = '\0';
-		slash = strrchr(buf, '/');
-		if (slash) {
-			strcpy(slash, "/plugins");
-			if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
-				return buf;
-		}
-	}
-	return TPCTL_PLUGIN_DIR;
-}
-
 /*
  * Handlers from tpctl's own plugins exist to print what the kernel prints;
  * those of libtraceevent's system plugins print trace-cmd's layout.
@@ -1055,7 +1034,7 @@ static bool handler_is_ours(void *fn)
 
 	if (!dladdr(fn, &info) || !info.dli_fname)
 		return false;
-	dir = realpath(decode_plugin_dir(), NULL);
+	dir = realpath(tp_plugin_dir(), NULL);
 	if (!dir)
 		return false;
 	ours = realpath(info.dli_fname, real) && !strncmp(real, dir, strlen(dir)) &&
@@ -1158,11 +1137,11 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 	}
 	de->nfields = n;
 
-	/* a --strings probe is shown as the syscall event it stands for (strings.h) */
+	/* an event standing for another is shown as that one (decode_set_shown) */
 	de->system = event->system;
 	de->name = event->name;
-	if (event->system && event->name &&
-	    (nm = strings_shown_name(event->system, event->name))) {
+	if (shown_fn && event->system && event->name &&
+	    (nm = shown_fn(event->system, event->name))) {
 		de->system = "syscalls";
 		de->name = nm;
 		de->strings = true;

@@ -53,6 +53,16 @@ struct decode_names {
  */
 void decode_set_names(const struct decode_names *names);
 /*
+ * Stand-ins: events a feature makes to be traced in place of a syscall event,
+ * with its layout but strings the kernel fetched where it has pointers
+ * (--strings' probes, strings.h).  The hook gives the name of the syscalls
+ * event that system:name stands for, or NULL; a decoder then shows the event
+ * as that one and marks it (dec_event.strings).  One hook per process, set
+ * before the first decoder_event(); NULL for none.
+ */
+typedef const char *(*decode_shown_fn)(const char *system, const char *name);
+void decode_set_shown(decode_shown_fn fn);
+/*
  * A format made readable for any libtraceevent user, as tpctl record writes
  * it into a trace.dat: enum constants replaced by their values, raw tabs in
  * string literals escaped.  NULL when nothing changes.  Caller frees.
@@ -135,9 +145,10 @@ struct dec_event {
 	char *sysname;		/* "sys_openat" for the syscall forms */
 	char *jhead;		/* ,"system":"..","event":"..","fields":{ */
 	/*
-	 * The event's names as shown: its own, or for a --strings probe
-	 * (strings.h) the syscall event it stands for, whose layout it has
-	 * with a string for each string argument and "ret" last.
+	 * The event's names as shown: its own, or for a stand-in
+	 * (decode_set_shown(): a --strings probe) the syscall event it stands
+	 * for, whose layout it has with a string for each string argument and
+	 * "ret" last; strings is then true.
 	 */
 	const char *system, *name;
 	bool strings;
@@ -236,8 +247,5 @@ static inline uint64_t decode_frame(const struct dec_event *de, const void *data
 }
 /* The kernel's marker frame for an ftrace trampoline (FTRACE_TRAMPOLINE_MARKER). */
 #define DECODE_FRAME_TRAMPOLINE 0x7fffffffULL
-
-/* tpctl's own plugin dir: $TPCTL_PLUGIN_DIR, else plugins/ beside the binary, else the installed one. */
-const char *decode_plugin_dir(void);
 
 #endif

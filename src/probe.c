@@ -16,6 +16,7 @@
 
 #include <tracefs.h>
 
+#include "names.h"
 #include "opt.h"
 #include "probe.h"
 #include "state.h"
@@ -866,7 +867,7 @@ int probe_remove_orphans(void)
 		char *sys = NULL, *ev = NULL, *undo;
 
 		tracefs_dynevent_info(all[i], &sys, &ev, NULL, NULL, NULL);
-		if (sys && ev && tfs_name_orphaned(sys, PROBE_RUN_PREFIX) &&
+		if (sys && ev && names_orphaned(sys, PROBE_RUN_PREFIX) &&
 		    !probe_dynevent_seen(all, i, sys, ev) &&
 		    asprintf(&undo, "-:%s/%s\n", sys, ev) >= 0) {
 			if (tracefs_instance_file_append(NULL, "dynamic_events", undo) < 0) {

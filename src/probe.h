@@ -18,6 +18,8 @@
 
 #include <stdbool.h>
 
+#include "names.h"	/* PROBE_GROUP, PROBE_RUN_PREFIX<pid> */
+
 struct tfs_event_list;
 
 enum probe_kind {
@@ -38,10 +40,6 @@ struct probe {
 	char *target_event;
 	char *args;		/* the kernel's fetch-args, space separated ("" for none) */
 };
-
-/* The group of persistent probes, and the prefix of the groups of one run. */
-#define PROBE_GROUP "tpctl"
-#define PROBE_RUN_PREFIX "tpctl_"
 
 /* This run's group, tpctl_<pid> (a static buffer, made again on each call). */
 const char *probe_run_group(void);

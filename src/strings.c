@@ -12,6 +12,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "decode.h"
 #include "probe.h"
 #include "strings.h"
 #include "tfs.h"
@@ -96,6 +97,16 @@ const char *strings_shown_name(const char *system, const char *name)
 	if (strncmp(name, STRINGS_PROBE_PREFIX "sys_enter_", strlen(STRINGS_PROBE_PREFIX) + 10))
 		return NULL;
 	return name + strlen(STRINGS_PROBE_PREFIX);
+}
+
+/*
+ * The decoder shows the probes as the syscall events they stand for wherever
+ * they are read (a live stream, a count, a trace.dat): linked in, --strings
+ * tells it which they are.
+ */
+__attribute__((constructor)) static void strings_register_shown(void)
+{
+	decode_set_shown(strings_shown_name);
 }
 
 /* A number field of the formats as a synthetic field type and a probe fetch type. */

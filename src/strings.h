@@ -39,15 +39,13 @@
 
 #include <stdbool.h>
 
+#include "names.h"	/* STRINGS_SYNTH_PREFIX<pid>_<n>, STRINGS_PROBE_PREFIX */
+
 struct tep_handle;
 struct tep_format_field;
 struct tracefs_instance;
 struct tfs_event_list;
 struct strings;
-
-/* The prefix of the synthetic events, then <pid>_<n>; the probes' name prefix. */
-#define STRINGS_SYNTH_PREFIX "tpctl_str_"
-#define STRINGS_PROBE_PREFIX "strings_"
 
 /* --strings, the option of stream, record, count and hist */
 #define STRINGS_OPT(v)								\

@@ -18,9 +18,8 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "decode.h"
+#include "names.h"
 #include "state.h"
-#include "strings.h"
 #include "tfs.h"
 #include "tpctl.h"
 
@@ -194,7 +193,7 @@ int tfs_private_instance(struct tracefs_instance **inst)
 	char *dir;
 	int ret = TP_OK;
 
-	snprintf(name, sizeof(name), "tpctl-%d", (int)getpid());
+	snprintf(name, sizeof(name), INSTANCE_PREFIX "%d", (int)getpid());
 	if (tracefs_instance_exists(name)) {
 		tp_error("instance '%s' already exists; 'tpctl reset' removes orphaned ones", name);
 		return TP_FAIL;
@@ -522,7 +521,7 @@ struct tep_handle *tfs_tep_load(const struct tfs_event_list *events)
 	tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	if (!getenv("TPCTL_NO_PLUGINS")) {
-		tep_add_plugin_path(tep, (char *)decode_plugin_dir(), TEP_PLUGIN_LAST);
+		tep_add_plugin_path(tep, (char *)tp_plugin_dir(), TEP_PLUGIN_LAST);
 		plugins = tep_load_plugins(tep);
 	}
 	for (i = 0; events && i < events->n; i++)
@@ -1136,17 +1135,12 @@ int tfs_synth_remove_orphans(void)
 	for (line = buf ? strtok_r(buf, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char name[128], *undo;
-		long pid;
-		int n;
 
 		/*
 		 * tpctl_lat_PID_N (latency's kernel engine) or tpctl_str_PID_N
-		 * (--strings, strings.h), made by a process that no longer runs
+		 * (--strings), made by a process that no longer runs (names.h)
 		 */
-		if (sscanf(line, "%127s", name) != 1 ||
-		    (sscanf(name, "tpctl_lat_%ld_%d", &pid, &n) != 2 &&
-		     sscanf(name, STRINGS_SYNTH_PREFIX "%ld_%d", &pid, &n) != 2) ||
-		    pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (sscanf(line, "%127s", name) != 1 || !names_synth_orphaned(name))
 			continue;
 		if (asprintf(&undo, "!%s", name) < 0)
 			continue;

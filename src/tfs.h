@@ -104,10 +104,6 @@ int tfs_filter_check(struct tep_handle *tep, const struct tfs_event *ev, const c
 /* Load saved_cmdlines into tep so comm names resolve. */
 int tfs_tep_load_cmdlines(struct tep_handle *tep);
 
-/* True for "tpctl-<pid>" when that process no longer runs. */
-bool tfs_instance_orphaned(const char *name);
-/* True for PREFIX<pid> when that process no longer runs (tpctl_<pid> probe groups). */
-bool tfs_name_orphaned(const char *name, const char *prefix);
 /* The kernel's explanation from error_log (NULL: top level), its last entry with the caret. */
 void tfs_error_log_print(struct tracefs_instance *inst);
 /* The same for an entry read before (tracefs_error_last()). */

@@ -60,6 +60,12 @@ bool tp_parse_seconds(const char *s, double *val);
 char *tp_read_file(const char *path, size_t *len);
 
 /*
+ * tpctl's own libtraceevent plugin dir: $TPCTL_PLUGIN_DIR, else plugins/ beside
+ * the binary, else the installed one.
+ */
+const char *tp_plugin_dir(void);
+
+/*
  * For a command's getopt loop: report the option getopt refused (unknown or
  * missing its argument) and point at --help.  Returns TP_USAGE.
  */

@@ -7,13 +7,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "tpctl.h"
+
+#ifndef TPCTL_PLUGIN_DIR
+#define TPCTL_PLUGIN_DIR "/usr/local/lib/tpctl/plugins"
+#endif
 
 struct tp_global tp;
 
@@ -239,4 +245,27 @@ bool tp_parse_duration(const char *s, unsigned long long *ns)
 		}
 	}
 	return false;
+}
+
+const char *tp_plugin_dir(void)
+{
+	static char buf[PATH_MAX];
+	const char *env = getenv("TPCTL_PLUGIN_DIR");
+	struct stat st;
+	char *slash;
+	ssize_t n;
+
+	if (env && *env)
+		return env;
+	n = readlink("/proc/self/exe", buf, sizeof(buf) - 16);
+	if (n > 0) {
+		buf[n] = '\0';
+		slash = strrchr(buf, '/');
+		if (slash) {
+			strcpy(slash, "/plugins");
+			if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+				return buf;
+		}
+	}
+	return TPCTL_PLUGIN_DIR;
 }

@@ -12,7 +12,10 @@ symbols that make its edges, and any circle not on the allow-list below fails th
 It also says, for information, which files other than tfs.c call tracefs_* functions
 (tfs.h: tfs is the code that touches tracefs).
 
-  tests/deps.py [--dir DIR] [--quiet]
+  tests/deps.py [--dir DIR] [--quiet] [--layers]
+
+--layers also prints each file with the files it calls and its height: 0 for a file
+that calls no other, else one more than the highest it calls (a circle counts as one).
 
 Exit status: 0 when the only circles are allowed ones, 1 when there is another circle,
 2 when the objects cannot be read (build first: make).
@@ -90,6 +93,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", default=os.path.join(TOP, "src"))
     ap.add_argument("--quiet", action="store_true", help="only the circles and the verdict")
+    ap.add_argument("--layers", action="store_true", help="each file, its height and callees")
     a = ap.parse_args()
 
     srcs = sorted(f for f in os.listdir(a.dir) if f.endswith(".c"))
@@ -120,9 +124,10 @@ def main():
         n = sum(len(v) for v in edges.values())
         print("deps: %d files, %d file-to-file edges" % (len(srcs), n))
 
+    comps = sccs(srcs, edges)
     bad = 0
     seen_allowed = set()
-    for comp in sccs(srcs, edges):
+    for comp in comps:
         if len(comp) < 2:
             continue
         key = frozenset(comp)
@@ -141,6 +146,18 @@ def main():
         if key not in seen_allowed:
             print("deps: the allowed circle %s is gone: remove it from ALLOWED in %s"
                   % (" ".join(sorted(key)), os.path.relpath(__file__, TOP)))
+
+    if a.layers:
+        # Tarjan's components come out callees first: heights in one pass
+        comp_of = {c: i for i, comp in enumerate(comps) for c in comp}
+        height = {}
+        for i, comp in enumerate(comps):
+            below = [height[comp_of[d]] for c in comp for d in edges.get(c, {})
+                     if comp_of[d] != i]
+            height[i] = 1 + max(below) if below else 0
+        print("deps: layers (height, file, the files it calls)")
+        for c in sorted(srcs, key=lambda c: (-height[comp_of[c]], c)):
+            print("    %2d %-16s %s" % (height[comp_of[c]], c, " ".join(sorted(edges.get(c, {})))))
 
     if not a.quiet:
         users = []

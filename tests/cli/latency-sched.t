@@ -143,7 +143,7 @@ ok $? "every workload task: switches equal, runtime and delays within 1 us or 1 
 diag "$TMP/cmp"
 
 # --sort: the text table in perf's order of max, then avg (an independent check)
-"$DRV" "$TMP/t.dat" --json --sort max,avg > "$TMP/sorted.json" &&
+"$DRV" "$TMP/t.dat" --json --sort max,avg > "$TMP/sorted.json" 2> "$TMP/sorted.err" &&
 	python3 -c '
 import json, sys
 t = json.load(open(sys.argv[1]))["tasks"]

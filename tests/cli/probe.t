@@ -155,6 +155,7 @@ for how in delete replace; do
 	if [ $how = delete ]; then rm -f "$TMP/p2"; else cp /bin/true "$TMP/p3" && mv "$TMP/p3" "$TMP/p2"; fi
 	wait $pid
 	ok $? "binary ${how}d while streaming: exit 0"
+	diag "$TMP/err"
 	[ "$(jq -r 'select(.event == "work") | .fields.arg1' "$TMP/out" | wc -l)" -eq 20 ]
 	ok $? "binary ${how}d: the 20 events of the running program"
 	unchanged; ok $? "binary ${how}d: nothing left"

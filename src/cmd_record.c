@@ -26,6 +26,7 @@
 #include "btf.h"
 #include "dat.h"
 #include "decode.h"
+#include "ftr.h"
 #include "live.h"
 #include "opt.h"
 #include "probe.h"
@@ -421,6 +422,7 @@ int cmd_record(int argc, char **argv)
 	int ret;
 	bool moved, kstack = false, ustack = false, strings = false;
 	struct probe_words probes = { .n = 0 };
+	struct ftr_spec fs = { .nfunc = 0 };
 	const struct tp_opt opts[] = {
 		OPT_STRING('o', "output", &output, "FILE", "the trace.dat file to write"),
 		OPT_ARG("EVENT", "system, system:event or a glob (sched:sched_*)"),
@@ -434,13 +436,15 @@ int cmd_record(int argc, char **argv)
 			 "trace.dat version 7 (zstd-compressed pages, the default) or 6"),
 		PROBE_OPTS(&probes),
 		STRINGS_OPT(&strings),
+		FTR_OPTS(&fs),
 		TARGET_OPTS(&tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]\n"
 		"                    [--stack] [--user-stack] [--file-version 6|7] [--probe SPEC]...\n"
-		"                    [--strings]\n"
+		"                    [--strings] [--function PATTERN]... [--graph FUNC]...\n"
+		"                    [--graph-notrace FUNC]... [--depth N]\n"
 		"                    " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};
@@ -455,11 +459,13 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!output)
 		tp_error("no output file; use -o FILE");
-	else if (!args.argc && !probes.n)
+	else if (!args.argc && !probes.n && !ftr_given(&fs))
 		tp_error("no event given");
+	else if (ftr_usage(&fs))
+		output = NULL;
 	else if (tp.instance)
 		tp_error("record always traces in a private instance; '-i' does not apply");
-	if (!output || (!args.argc && !probes.n) || tp.instance) {
+	if (!output || (!args.argc && !probes.n && !ftr_given(&fs)) || tp.instance) {
 		target_free(&tgt);
 		return TP_USAGE;
 	}
@@ -467,7 +473,7 @@ int cmd_record(int argc, char **argv)
 	ret = live_open(&r.l, &(struct live_spec){
 		.events = args.argv, .nevents = args.argc, .filter = filter,
 		.buffer_kb = buffer_kb, .target = &tgt, .probes = probes.v, .nprobes = probes.n,
-		.strings = strings,
+		.strings = strings, .ftrace = &fs,
 		/* tracing_on 0 until every event is on: one window for all of them */
 		.flags = LIVE_PAGES | LIVE_HOLD | (kstack ? LIVE_KSTACK : 0) |
 			 (ustack ? LIVE_USTACK : 0),

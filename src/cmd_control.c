@@ -20,6 +20,7 @@
 
 #include "state.h"
 #include "opt.h"
+#include "ftr.h"
 #include "probe.h"
 #include "tfs.h"
 #include "tpctl.h"
@@ -338,6 +339,9 @@ int cmd_reset(int argc, char **argv)
 		}
 		tracefs_instance_free(orphan);
 	}
+	/* a function_graph at the top level (kernels before 6.9) of a run that was KILLed */
+	if (!inst && ftr_reset_orphans())
+		ret = TP_FAIL;
 	/* after the instances: a probe enabled in one cannot be removed */
 	if (!inst && probe_remove_orphans())
 		ret = TP_FAIL;

@@ -794,11 +794,10 @@ static int open_live(struct live *l)
 	load_format(l->tep, "ftrace", "print");
 	load_format(l->tep, "ftrace", "kernel_stack");
 	load_format(l->tep, "ftrace", "user_stack");
-	if (ftr_given(s->ftrace)) {
-		load_format(l->tep, "ftrace", "function");
-		load_format(l->tep, "ftrace", "funcgraph_entry");
-		load_format(l->tep, "ftrace", "funcgraph_exit");
-	}
+	/* the function tracers' records, of this run or of a tracer found on (-i) */
+	load_format(l->tep, "ftrace", "function");
+	load_format(l->tep, "ftrace", "funcgraph_entry");
+	load_format(l->tep, "ftrace", "funcgraph_exit");
 	return TP_OK;
 }
 

@@ -74,11 +74,12 @@ static void meta_free(struct meta *m)
 }
 
 /* Symbols are needed for kernel stacks and when a print fmt prints kernel addresses as names. */
-static bool wants_kallsyms(const struct meta *m, bool kstack)
+static bool wants_kallsyms(const struct meta *m, bool kstack, bool functions)
 {
 	static const char *const conv[] = { "%pS", "%ps", "%pB", "%pF", "%pf" };
 
-	if (kstack)
+	/* the function tracers' records are addresses of functions */
+	if (kstack || functions)
 		return true;
 	for (size_t i = 0; i < m->nevents; i++)
 		for (size_t k = 0; k < sizeof(conv) / sizeof(*conv); k++)
@@ -106,7 +107,8 @@ static void format_resolve(struct dat_format *f)
 }
 
 static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, struct meta *m,
-			bool kstack)
+			bool kstack,
+			bool functions)
 {
 	char **names;
 	int size;
@@ -169,7 +171,7 @@ static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, st
 		format_resolve(f);
 		m->nevents++;
 	}
-	if (wants_kallsyms(m, kstack)) {
+	if (wants_kallsyms(m, kstack, functions)) {
 		m->kallsyms = tp_read_file("/proc/kallsyms", &m->kallsyms_len);
 		if (!m->kallsyms)
 			tp_warn("cannot read '/proc/kallsyms': %s; addresses stay numeric",
@@ -481,7 +483,7 @@ int cmd_record(int argc, char **argv)
 	if (!ret) {
 		r.inst = live_instance(r.l);
 		r.ncpus = live_page_ncpus(r.l);
-		ret = meta_collect(&r, live_events(r.l), &m, kstack);
+		ret = meta_collect(&r, live_events(r.l), &m, kstack, ftr_given(&fs));
 	}
 	if (!ret) {
 		r.dat = open_output(&r, output, &m, live_page_size(r.l), version);

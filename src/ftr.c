@@ -355,10 +355,11 @@ static void note_top(void)
 {
 	char path[128];
 
+	mkdir("/run", 0755);
 	mkdir(FTR_NOTE_DIR, 0700);
 	snprintf(path, sizeof(path), FTR_NOTE_DIR "/top-%d", (int)getpid());
 	if (state_mirror(path) < 0)
-		tp_debug("cannot write '%s': %s ('tpctl reset' cannot undo a KILLed run)", path,
+		tp_warn("cannot write '%s': %s ('tpctl reset' cannot undo a KILLed run)", path,
 			 strerror(errno));
 }
 

@@ -27,6 +27,8 @@
 
 #define FTR_MAX 64
 
+struct tracefs_instance;
+
 struct ftr_spec {
 	const char *func[FTR_MAX];	/* --function: PATTERN, or !PATTERN */
 	int nfunc;
@@ -76,7 +78,6 @@ bool ftr_graph_needs_top(const struct ftr_spec *f, struct tracefs_instance *inst
  * to set_ftrace_pid) and the tracer in inst (NULL: the top level), journaled.
  * TP_OK or the status after one line (a refusal says why it likely came).
  */
-struct tracefs_instance;
 int ftr_apply(const struct ftr_spec *f, struct tracefs_instance *inst, bool follow);
 
 /* tpctl reset: put back what a KILLed run changed at the top level; true if anything failed. */

@@ -121,6 +121,44 @@ t.ok(v.rc("fn_record") == 0 and v.rc("fn_report") == 0 and
      "record --graph, then report: the 200 calls in the kernel's layout",
      v.step_diag("fn_record") + v.step_diag("fn_report"))
 
+# ---- count and latency
+docs, bad = v.ndjson("fn_count")
+rows = {r["key"].get("comm"): r["count"] for d in docs for r in d.get("rows", [])
+        if r["key"].get("func") == "vfs_read"}
+t.ok(v.rc("fn_count") == 0 and not bad and rows.get("funcload") == 1000,
+     "count --function vfs_read --by comm: funcload 1000 (%r)" % rows, v.step_diag("fn_count"))
+lines = v.text("fn_count_text.out").splitlines()
+t.ok(v.rc("fn_count_text") == 0 and any(re.match(r"^ +\d+  vfs_read$", l) for l in lines),
+     "count --function (text): a row per function", v.step_diag("fn_count_text"))
+docs, bad = v.ndjson("fn_latency")
+g = {x["key"].get("comm"): x for d in docs for x in d.get("groups", [])}
+fl = g.get("funcload", {})
+t.ok(v.rc("fn_latency") == 0 and not bad and fl.get("count") == 1000 and
+     sum(b["count"] for b in fl.get("buckets", [])) == 1000 and 0 < fl.get("min", 0) <= fl.get("max", 0),
+     "latency --function vfs_read --by comm: 1000 samples of funcload", v.step_diag("fn_latency"))
+docs, bad = v.ndjson("fn_lat_input")
+g = {x["key"].get("comm"): x for d in docs for x in d.get("groups", [])}
+fl = g.get("funcload", {})
+# the recording's own graph text: funcload's calls are those of its pid
+text_ns = []
+for l in v.read("fn_lat_report.out").split(b"\n"):
+    m = re.match(rb"^ \d+\) .\s+(\d+)\.?(\d*) us\s+\|  vfs_read\(\);$", l)
+    if m:
+        text_ns.append(int(m.group(1)) * 1000 + int((m.group(2) + b"000")[:3]))
+total = sum(text_ns)
+docs, bad = v.ndjson("fn_lat_input_all")
+al = [x for d in docs for x in d.get("groups", [])]
+al = al[0] if len(al) == 1 else {}
+t.ok(v.rc("fn_lat_input") == 0 and fl.get("count") == 1000,
+     "latency of a recording --by comm: funcload's 1000 samples", v.step_diag("fn_lat_input"))
+t.ok(v.rc("fn_lat_input_all") == 0 and len(text_ns) >= 1000 and al.get("count") == len(text_ns) and
+     abs(al.get("sum", 0) - total) <= total * 0.01,
+     "latency of a recording: %s samples, sum %s ns; the graph's own text: %d calls, %d ns" %
+     (al.get("count"), al.get("sum"), len(text_ns), total),
+     v.step_diag("fn_lat_input_all") + v.step_diag("fn_lat_report"))
+docs, bad = v.ndjson("fn_count_input")
+t.diag("count of the recording: %r" % [d.get("rows") for d in docs])
+
 # ---- state
 before = v.text("func/state_before_runs")
 t.ok(v.text("func/state_before") == before, "the guest's own oracle set-up put back",

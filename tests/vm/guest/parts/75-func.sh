@@ -79,6 +79,15 @@ step fn_func_not tpctl stream --json --function 'vfs_rea*' --function '!vfs_read
 	-- funcload pipe 100
 step fn_record tpctl record -o /tmp/fn.dat --graph vfs_read -- funcload pipe 200
 step fn_report tpctl report /tmp/fn.dat
+step fn_count tpctl count --json --by comm --function vfs_read -- funcload pipe 1000
+step fn_count_text tpctl count --function 'vfs_rea*' -- funcload pipe 1000
+step fn_latency tpctl latency --json --by comm --function vfs_read -- funcload pipe 1000
+# the same returns read twice: a recording, by latency and as report's text
+step fn_lat_record tpctl record -o /tmp/lat.dat --graph vfs_read --depth 1 -- funcload pipe 1000
+step fn_lat_input tpctl latency --json --by comm --function vfs_read --input /tmp/lat.dat
+step fn_lat_input_all tpctl latency --json --function vfs_read --input /tmp/lat.dat
+step fn_lat_report tpctl report /tmp/lat.dat
+step fn_count_input tpctl count --json --function vfs_read --input /tmp/lat.dat
 fn_state >$F/state_after_runs
 
 # ---- mistakes: exit 2, one line, nothing changed

@@ -32,6 +32,7 @@
 #include <event-parse.h>
 
 #include "agg.h"
+#include "comm.h"
 #include "decode.h"
 #include "ftr.h"
 #include "json.h"
@@ -46,6 +47,7 @@ struct frow {
 	unsigned long long count, sum, min, max;
 	unsigned long long buckets[64];	/* latency: [2^i, 2^(i+1)) ns, [0, 2) in 0 */
 	const char *name, *comm;	/* resolved at the end */
+	char comm_buf[64];		/* --by comm: the task's name when its row was made */
 };
 
 struct fagg {
@@ -94,6 +96,19 @@ static struct frow *row_get(struct fagg *a, unsigned long long ip, int pid)
 	r->ip = ip;
 	r->pid = pid;
 	r->min = ~0ULL;
+	/* the name now, while the task lives: function records do not fill saved_cmdlines */
+	if (pid >= 0) {
+		const char *c = comm_known(pid);
+
+		if (!c && a->tep) {
+			c = tep_data_comm_from_pid(a->tep, pid);
+			if (c && !strcmp(c, "<...>"))
+				c = comm_proc(pid, 0, r->comm_buf, sizeof(r->comm_buf)) ? r->comm_buf :
+										  NULL;
+		}
+		if (c && c != r->comm_buf)
+			snprintf(r->comm_buf, sizeof(r->comm_buf), "%s", c);
+	}
 	last = a->n++;
 	return r;
 }
@@ -176,7 +191,7 @@ static int row_cmp(const void *pa, const void *pb)
 	if (a->count != b->count)
 		return a->count < b->count ? 1 : -1;
 	c = strcmp(a->name ? a->name : "", b->name ? b->name : "");
-	return c ? c : strcmp(a->comm ? a->comm : "", b->comm ? b->comm : "");
+	return c ? c : strcmp(a->comm_buf, b->comm_buf);
 }
 
 /* Names resolved; rows of one name (and comm) merged: the same function, other tasks. */
@@ -188,7 +203,6 @@ static void fagg_finish(struct fagg *a)
 
 	for (i = 0; i < a->n; i++) {
 		a->rows[i].name = a->latency ? NULL : decode_ksym(a->rows[i].ip, &off);
-		a->rows[i].comm = a->by_comm ? tep_data_comm_from_pid(a->tep, a->rows[i].pid) : NULL;
 	}
 	for (i = 0; i < a->n; i++) {
 		struct frow *r = &a->rows[i];
@@ -197,7 +211,7 @@ static void fagg_finish(struct fagg *a)
 			struct frow *m = &a->rows[j];
 
 			if ((m->name == r->name || (m->name && r->name && !strcmp(m->name, r->name))) &&
-			    (m->comm == r->comm || (m->comm && r->comm && !strcmp(m->comm, r->comm))))
+			    !strcmp(m->comm_buf, r->comm_buf))
 				break;
 		}
 		if (j == n) {
@@ -213,6 +227,9 @@ static void fagg_finish(struct fagg *a)
 	}
 	a->n = n;
 	qsort(a->rows, a->n, sizeof(*a->rows), row_cmp);
+	/* the rows stay where they are from here: the names can point into them */
+	for (i = 0; i < a->n; i++)
+		a->rows[i].comm = a->by_comm && a->rows[i].comm_buf[0] ? a->rows[i].comm_buf : NULL;
 }
 
 static void json_str_or_null(struct json *j, const char *key, const char *s)

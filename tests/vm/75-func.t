@@ -8,6 +8,8 @@
 # tool's instance, as they were.
 import os
 import re
+import shutil
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -79,20 +81,26 @@ t.ok(v.rc("fn_graph_json") == 0 and not bad and len(ent) == 1000 and len(ret) ==
      all(o["func"] == "vfs_read" for o in ent + ret) and all(d and d > 0 for d in dur),
      "--graph vfs_read --json: 1000 top-level vfs_read entries and their 1000 returns with "
      "durations", v.step_diag("fn_graph_json") + "\n%d entries, %d returns" % (len(ent), len(ret)))
-seq = [(o["type"], o["depth"]) for o in objs if o.get("comm") == "funcload" and
-       o.get("type", "").startswith("graph_")]
-depth, okseq = 0, True
-for typ, d in seq:
+# every return closes the open entry of its CPU at its depth (interrupts
+# nest on the task's depth as the kernel counts it: the records' own depth)
+open_, bad_ret, leaves = {}, [], 0
+for o in objs:
+    typ = o.get("type", "")
+    if o.get("comm") != "funcload" or not typ.startswith("graph_"):
+        continue
+    key = (o["cpu"], o["depth"])
     if typ == "graph_entry":
-        okseq &= d == depth
-        depth += 1
+        open_.setdefault(key, []).append(o["func"])
     elif typ == "graph_return":
-        depth -= 1
-        okseq &= d == depth
+        if not open_.get(key) or open_[key].pop() != o["func"]:
+            bad_ret.append(o)
     else:
-        okseq &= d == depth
-t.ok(okseq and depth == 0 and any(s[0] == "graph_leaf" for s in seq),
-     "--graph --json: entries, leaves and returns nest by depth", repr(seq[:40]))
+        leaves += 1
+        if "duration_ns" not in o:
+            bad_ret.append(o)
+t.ok(not bad_ret and leaves > 0,
+     "--graph --json: each return closes its entry (CPU, depth, function); %d leaves" % leaves,
+     repr(bad_ret[:5]))
 lines = out_lines("fn_graph")
 t.ok(v.rc("fn_graph") == 0 and
      len([l for l in lines if re.match(rb"^ \d+\) {15}\|  vfs_read\(\) \{$", l)]) >= 1000,
@@ -120,6 +128,31 @@ t.ok(v.rc("fn_record") == 0 and v.rc("fn_report") == 0 and
      len([l for l in lines if re.match(rb"^ \d+\) {15}\|  vfs_read\(\) \{$", l)]) >= 200,
      "record --graph, then report: the 200 calls in the kernel's layout",
      v.step_diag("fn_record") + v.step_diag("fn_report"))
+
+# ---- the recording as trace-cmd reads it: the same calls, depths and durations
+def calls(lines):
+    """(duration text or '', call text) of function_graph lines, of either layout."""
+    out = []
+    for l in lines:
+        if b"|" not in l or b"-----" in l:
+            continue
+        head, call = l.rsplit(b"|", 1)
+        m = re.search(rb"(\d+\.?\d*) us\s*$", head)
+        out.append((m.group(1).decode() if m else "", call.rstrip().decode()))
+    return out
+
+
+tc = shutil.which("trace-cmd")
+if tc and os.path.exists(v.path("func/fn.dat")):
+    r = subprocess.run([tc, "report", v.path("func/fn.dat")], capture_output=True)
+    theirs = calls([l for l in r.stdout.split(b"\n") if b"funcgraph_" in l])
+    ours = calls(out_lines("fn_report"))
+    t.ok(r.returncode == 0 and len(ours) >= 200 and theirs == ours,
+         "trace-cmd report reads the recording: the same %d calls, depths and durations" %
+         len(ours), "trace-cmd: %d lines, exit %d, %s\n%s" %
+         (len(theirs), r.returncode, r.stderr[:500], first_diff(theirs, ours)))
+else:
+    t.skip("trace-cmd report of the recording", "no trace-cmd here or no recording")
 
 # ---- count and latency
 docs, bad = v.ndjson("fn_count")

@@ -79,6 +79,9 @@ step fn_func_not tpctl stream --json --function 'vfs_rea*' --function '!vfs_read
 	-- funcload pipe 100
 step fn_record tpctl record -o /tmp/fn.dat --graph vfs_read -- funcload pipe 200
 step fn_report tpctl report /tmp/fn.dat
+step fn_report_json tpctl report --json /tmp/fn.dat
+# trace-cmd report reads it on the host
+cp /tmp/fn.dat $F/fn.dat
 step fn_count tpctl count --json --by comm --function vfs_read -- funcload pipe 1000
 step fn_count_text tpctl count --function 'vfs_rea*' -- funcload pipe 1000
 step fn_latency tpctl latency --json --by comm --function vfs_read -- funcload pipe 1000

@@ -30,6 +30,7 @@ struct tep_handle;
 struct tep_record;
 struct tracefs_hist;
 struct target;
+struct ftr_spec;
 
 #define AGG_MAX_KEYS 8
 
@@ -286,6 +287,7 @@ struct agg_opts {
 	uint64_t over;		/* latency --over: pairs longer than this printed (ns, 0: none) */
 	size_t max_rows;	/* rows kept per table (agg_set_max_rows), 0: no bound */
 	const char *sort;	/* latency sched: --sort */
+	struct ftr_spec *ftrace;	/* count/latency --function (func_agg.c), else NULL */
 	/* what agg_main() runs instead of agg_run() (latency sched: its own table) */
 	int (*run)(const struct agg_opts *o);
 	/* latency: the pair given as START END --match, and the sides' events */
@@ -359,6 +361,10 @@ int agg_main(int (*parse)(struct agg_opts *o, struct target *t, int argc, char *
 /* The --engine option of both commands (an OPT_CALLBACK storing an enum agg_engine). */
 struct tp_opt;
 int agg_opt_engine(const struct tp_opt *o, const char *arg);
+
+/* count --function, latency --function (func_agg.c): o->ftrace says what */
+int func_count_run(const struct agg_opts *o);
+int func_latency_run(const struct agg_opts *o);
 
 /*
  * The options count and hist share, declared once for both option tables

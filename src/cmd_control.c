@@ -20,6 +20,7 @@
 #include "names.h"
 #include "state.h"
 #include "opt.h"
+#include "ftr.h"
 #include "probe.h"
 #include "tfs.h"
 #include "tpctl.h"
@@ -316,6 +317,9 @@ int cmd_reset(int argc, char **argv)
 		}
 		tracefs_instance_free(orphan);
 	}
+	/* a function_graph at the top level (kernels before 6.9) of a run that was KILLed */
+	if (!inst && ftr_reset_orphans())
+		ret = TP_FAIL;
 	/* after the instances: a probe enabled in one cannot be removed */
 	if (!inst && probe_remove_orphans())
 		ret = TP_FAIL;

@@ -10,10 +10,14 @@
 #include <string.h>
 
 #include "agg.h"
+#include "ftr.h"
 #include "opt.h"
 #include "strings.h"
 #include "target.h"
 #include "tpctl.h"
+
+/* --function: lives as long as the run (agg_opts points to it) */
+static struct ftr_spec count_fs;
 
 int count_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 {
@@ -30,6 +34,9 @@ int count_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		AGG_OPTS(o, &top, "count only the events matching EXPR", "only the N largest rows",
 			 "a table every SEC seconds (of that interval), the totals at the end"),
 		OPT_BOOL(0, "stack", &stack, "count per kernel stack too (as --by ...,stack)"),
+		OPT_CALLBACK(0, "function", &count_fs, "PATTERN", ftr_function_opt,
+			     "count the calls of the kernel functions matching PATTERN\n"
+			     "(the function tracer; repeatable, '!PATTERN' excludes)"),
 		STRINGS_OPT(&o->strings),
 		TARGET_OPTS(tgt),
 		OPT_END(),
@@ -37,7 +44,7 @@ int count_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	const struct tp_cmd_spec spec = {
 		"tpctl count EVENT... [--by KEY,...] [--filter EXPR] [--top N] [--interval SEC]\n"
 		"                   [--duration SEC] [--json] [--engine ENGINE] [--stack] [--probe SPEC]...\n"
-		"                   [--strings]\n"
+		"                   [--strings] [--function PATTERN]...\n"
 		"                   " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};
@@ -48,7 +55,18 @@ int count_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	if (ret)
 		return ret;
 	ret = TP_USAGE;
-	if (!args.argc && !o->probes.n)
+	if (count_fs.nfunc && (args.argc || o->probes.n || stack || o->strings || o->interval > 0 ||
+			       o->filter || o->engine == AGG_ENGINE_KERNEL))
+		tp_error("'--function' counts calls by function alone: no EVENT, --probe, --stack, "
+			 "--strings, --interval, --filter or --engine kernel");
+	else if (count_fs.nfunc) {
+		count_fs.cmd = "count";
+		o->ftrace = &count_fs;
+		o->run = func_count_run;
+		ret = agg_spec_keys(&o->spec, by && strcmp(by, "func") ? by : NULL);
+		if (!ret && !by)
+			o->spec.nkeys = 0;
+	} else if (!args.argc && !o->probes.n)
 		tp_error("no event given");
 	else if (stack && asprintf(&keys, "%s,stack", by ? by : "event") < 0)
 		tp_error("out of memory");

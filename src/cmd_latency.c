@@ -18,6 +18,7 @@
 #include <event-parse.h>
 
 #include "agg.h"
+#include "ftr.h"
 #include "live.h"
 #include "opt.h"
 #include "output.h"
@@ -277,6 +278,9 @@ static int custom_join(struct agg_join *j, const char *start, const char *end, c
 	return TP_OK;
 }
 
+/* --function: lives as long as the run (agg_opts points to it) */
+static struct ftr_spec latency_fs;
+
 int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 {
 	const char *by = NULL;
@@ -301,6 +305,9 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		OPT_CALLBACK(0, "over", &over, "DURATION", opt_duration,
 			     "also print each pair longer than DURATION as it\n"
 			     "closes, with both events (5ms)"),
+		OPT_CALLBACK(0, "function", &latency_fs, "FUNC", ftr_graph_opt,
+			     "the durations of the calls of kernel function FUNC\n"
+			     "(function_graph returns) instead of START END"),
 		AGG_OPTS(o, &top, "only the events matching EXPR (START's and END's)",
 			 "only the N histograms with the most pairs",
 			 "histograms every SEC seconds (of that interval), the totals at the end"),
@@ -312,6 +319,7 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		"                     [--log2 | --linear STEP] [--over DURATION] [--filter EXPR] [--top N]\n"
 		"                     [--interval SEC] [--duration SEC] [--json] [--engine ENGINE]\n"
 		"                     [--input FILE] [--sort KEY,...] [--probe SPEC]...\n"
+		"                     [--function FUNC]\n"
 		"                     " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};
@@ -323,6 +331,26 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	if (ret)
 		return ret;
 	ret = TP_USAGE;
+	if (latency_fs.ngraph) {
+		if (args.argc || match || o->sort || step || over || o->interval > 0 || o->filter ||
+		    o->probes.n || latency_fs.ngraph > 1 || strpbrk(latency_fs.graph[0], "*?[!") ||
+		    o->engine == AGG_ENGINE_KERNEL)
+			tp_error("'--function FUNC' times one function: no START END or RECIPE, "
+				 "--match, --sort, --linear, --over, --interval, --filter, --probe or "
+				 "--engine kernel");
+		else
+			ret = agg_spec_keys(&o->spec, by);
+		if (!ret && !by)
+			o->spec.nkeys = 0;
+		if (!ret) {
+			/* FUNC alone: nothing it calls */
+			latency_fs.depth = 1;
+			latency_fs.cmd = "latency";
+			o->ftrace = &latency_fs;
+			o->run = func_latency_run;
+		}
+		return agg_parse_end(o, &args, top, ret);
+	}
 	if (args.argc == 1 && !strcmp(args.argv[0], "sched")) {
 		/* perf sched latency's table: none of the histograms' options */
 		if (match || by || log2 || step || over || top || o->interval > 0 ||

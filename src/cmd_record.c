@@ -26,6 +26,7 @@
 #include "btf.h"
 #include "dat.h"
 #include "decode.h"
+#include "ftr.h"
 #include "live.h"
 #include "opt.h"
 #include "probe.h"
@@ -73,11 +74,12 @@ static void meta_free(struct meta *m)
 }
 
 /* Symbols are needed for kernel stacks and when a print fmt prints kernel addresses as names. */
-static bool wants_kallsyms(const struct meta *m, bool kstack)
+static bool wants_kallsyms(const struct meta *m, bool kstack, bool functions)
 {
 	static const char *const conv[] = { "%pS", "%ps", "%pB", "%pF", "%pf" };
 
-	if (kstack)
+	/* the function tracers' records are addresses of functions */
+	if (kstack || functions)
 		return true;
 	for (size_t i = 0; i < m->nevents; i++)
 		for (size_t k = 0; k < sizeof(conv) / sizeof(*conv); k++)
@@ -105,7 +107,8 @@ static void format_resolve(struct dat_format *f)
 }
 
 static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, struct meta *m,
-			bool kstack)
+			bool kstack,
+			bool functions)
 {
 	char **names;
 	int size;
@@ -168,7 +171,7 @@ static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, st
 		format_resolve(f);
 		m->nevents++;
 	}
-	if (wants_kallsyms(m, kstack)) {
+	if (wants_kallsyms(m, kstack, functions)) {
 		m->kallsyms = tp_read_file("/proc/kallsyms", &m->kallsyms_len);
 		if (!m->kallsyms)
 			tp_warn("cannot read '/proc/kallsyms': %s; addresses stay numeric",
@@ -421,6 +424,7 @@ int cmd_record(int argc, char **argv)
 	int ret;
 	bool moved, kstack = false, ustack = false, strings = false;
 	struct probe_words probes = { .n = 0 };
+	struct ftr_spec fs = { .nfunc = 0 };
 	const struct tp_opt opts[] = {
 		OPT_STRING('o', "output", &output, "FILE", "the trace.dat file to write"),
 		OPT_ARG("EVENT", "system, system:event or a glob (sched:sched_*)"),
@@ -434,13 +438,15 @@ int cmd_record(int argc, char **argv)
 			 "trace.dat version 7 (zstd-compressed pages, the default) or 6"),
 		PROBE_OPTS(&probes),
 		STRINGS_OPT(&strings),
+		FTR_OPTS(&fs),
 		TARGET_OPTS(&tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]\n"
 		"                    [--stack] [--user-stack] [--file-version 6|7] [--probe SPEC]...\n"
-		"                    [--strings]\n"
+		"                    [--strings] [--function PATTERN]... [--graph FUNC]...\n"
+		"                    [--graph-notrace FUNC]... [--depth N]\n"
 		"                    " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};
@@ -455,11 +461,13 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!output)
 		tp_error("no output file; use -o FILE");
-	else if (!args.argc && !probes.n)
+	else if (!args.argc && !probes.n && !ftr_given(&fs))
 		tp_error("no event given");
+	else if (ftr_usage(&fs))
+		output = NULL;
 	else if (tp.instance)
 		tp_error("record always traces in a private instance; '-i' does not apply");
-	if (!output || (!args.argc && !probes.n) || tp.instance) {
+	if (!output || (!args.argc && !probes.n && !ftr_given(&fs)) || tp.instance) {
 		target_free(&tgt);
 		return TP_USAGE;
 	}
@@ -467,7 +475,7 @@ int cmd_record(int argc, char **argv)
 	ret = live_open(&r.l, &(struct live_spec){
 		.events = args.argv, .nevents = args.argc, .filter = filter,
 		.buffer_kb = buffer_kb, .target = &tgt, .probes = probes.v, .nprobes = probes.n,
-		.strings = strings,
+		.strings = strings, .ftrace = &fs,
 		/* tracing_on 0 until every event is on: one window for all of them */
 		.flags = LIVE_PAGES | LIVE_HOLD | (kstack ? LIVE_KSTACK : 0) |
 			 (ustack ? LIVE_USTACK : 0),
@@ -475,7 +483,7 @@ int cmd_record(int argc, char **argv)
 	if (!ret) {
 		r.inst = live_instance(r.l);
 		r.ncpus = live_page_ncpus(r.l);
-		ret = meta_collect(&r, live_events(r.l), &m, kstack);
+		ret = meta_collect(&r, live_events(r.l), &m, kstack, ftr_given(&fs));
 	}
 	if (!ret) {
 		r.dat = open_output(&r, output, &m, live_page_size(r.l), version);

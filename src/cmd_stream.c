@@ -23,6 +23,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "ftr.h"
 #include "live.h"
 #include "opt.h"
 #include "probe.h"
@@ -82,6 +83,7 @@ int cmd_stream(int argc, char **argv)
 	bool end_waited = false, *skipped = NULL;
 	struct target tgt;
 	struct probe_words probes = { .n = 0 };
+	struct ftr_spec fs = { .nfunc = 0 };
 	bool strings = false;
 	const struct tp_opt opts[] = {
 		OPT_ARG("EVENT", "system:event, system or a glob; traced in a private instance\n"
@@ -99,6 +101,7 @@ int cmd_stream(int argc, char **argv)
 		OPT_BOOL(0, "user-stack", &ustack, "the user stack of every EVENT (needs EVENT)"),
 		PROBE_OPTS(&probes),
 		STRINGS_OPT(&strings),
+		FTR_OPTS(&fs),
 		TARGET_OPTS(&tgt),
 		OPT_END(),
 	};
@@ -106,6 +109,8 @@ int cmd_stream(int argc, char **argv)
 		"tpctl stream [EVENT...] [--json] [--filter EXPR] [--count N] [--duration SEC]\n"
 		"                    [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]\n"
 		"                    [--stack] [--user-stack] [--probe SPEC]... [--strings]\n"
+		"                    [--function PATTERN]... [--graph FUNC]... [--graph-notrace FUNC]...\n"
+		"                    [--depth N]\n"
 		"                    " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};
@@ -126,9 +131,12 @@ int cmd_stream(int argc, char **argv)
 		buffer_kb = kbuf;
 	}
 	/* a probe of the run is an EVENT too: traced in the private instance */
-	n = args.argc + probes.n;
+	n = args.argc + probes.n + fs.nfunc + fs.ngraph;
+	fs.cmd = "stream";
 	ret = TP_USAGE;
-	if (!n && target_given(&tgt))
+	if (ftr_usage(&fs))
+		;
+	else if (!n && target_given(&tgt))
 		tp_error("'-- COMMAND', '--pid', '--cgroup' need EVENT arguments "
 			 "(without them nothing is changed)");
 	else if (!n && filter)
@@ -150,7 +158,7 @@ int cmd_stream(int argc, char **argv)
 	ls = (struct live_spec){
 		.events = args.argv, .nevents = args.argc, .filter = filter, .buffer_kb = buffer_kb,
 		.cpus = cpulist, .target = &tgt, .probes = probes.v, .nprobes = probes.n,
-		.strings = strings,
+		.strings = strings, .ftrace = &fs,
 		.flags = LIVE_PROMPT | (kstack ? LIVE_KSTACK : 0) | (ustack ? LIVE_USTACK : 0) |
 			 (json ? 0 : LIVE_TEXT),
 	};

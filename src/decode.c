@@ -675,6 +675,35 @@ void decode_sym_print(struct trace_seq *s, unsigned long long addr, enum dec_sym
 
 static int type_elem_size(const char *type);
 
+/* The function tracers' records, when their fields are all there: DS_FUNC, DS_GRAPH_*. */
+static void function_fields(struct dec_event *de)
+{
+	static const char *const func[] = { "ip", "parent_ip", NULL };
+	static const char *const ent[] = { "func", "depth", NULL };
+	static const char *const ret[] = { "func", "depth", "overrun", "calltime", "rettime", NULL };
+	const char *const *want;
+	enum dec_special sp;
+	int i, k;
+
+	if (!strcmp(de->event->name, "function"))
+		want = func, sp = DS_FUNC;
+	else if (!strcmp(de->event->name, "funcgraph_entry"))
+		want = ent, sp = DS_GRAPH_ENT;
+	else if (!strcmp(de->event->name, "funcgraph_exit"))
+		want = ret, sp = DS_GRAPH_RET;
+	else
+		return;
+	for (k = 0; want[k]; k++) {
+		de->ff[k] = NULL;
+		for (i = 0; i < de->nfields; i++)
+			if (!strcmp(de->fields[i].name, want[k]) && de->fields[i].kind == DK_INT)
+				de->ff[k] = &de->fields[i];
+		if (!de->ff[k])
+			return;
+	}
+	de->special = sp;
+}
+
 /*
  * A NUL-terminated copy of the format (it ends at an embedded NUL, which a
  * tracefs file never has) with every "sizeof(type)" replaced by its number:
@@ -1175,6 +1204,8 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 			de->special = DS_USTACK;
 		if (de->special != DS_FTRACE && stack_fields(de) < 0)
 			de->special = DS_FTRACE;
+		if (de->special == DS_FTRACE)
+			function_fields(de);
 	}
 
 	mf = open_memstream(&buf, &len);

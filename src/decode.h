@@ -134,6 +134,9 @@ enum dec_special {
 	DS_SYS_ENTER,		/* kernel prints "sys_name(arg: 0x..., ...)" */
 	DS_SYS_EXIT,		/* kernel prints "sys_name -> 0x..." */
 	DS_FTRACE,		/* ftrace's own events: no "name: " prefix */
+	DS_FUNC,		/* ftrace:function: "func <-parent" */
+	DS_GRAPH_ENT,		/* ftrace:funcgraph_entry: the function_graph layout */
+	DS_GRAPH_RET,		/* ftrace:funcgraph_exit */
 	DS_KSTACK,		/* ftrace:kernel_stack: "<stack trace>" and one line per frame */
 	DS_USTACK,		/* ftrace:user_stack: "<user stack trace>" and its frames */
 };
@@ -164,6 +167,11 @@ struct dec_event {
 	struct dec_field frames;
 	struct dec_field *nframes;	/* DS_KSTACK: the "size" field */
 	struct dec_field *tgid;		/* DS_USTACK: the process the frames are in */
+	/*
+	 * DS_FUNC: ip, parent_ip; DS_GRAPH_ENT: func, depth; DS_GRAPH_RET:
+	 * func, depth, overrun, calltime, rettime
+	 */
+	struct dec_field *ff[5];
 };
 
 typedef int (*decode_loader_fn)(struct tep_handle *tep, int id, void *ctx);

@@ -24,6 +24,7 @@
 #include "btf.h"
 #include "dat.h"
 #include "decode.h"
+#include "ftr.h"
 #include "live.h"
 #include "probe.h"
 #include "reader.h"
@@ -46,6 +47,7 @@ struct live {
 	struct strings *str;
 	struct tracefs_instance *inst;
 	bool private_inst;		/* tpctl-<pid>, ours (else the -i instance, read only) */
+	bool top;			/* ours, but the top level (ftr_graph_needs_top) */
 	int ncpu;
 	bool *cpus;			/* the CPUs read */
 	unsigned long long *overrun0, *dropped0;	/* the -i instance's stats at the start */
@@ -358,6 +360,17 @@ static int setup_instance(struct live *l)
 		return ret;
 	l->private_inst = true;
 	/*
+	 * function_graph before 6.9 runs only at the top level: the session
+	 * reads that (the instance made goes at the end, unused)
+	 */
+	if (ftr_graph_needs_top(s->ftrace, l->inst)) {
+		tracefs_instance_free(l->inst);
+		l->inst = NULL;
+		l->private_inst = false;
+		l->top = true;
+		tp_debug("function_graph at the top level: instances have no function_graph here");
+	}
+	/*
 	 * Off while it is set up where the command wants one window for
 	 * every event (record), nothing in the buffer (the kernel engine), or
 	 * no event without its stack: a trigger on a disabled event
@@ -374,6 +387,12 @@ static int setup_instance(struct live *l)
 	ret = target_start(s->target);
 	if (!ret)
 		ret = target_apply(s->target, l->inst);
+	if (!ret && s->ftrace)
+		ret = ftr_apply(s->ftrace, l->inst, s->target->argv || s->target->follow ||
+				s->target->cgroup);
+	/* the top level's own tracing_on may be 0 */
+	if (!ret && l->top && !off)
+		ret = tfs_instance_write(l->inst, "tracing_on", "1");
 	if (!ret && s->buffer_kb)
 		ret = tfs_instance_write(l->inst, "buffer_size_kb", s->buffer_kb);
 	/*
@@ -751,6 +770,8 @@ static int open_live(struct live *l)
 	}
 	if (s->strings && (ret = strings_check()))
 		return ret;
+	if (ftr_given(s->ftrace) && (ret = ftr_check(s->ftrace)))
+		return ret;
 	if (s->cpus && !tp_parse_cpus(s->cpus, l->cpus, l->ncpu)) {
 		tp_error("invalid CPU list '%s': CPUs 0-%d, as in 0,2-3", s->cpus, l->ncpu - 1);
 		return TP_USAGE;
@@ -773,6 +794,10 @@ static int open_live(struct live *l)
 	load_format(l->tep, "ftrace", "print");
 	load_format(l->tep, "ftrace", "kernel_stack");
 	load_format(l->tep, "ftrace", "user_stack");
+	/* the function tracers' records, of this run or of a tracer found on (-i) */
+	load_format(l->tep, "ftrace", "function");
+	load_format(l->tep, "ftrace", "funcgraph_entry");
+	load_format(l->tep, "ftrace", "funcgraph_exit");
 	return TP_OK;
 }
 
@@ -786,7 +811,7 @@ static int open_tracing(struct live *l)
 	/* a signal from here on ends the command's loop, which prints what it has */
 	if (f & LIVE_EARLY_STOP)
 		state_set_graceful(true);
-	if (s->nevents || s->nprobes) {
+	if (s->nevents || s->nprobes || ftr_given(s->ftrace)) {
 		ret = setup_instance(l);
 	} else {
 		ret = tfs_open_selected(&l->inst);
@@ -797,7 +822,8 @@ static int open_tracing(struct live *l)
 		return ret;
 	tfs_tep_load_cmdlines(l->tep);
 	l->stacks = (f & (LIVE_KSTACK | LIVE_USTACK)) ||
-		    (!s->nevents && !s->nprobes && tfs_instance_stacks(l->inst));
+		    (!s->nevents && !s->nprobes && !ftr_given(s->ftrace) &&
+		     tfs_instance_stacks(l->inst));
 	if (f & LIVE_NOREAD)
 		return TP_OK;
 	return f & LIVE_PAGES ? open_pages(l) : open_readers(l);
@@ -931,7 +957,7 @@ void live_drain(struct live *l)
 		return;
 	l->drained = true;
 	/* the -i instance is not ours to stop: what is there now is read */
-	if (l->private_inst)
+	if (l->private_inst || l->top)
 		tfs_instance_write(l->inst, "tracing_on", "0");
 	if (l->rd)
 		reader_finish(l->rd);
@@ -1058,6 +1084,11 @@ const struct tfs_event *live_traced(struct live *l, const struct tfs_event *name
 		if (!strcmp(n->v[i].system, named->system) && !strcmp(n->v[i].name, named->name))
 			return &l->evs.v[i];
 	return named;
+}
+
+bool live_top(struct live *l)
+{
+	return l->top;
 }
 
 struct tracefs_instance *live_instance(struct live *l)

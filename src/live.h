@@ -56,6 +56,7 @@ struct tracefs_instance;
 struct tfs_event_list;
 struct target;
 struct live;
+struct ftr_spec;
 
 enum {
 	LIVE_PROMPT = 1 << 0,	/* wake the reader on every record, not at half a buffer */
@@ -77,6 +78,7 @@ struct live_spec {
 	struct target *target;	/* the command's, parsed and checked by live_open() */
 	char **probes;		/* probes made for this run (tpctl-probe(1) SPECs) */
 	int nprobes;
+	const struct ftr_spec *ftrace;	/* --function, --graph (ftr.h); NULL: none */
 	bool strings;		/* syscall string arguments fetched by the kernel (strings.h) */
 	const char *input;	/* a trace.dat to read instead of the kernel (NULL: live) */
 	unsigned flags;
@@ -159,6 +161,8 @@ const struct tfs_event_list *live_events_named(struct live *l);
 struct tfs_event;
 const struct tfs_event *live_traced(struct live *l, const struct tfs_event *named);
 struct tracefs_instance *live_instance(struct live *l);	/* NULL with an input file */
+/* The session reads the top level (function_graph on a kernel without it in instances). */
+bool live_top(struct live *l);
 /* The format file text of an event (the kernel's, or the recording's); caller frees. */
 char *live_format_text(struct live *l, const char *sys, const char *name, int *size);
 /* The timestamps count nanoseconds (not a raw counter clock). */

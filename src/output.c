@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 #include <trace-seq.h>
@@ -77,9 +78,13 @@ struct output {
 	output_usym_fn usym_fn;
 	void *usym_ctx;
 	unsigned long long faults;	/* strings the kernel could not fetch (--strings) */
+	struct graph *graph;	/* function_graph records seen: their state, else NULL */
 };
 
 #define KFRAMES 4096		/* a power of two */
+
+struct graph;
+static void graph_free(struct graph *g);
 
 /*
  * JSON with stacks.  The kernel writes a stack as records of their own, on
@@ -188,6 +193,7 @@ void output_free(struct output *o)
 	if (!o)
 		return;
 	pendq_free(o->pq);
+	graph_free(o->graph);
 	for (i = 0; o->kframes && i < KFRAMES; i++)
 		free(o->kframes[i].s);
 	free(o->kframes);
@@ -586,6 +592,414 @@ static void text_string(struct output *o, const struct dec_event *de, const stru
 	putc_unlocked('"', f);
 }
 
+/* ---------------------------------------------------------------- function tracers */
+
+/*
+ * The function tracers' text as the kernel's `trace` file prints it with its
+ * default options (funcgraph-cpu, -overhead, -duration and -irqs on, -proc
+ * and -abstime off).  libtraceevent's plugin_function prints trace-cmd's
+ * layout ("func <-- parent", with its own indentation), not the kernel's,
+ * and trace-cmd's function_graph printer lives in libtracecmd, where it
+ * needs a tracecmd_input to peek at the next record: neither does for a live
+ * stream, so the layout is written here.
+ *
+ * A function_graph entry prints as a leaf "func();" with its duration when
+ * the next record of its CPU is the return of the same call (same task, same
+ * function), and as "func() {" otherwise.  So an entry waits, and every
+ * record read after it waits behind it (the order stays the merged one),
+ * until its CPU's next record arrives, the output is flushed, or it waited
+ * through idle points for GRAPH_HOLD_NS.
+ */
+#define GRAPH_DEPTH 50		/* the kernel's FTRACE_RETFUNC_DEPTH */
+#define GRAPH_HOLD_NS 100000000ULL
+
+struct gcpu {
+	int last_pid;		/* -1: nothing printed yet on this CPU */
+	unsigned long long enter[GRAPH_DEPTH];	/* the function entered at each depth */
+};
+
+struct grec {
+	struct dec_event *de;
+	int cpu, size;
+	unsigned long long ts;
+	unsigned char *data;
+	size_t alloc;
+};
+
+struct graph {
+	struct gcpu *cpu;
+	int ncpu;
+	int width;		/* digits of the highest CPU number */
+	struct grec *q;		/* records waiting behind an entry, in order */
+	size_t n, cap;
+	unsigned long long idle;	/* CLOCK_MONOTONIC ns of the first idle point waited through */
+};
+
+static int graph_width(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	int w = 1;
+
+	for (n = n > 1 ? n - 1 : 0; n >= 10; n /= 10)
+		w++;
+	return w;
+}
+
+static struct gcpu *graph_cpu(struct graph *g, int cpu)
+{
+	if (cpu < 0)
+		cpu = 0;
+	if (cpu >= g->ncpu) {
+		int n = cpu + 16, i;
+		struct gcpu *c = realloc(g->cpu, n * sizeof(*c));
+
+		if (!c)
+			return NULL;
+		for (i = g->ncpu; i < n; i++) {
+			memset(&c[i], 0, sizeof(c[i]));
+			c[i].last_pid = -1;
+		}
+		g->cpu = c;
+		g->ncpu = n;
+	}
+	return &g->cpu[cpu];
+}
+
+static uint64_t ffield(const struct dec_event *de, int k, const void *data, int size)
+{
+	uint64_t v = 0;
+
+	decode_int(de->ff[k], data, size, &v);
+	return v;
+}
+
+/* "%ps" of a function the tracer recorded (the bare name, as the kernel's) */
+static void put_func(FILE *f, unsigned long long addr)
+{
+	unsigned long long off;
+	const char *name = decode_ksym(addr, &off);
+
+	if (name)
+		put_str(f, name);
+	else
+		fprintf(f, "0x%llx", addr);
+}
+
+/* seq_print_ip_sym: "0" for no address, the symbol, or "0x%08lx" */
+static void put_ip(FILE *f, unsigned long long addr)
+{
+	unsigned long long off;
+	const char *name;
+
+	if (!addr) {
+		putc_unlocked('0', f);
+		return;
+	}
+	name = decode_ksym(addr, &off);
+	if (name)
+		put_str(f, name);
+	else
+		fprintf(f, "0x%08llx", addr);
+}
+
+/* The task as the graph's context-switch line centres it: comm (7 chars at most)-pid in 14. */
+static void graph_proc(struct output *o, int pid)
+{
+	char buf[32];
+	int len, sp, i;
+
+	len = snprintf(buf, sizeof(buf), "%.7s-%d", comm_of(o, pid), pid);
+	sp = len < 14 ? 14 - len : 0;
+	for (i = 0; i < sp / 2; i++)
+		putc_unlocked(' ', o->f);
+	put_mem(o->f, buf, len);
+	for (i = 0; i < sp - sp / 2; i++)
+		putc_unlocked(' ', o->f);
+}
+
+/* The duration column: overhead mark, microseconds to 7 digits, "|  " */
+static void graph_duration(FILE *f, unsigned long long ns)
+{
+	static const struct {
+		unsigned long long over;
+		char mark;
+	} marks[] = {
+		{ 1000000000ULL, '$' }, { 100000000ULL, '@' }, { 10000000ULL, '*' },
+		{ 1000000ULL, '#' }, { 100000ULL, '!' }, { 10000ULL, '+' },
+	};
+	char mark = ' ', us[24], rem[8];
+	size_t i;
+	int len;
+
+	for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (ns > marks[i].over) {
+			mark = marks[i].mark;
+			break;
+		}
+	putc_unlocked(mark, f);
+	putc_unlocked(' ', f);
+	len = snprintf(us, sizeof(us), "%llu", ns / 1000);
+	put_mem(f, us, len);
+	/* nanoseconds as far as 7 digits in all allow */
+	if (len < 7) {
+		snprintf(rem, sizeof(rem), "%03llu", ns % 1000);
+		rem[7 - len < 4 ? 7 - len : 4] = '\0';
+		putc_unlocked('.', f);
+		put_str(f, rem);
+		len += strlen(rem) + 1;
+	}
+	put_lit(f, " us ");
+	for (; len < 8; len++)
+		putc_unlocked(' ', f);
+	put_lit(f, "|  ");
+}
+
+static void indent(FILE *f, long depth)
+{
+	for (depth *= 2; depth > 0; depth--)
+		putc_unlocked(' ', f);
+}
+
+/* One function_graph line (entry: leaf is its return when it is a leaf). */
+static void text_graph(struct output *o, struct dec_event *de, const struct tep_record *rec,
+		       const struct tep_record *leaf)
+{
+	struct graph *g = o->graph;
+	struct gcpu *c = graph_cpu(g, rec->cpu);
+	int pid = decode_pid(rec->data);
+	long depth = (int32_t)ffield(de, 1, rec->data, rec->size);
+	unsigned long long func = ffield(de, 0, rec->data, rec->size);
+	FILE *f = o->f;
+
+	if (!c)
+		return;
+	if (c->last_pid != pid) {
+		int prev = c->last_pid;
+
+		c->last_pid = pid;
+		if (prev != -1) {
+			put_lit(f, " ------------------------------------------\n");
+			fprintf(f, " %*d) ", g->width, rec->cpu);
+			graph_proc(o, prev);
+			put_lit(f, " => ");
+			graph_proc(o, pid);
+			put_lit(f, "\n ------------------------------------------\n\n");
+		}
+	}
+	fprintf(f, " %*d) ", g->width, rec->cpu);
+	if (de->special == DS_GRAPH_ENT && leaf) {
+		const struct dec_event *rde = decoder_event(o->dec, decode_type(leaf->data));
+
+		graph_duration(f, ffield(rde, 4, leaf->data, leaf->size) -
+				  ffield(rde, 3, leaf->data, leaf->size));
+		if (depth >= 0 && depth < GRAPH_DEPTH)
+			c->enter[depth] = 0;
+		indent(f, depth);
+		put_func(f, func);
+		put_lit(f, "();\n");
+	} else if (de->special == DS_GRAPH_ENT) {
+		put_lit(f, "              |  ");
+		if (depth >= 0 && depth < GRAPH_DEPTH)
+			c->enter[depth] = func;
+		indent(f, depth);
+		put_func(f, func);
+		put_lit(f, "() {\n");
+	} else {
+		bool match = true;
+
+		graph_duration(f, ffield(de, 4, rec->data, rec->size) -
+				  ffield(de, 3, rec->data, rec->size));
+		if (depth >= 0 && depth < GRAPH_DEPTH) {
+			match = c->enter[depth] == func;
+			c->enter[depth] = 0;
+		}
+		indent(f, depth);
+		if (match) {
+			put_lit(f, "}\n");
+		} else {
+			put_lit(f, "} /* ");
+			put_func(f, func);
+			put_lit(f, " */\n");
+		}
+	}
+}
+
+static void json_func(struct output *o, const char *key, unsigned long long addr)
+{
+	unsigned long long off;
+	const char *name = decode_ksym(addr, &off);
+
+	put_str(o->f, key);
+	if (name)
+		json_write_string(o->f, name, strlen(name));
+	else
+		put_lit(o->f, "null");
+}
+
+/*
+ * {"type":"function",...,"func":"vfs_read","parent":"ksys_read","ip":N,"parent_ip":N}
+ * {"type":"graph_entry",...,"func":"vfs_read","depth":0}
+ * {"type":"graph_return",...,"func":"vfs_read","depth":0,"duration_ns":N,"calltime_ns":N,
+ *  "rettime_ns":N,"overrun":N}
+ * {"type":"graph_leaf",...} a graph_entry whose return came next: the return's members
+ */
+static void json_function(struct output *o, struct dec_event *de, const struct tep_record *rec,
+			  const struct tep_record *leaf)
+{
+	const struct pidinfo *pi = pid_info(o, decode_pid(rec->data), rec->ts);
+	const void *d = rec->data;
+	FILE *f = o->f;
+	char flags[6];
+
+	decode_lat_flags(decode_flags(d), decode_preempt(d), o->lazy_flags, flags);
+	put_lit(f, "{\"type\":\"");
+	put_str(f, de->special == DS_FUNC ? "function" : de->special == DS_GRAPH_RET ?
+		"graph_return" : leaf ? "graph_leaf" : "graph_entry");
+	put_lit(f, "\",\"ts_ns\":");
+	put_u64(f, rec->ts);
+	put_lit(f, ",\"cpu\":");
+	put_i64(f, rec->cpu);
+	put_mem(f, pi->json, pi->jlen);
+	put_lit(f, ",\"flags\":\"");
+	put_mem(f, flags, 5);
+	putc_unlocked('"', f);
+	json_func(o, ",\"func\":", ffield(de, 0, d, rec->size));
+	if (de->special == DS_FUNC) {
+		json_func(o, ",\"parent\":", ffield(de, 1, d, rec->size));
+		put_lit(f, ",\"ip\":");
+		put_u64(f, ffield(de, 0, d, rec->size));
+		put_lit(f, ",\"parent_ip\":");
+		put_u64(f, ffield(de, 1, d, rec->size));
+		put_lit(f, "}\n");
+		return;
+	}
+	put_lit(f, ",\"depth\":");
+	put_i64(f, (int32_t)ffield(de, 1, d, rec->size));
+	if (leaf) {
+		de = decoder_event(o->dec, decode_type(leaf->data));
+		d = leaf->data;
+		rec = leaf;
+	}
+	if (de->special == DS_GRAPH_RET) {
+		uint64_t call = ffield(de, 3, d, rec->size), ret = ffield(de, 4, d, rec->size);
+
+		put_lit(f, ",\"duration_ns\":");
+		put_u64(f, ret - call);
+		put_lit(f, ",\"calltime_ns\":");
+		put_u64(f, call);
+		put_lit(f, ",\"rettime_ns\":");
+		put_u64(f, ret);
+		put_lit(f, ",\"overrun\":");
+		put_u64(f, ffield(de, 2, d, rec->size));
+	}
+	put_lit(f, "}\n");
+}
+
+static int write_one(struct output *o, struct dec_event *de, struct tep_record *rec,
+		     const struct tep_record *leaf);
+
+/* Is q[j] the return of the entry q[0] (the next record of its CPU)? */
+static bool graph_leaf(const struct grec *e, const struct grec *r)
+{
+	return r->de && r->de->special == DS_GRAPH_RET && decode_pid(e->data) == decode_pid(r->data) &&
+	       ffield(e->de, 0, e->data, e->size) == ffield(r->de, 0, r->data, r->size);
+}
+
+static int graph_drain(struct output *o, bool force)
+{
+	struct graph *g = o->graph;
+
+	while (g->n) {
+		struct grec *e = &g->q[0], tmp;
+		struct tep_record rec = { .cpu = e->cpu, .ts = e->ts, .size = e->size,
+					  .data = e->data };
+		struct tep_record lrec;
+		size_t j = 0;
+		bool leaf = false;
+
+		if (e->de && e->de->special == DS_GRAPH_ENT) {
+			for (j = 1; j < g->n && g->q[j].cpu != e->cpu; j++)
+				;
+			if (j == g->n && !force)
+				break;
+			leaf = j < g->n && graph_leaf(e, &g->q[j]);
+		}
+		if (leaf)
+			lrec = (struct tep_record){ .cpu = g->q[j].cpu, .ts = g->q[j].ts,
+						    .size = g->q[j].size, .data = g->q[j].data };
+		if (write_one(o, e->de, &rec, leaf ? &lrec : NULL) < 0)
+			return -1;
+		/* the slots keep their buffers: the written ones move to the end */
+		if (leaf) {
+			tmp = g->q[j];
+			memmove(&g->q[j], &g->q[j + 1], (g->n - j - 1) * sizeof(*g->q));
+			g->q[g->n - 1] = tmp;
+			g->n--;
+		}
+		tmp = g->q[0];
+		memmove(&g->q[0], &g->q[1], (g->n - 1) * sizeof(*g->q));
+		g->q[g->n - 1] = tmp;
+		g->n--;
+		g->idle = 0;
+	}
+	return 0;
+}
+
+static int graph_push(struct output *o, struct dec_event *de, const struct tep_record *rec)
+{
+	struct graph *g = o->graph;
+	struct grec *r;
+
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 64;
+		struct grec *q = realloc(g->q, cap * sizeof(*q));
+
+		if (!q)
+			return -1;
+		memset(q + g->cap, 0, (cap - g->cap) * sizeof(*q));
+		g->q = q;
+		g->cap = cap;
+	}
+	r = &g->q[g->n];
+	if (r->alloc < (size_t)rec->size) {
+		unsigned char *b = realloc(r->data, rec->size);
+
+		if (!b)
+			return -1;
+		r->data = b;
+		r->alloc = rec->size;
+	}
+	memcpy(r->data, rec->data, rec->size);
+	r->size = rec->size;
+	r->cpu = rec->cpu;
+	r->ts = rec->ts;
+	r->de = de;
+	g->n++;
+	return 0;
+}
+
+static struct graph *graph_new(void)
+{
+	struct graph *g = calloc(1, sizeof(*g));
+
+	if (g)
+		g->width = graph_width();
+	return g;
+}
+
+static void graph_free(struct graph *g)
+{
+	size_t i;
+
+	if (!g)
+		return;
+	for (i = 0; i < g->cap; i++)
+		free(g->q[i].data);
+	free(g->q);
+	free(g->cpu);
+	free(g);
+}
+
 static int text_record(struct output *o, struct dec_event *de, struct tep_record *rec)
 {
 	const void *data = rec->data;
@@ -596,6 +1010,10 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	size_t n;
 	int i;
 
+	if (de && (de->special == DS_GRAPH_ENT || de->special == DS_GRAPH_RET)) {
+		text_graph(o, de, rec, NULL);
+		return 0;
+	}
 	pi = pid_info(o, pid, rec->ts);
 	put_mem(f, pi->text, pi->tlen);
 	/* "[%03d] " */
@@ -660,6 +1078,18 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	case DS_USTACK:
 		text_stack(o, de, rec);
 		return 1;
+	case DS_FUNC: {
+		uint64_t parent = ffield(de, 1, data, rec->size);
+
+		put_ip(f, ffield(de, 0, data, rec->size));
+		/* options/print-parent, on by default */
+		if (parent) {
+			put_lit(f, " <-");
+			put_ip(f, parent);
+		}
+		putc_unlocked('\n', f);
+		return 0;
+	}
 	default:
 		break;
 	}
@@ -680,6 +1110,7 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 		putc_unlocked('\n', f);
 	return 0;
 }
+
 
 void output_json_value(FILE *f, const struct dec_field *df, const void *data, int size)
 {
@@ -1096,14 +1527,19 @@ static int pend_record(struct output *o, struct dec_event *de, struct tep_record
 	return stack;
 }
 
-int output_record(struct output *o, struct tep_record *rec)
+static int write_one(struct output *o, struct dec_event *de, struct tep_record *rec,
+		     const struct tep_record *leaf)
 {
-	struct dec_event *de;
 	int r;
 
-	if (rec->size < 8)
-		return 0;
-	de = decoder_event(o->dec, decode_type(rec->data));
+	if (de && de->special == DS_GRAPH_ENT && o->mode == OUTPUT_TEXT) {
+		text_graph(o, de, rec, leaf);
+		return ferror(o->f) ? -1 : 0;
+	}
+	if (de && de->special >= DS_FUNC && de->special <= DS_GRAPH_RET && o->mode == OUTPUT_JSON) {
+		json_function(o, de, rec, leaf);
+		return ferror(o->f) ? -1 : 0;
+	}
 	/* text_record and json_record say whether rec was a stack: no test more per event */
 	if (o->mode == OUTPUT_TEXT) {
 		r = text_record(o, de, rec);
@@ -1117,6 +1553,38 @@ int output_record(struct output *o, struct tep_record *rec)
 		}
 	}
 	return ferror(o->f) ? -1 : r;
+}
+
+int output_record(struct output *o, struct tep_record *rec)
+{
+	struct dec_event *de;
+
+	if (rec->size < 8)
+		return 0;
+	de = decoder_event(o->dec, decode_type(rec->data));
+	if (de && de->special == DS_GRAPH_ENT && !o->graph) {
+		o->graph = graph_new();
+		if (!o->graph) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	/* a function_graph entry waits for its CPU's next record, and what follows for it */
+	if ((o->graph && o->graph->n) || (de && de->special == DS_GRAPH_ENT)) {
+		if (graph_push(o, de, rec) < 0) {
+			errno = ENOMEM;
+			return -1;
+		}
+		return graph_drain(o, false) < 0 || ferror(o->f) ? -1 : 0;
+	}
+	if (de && de->special == DS_GRAPH_RET && !o->graph) {
+		o->graph = graph_new();
+		if (!o->graph) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	return write_one(o, de, rec, NULL);
 }
 
 unsigned long long output_faults(struct output *o)
@@ -1186,6 +1654,8 @@ int output_flush(struct output *o)
 {
 	struct pendq *q = o->pq;
 
+	if (o->graph && graph_drain(o, true) < 0)
+		return -1;
 	if (q) {
 		while (q->head != q->tail)
 			pend_write(o);
@@ -1200,6 +1670,15 @@ int output_idle(struct output *o)
 	unsigned long long ns;
 	int cpu;
 
+	/* an entry whose CPU said nothing more for GRAPH_HOLD_NS: "func() {" */
+	if (o->graph && o->graph->n) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ns = now.tv_sec * 1000000000ULL + now.tv_nsec;
+		if (!o->graph->idle)
+			o->graph->idle = ns;
+		else if (ns - o->graph->idle >= GRAPH_HOLD_NS && graph_drain(o, true) < 0)
+			return -1;
+	}
 	if (q && q->head != q->tail) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		ns = now.tv_sec * 1000000000ULL + now.tv_nsec;

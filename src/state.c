@@ -39,6 +39,9 @@ static int reg_fds[MAX_FDS];
 static volatile sig_atomic_t nfds;
 static volatile sig_atomic_t graceful;
 static volatile sig_atomic_t rolling_back;
+/* state_mirror(): every write entry is also appended there, for a later process */
+static int mirror_fd = -1;
+static char *mirror_path;
 volatile sig_atomic_t state_stop;
 
 static void write_all(int fd, const char *s, size_t len)
@@ -161,6 +164,31 @@ static char *restore_value(const char *cur, enum state_kind kind)
 				*q = ' ';
 		return r;
 	}
+	case STATE_FTRACE: {
+		/*
+		 * set_ftrace_filter, set_graph_function, set_ftrace_pid: a line
+		 * per entry; "#### all functions enabled ####" and "no pid"
+		 * stand for the empty list, which a truncating write restores
+		 */
+		char *r = malloc(strlen(cur) + 1), *q = r;
+		const char *line = cur;
+
+		if (!r)
+			return NULL;
+		while (*line) {
+			size_t n = strcspn(line, "\n");
+
+			if (n && line[0] != '#' && strncmp(line, "no pid", n)) {
+				if (q != r)
+					*q++ = ' ';
+				memcpy(q, line, n);
+				q += n;
+			}
+			line += n + (line[n] == '\n');
+		}
+		*q = '\0';
+		return r;
+	}
 	case STATE_PLAIN:
 	default:
 		return strndup(cur, len);
@@ -176,11 +204,20 @@ static int write_file(const char *path, const char *val)
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	do {
+	/* set_ftrace_filter and its kin take one word per write(2) */
+	while (len) {
 		r = write(fd, val, len);
-	} while (r < 0 && errno == EINTR);
-	if (r < 0)
-		err = errno;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = errno;
+			break;
+		}
+		if (!r)
+			break;
+		val += r;
+		len -= r;
+	}
 	close(fd);
 	if (err) {
 		errno = err;
@@ -209,6 +246,12 @@ static int journal_write_entry(const char *path, char *old)
 	e->path = p;
 	e->old = old;
 	njournal++;
+	if (mirror_fd >= 0 && !strchr(p, '\n') && !strchr(old, '\n')) {
+		write_all(mirror_fd, p, strlen(p));
+		write_all(mirror_fd, "\t", 1);
+		write_all(mirror_fd, old, strlen(old));
+		write_all(mirror_fd, "\n", 1);
+	}
 	return 0;
 }
 
@@ -408,10 +451,82 @@ void state_rollback(void)
 	for (i = njournal - 1; i >= 0; i--)
 		if (journal[i].type == ENTRY_LATE)
 			undo_write(&journal[i]);
+	if (mirror_path) {
+		unlink(mirror_path);
+		close(mirror_fd);
+		mirror_fd = -1;
+	}
 	/*
 	 * Entries are leaked on purpose when called from a signal handler
 	 * (free is not async-signal-safe); the process is about to die.
 	 */
 	njournal = 0;
 	rolling_back = 0;
+}
+
+int state_mirror(const char *path)
+{
+	sigset_t sigs;
+	int fd, i;
+
+	if (mirror_fd >= 0)
+		return 0;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	block_signals(&sigs);
+	mirror_fd = fd;
+	mirror_path = strdup(path);
+	/* what is journaled already goes there too */
+	for (i = 0; i < njournal; i++) {
+		const struct entry *e = &journal[i];
+
+		if (e->type != ENTRY_WRITE || strchr(e->path, '\n') || strchr(e->old, '\n'))
+			continue;
+		write_all(fd, e->path, strlen(e->path));
+		write_all(fd, "\t", 1);
+		write_all(fd, e->old, strlen(e->old));
+		write_all(fd, "\n", 1);
+	}
+	sigprocmask(SIG_SETMASK, &sigs, NULL);
+	return 0;
+}
+
+int state_replay(const char *path)
+{
+	char *buf = tp_read_file(path, NULL), **lines = NULL, *line, *save = NULL;
+	size_t n = 0, alloc = 0;
+	int ret = 0;
+
+	if (!buf)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (n == alloc) {
+			char **nl = realloc(lines, (alloc = alloc ? alloc * 2 : 16) * sizeof(*nl));
+
+			if (!nl) {
+				ret = -1;
+				goto out;
+			}
+			lines = nl;
+		}
+		lines[n++] = line;
+	}
+	while (n--) {
+		struct entry e = { .type = ENTRY_WRITE };
+		char *tab = strchr(lines[n], '\t');
+
+		if (!tab)
+			continue;
+		*tab = '\0';
+		e.path = lines[n];
+		e.old = tab + 1;
+		/* a file of an instance gone since: nothing to put back */
+		if (access(e.path, F_OK) == 0)
+			undo_write(&e);
+	}
+out:
+	free(lines);
+	free(buf);
+	return ret;
 }

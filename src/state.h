@@ -29,6 +29,7 @@ enum state_kind {
 	STATE_ENABLE,	/* "1"/"1*" -> "1", anything else -> "0" */
 	STATE_FILTER,	/* "none" -> "0" (clear), else the old expression */
 	STATE_LIST,	/* every line, joined by spaces (set_event_pid: one pid a line) */
+	STATE_FTRACE,	/* ftrace lists: entries joined by spaces, headers and "no pid" dropped */
 	STATE_TRIGGER,	/* val adds a trigger "cmd[ if ...]": "!cmd" removes it again */
 };
 int state_write(const char *path, const char *val, enum state_kind kind);
@@ -81,5 +82,15 @@ void state_rollback(void);
  */
 extern volatile sig_atomic_t state_stop;
 void state_set_graceful(bool on);
+
+/*
+ * From now on every write entry of the journal (those made so far too) is
+ * also appended to the file at path, a line "PATH<TAB>OLD" each, and the
+ * file is removed by the rollback: a process that finds it with its writer
+ * gone (KILL) puts the values back with state_replay() (tpctl reset).
+ */
+int state_mirror(const char *path);
+/* Write back the values of a state_mirror() file, last first. */
+int state_replay(const char *path);
 
 #endif

@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * count --function and latency --function: calls per kernel function and
+ * how long they take, from the function tracers' records (ftr.h).
+ *
+ * count: the function tracer on the PATTERNs; each ftrace:function record is
+ * one call.  The kernel's function profiler (function_profile_enabled,
+ * trace_stat/function*) would count without records, but Debian's kernels
+ * (the VM's 6.1, the host's 6.18) are built without it (no such file), and it
+ * has no per-instance or per-task view: the records are what every kernel
+ * with the function tracer has.
+ *
+ * latency: function_graph on FUNC with max_graph_depth 1, so that only FUNC
+ * itself is recorded; each funcgraph_exit carries the call's calltime and
+ * rettime, its duration is their difference (the kernel's own figure, the
+ * one its `trace` text prints).
+ *
+ * With --input FILE the records are a recording's: --function then only
+ * names what is counted (count: every function recorded; latency: FUNC's
+ * returns at depth 0, as record --graph FUNC --depth 1 makes them).
+ *
+ * Output: the documents of DESIGN.md section 2 (count: by ["func"] or
+ * ["func","comm"]; latency: start and end both "FUNC", buckets in ns).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event-parse.h>
+
+#include "agg.h"
+#include "comm.h"
+#include "decode.h"
+#include "ftr.h"
+#include "json.h"
+#include "live.h"
+#include "state.h"
+#include "target.h"
+#include "tpctl.h"
+
+struct frow {
+	unsigned long long ip;	/* count: the function; latency: 0 */
+	int pid;		/* --by comm: the task (-1: not by task) */
+	unsigned long long count, sum, min, max;
+	unsigned long long buckets[64];	/* latency: [2^i, 2^(i+1)) ns, [0, 2) in 0 */
+	const char *name, *comm;	/* resolved at the end */
+	char comm_buf[64];		/* --by comm: the task's name when its row was made */
+};
+
+struct fagg {
+	struct frow *rows;
+	size_t n, alloc;
+	bool by_comm, latency;
+	struct tep_handle *tep;
+	struct tep_format_field *ip, *call, *ret, *depth, *fn;
+	const char *func;	/* latency of a recording: only this function's returns */
+	int func_id, exit_id;
+};
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The row of (ip, pid): a linear search of the last hit first, then all (few functions). */
+static struct frow *row_get(struct fagg *a, unsigned long long ip, int pid)
+{
+	static size_t last;
+	struct frow *r;
+	size_t i;
+
+	if (last < a->n && a->rows[last].ip == ip && a->rows[last].pid == pid)
+		return &a->rows[last];
+	for (i = 0; i < a->n; i++)
+		if (a->rows[i].ip == ip && a->rows[i].pid == pid) {
+			last = i;
+			return &a->rows[i];
+		}
+	if (a->n == a->alloc) {
+		size_t na = a->alloc ? a->alloc * 2 : 64;
+		struct frow *nr = realloc(a->rows, na * sizeof(*nr));
+
+		if (!nr)
+			return NULL;
+		a->rows = nr;
+		a->alloc = na;
+	}
+	r = &a->rows[a->n];
+	memset(r, 0, sizeof(*r));
+	r->ip = ip;
+	r->pid = pid;
+	r->min = ~0ULL;
+	/* the name now, while the task lives: function records do not fill saved_cmdlines */
+	if (pid >= 0) {
+		const char *c = comm_known(pid);
+
+		if (!c && a->tep) {
+			c = tep_data_comm_from_pid(a->tep, pid);
+			if (c && !strcmp(c, "<...>"))
+				c = comm_proc(pid, 0, r->comm_buf, sizeof(r->comm_buf)) ? r->comm_buf :
+										  NULL;
+		}
+		if (c && c != r->comm_buf)
+			snprintf(r->comm_buf, sizeof(r->comm_buf), "%s", c);
+	}
+	last = a->n++;
+	return r;
+}
+
+static int fagg_record(struct fagg *a, struct tep_record *rec)
+{
+	unsigned long long ip = 0, call = 0, ret = 0, depth = 0, d;
+	int id = tep_data_type(a->tep, rec), pid = a->by_comm ? tep_data_pid(a->tep, rec) : -1;
+	struct frow *r;
+	int b;
+
+	if (!a->latency) {
+		if (id != a->func_id || tep_read_number_field(a->ip, rec->data, &ip))
+			return 0;
+		r = row_get(a, ip, pid);
+		if (!r)
+			return -1;
+		r->count++;
+		return 0;
+	}
+	if (id != a->exit_id || tep_read_number_field(a->call, rec->data, &call) ||
+	    tep_read_number_field(a->ret, rec->data, &ret) ||
+	    tep_read_number_field(a->depth, rec->data, &depth) || (int)depth != 0)
+		return 0;
+	if (a->func) {
+		unsigned long long fn = 0, off;
+		const char *name;
+
+		if (tep_read_number_field(a->fn, rec->data, &fn))
+			return 0;
+		name = decode_ksym(fn, &off);
+		if (!name || strcmp(name, a->func))
+			return 0;
+	}
+	r = row_get(a, 0, pid);
+	if (!r)
+		return -1;
+	d = ret - call;
+	r->count++;
+	r->sum += d;
+	if (d < r->min)
+		r->min = d;
+	if (d > r->max)
+		r->max = d;
+	for (b = 0; b < 63 && (d >> (b + 1)) > 1; b++)
+		;
+	r->buckets[d < 2 ? 0 : b + 1]++;
+	return 0;
+}
+
+static int fagg_setup(struct fagg *a, struct tep_handle *tep)
+{
+	struct tep_event *f = tep_find_event_by_name(tep, "ftrace", "function");
+	struct tep_event *x = tep_find_event_by_name(tep, "ftrace", "funcgraph_exit");
+
+	a->tep = tep;
+	a->func_id = f ? f->id : -1;
+	a->exit_id = x ? x->id : -1;
+	if (f)
+		a->ip = tep_find_field(f, "ip");
+	if (x) {
+		a->call = tep_find_field(x, "calltime");
+		a->ret = tep_find_field(x, "rettime");
+		a->depth = tep_find_field(x, "depth");
+		a->fn = tep_find_field(x, "func");
+	}
+	if (a->latency ? !(a->call && a->ret && a->depth && a->fn) : !a->ip) {
+		tp_error("the kernel's ftrace:%s format lacks the fields it needs",
+			 a->latency ? "funcgraph_exit" : "function");
+		return TP_FAIL;
+	}
+	return TP_OK;
+}
+
+static int row_cmp(const void *pa, const void *pb)
+{
+	const struct frow *a = pa, *b = pb;
+	int c;
+
+	if (a->count != b->count)
+		return a->count < b->count ? 1 : -1;
+	c = strcmp(a->name ? a->name : "", b->name ? b->name : "");
+	return c ? c : strcmp(a->comm_buf, b->comm_buf);
+}
+
+/* Names resolved; rows of one name (and comm) merged: the same function, other tasks. */
+static void fagg_finish(struct fagg *a)
+{
+	unsigned long long off;
+	size_t i, j, n = 0;
+	int b;
+
+	for (i = 0; i < a->n; i++) {
+		a->rows[i].name = a->latency ? NULL : decode_ksym(a->rows[i].ip, &off);
+	}
+	for (i = 0; i < a->n; i++) {
+		struct frow *r = &a->rows[i];
+
+		for (j = 0; j < n; j++) {
+			struct frow *m = &a->rows[j];
+
+			if ((m->name == r->name || (m->name && r->name && !strcmp(m->name, r->name))) &&
+			    !strcmp(m->comm_buf, r->comm_buf))
+				break;
+		}
+		if (j == n) {
+			a->rows[n++] = *r;
+			continue;
+		}
+		a->rows[j].count += r->count;
+		a->rows[j].sum += r->sum;
+		a->rows[j].min = r->min < a->rows[j].min ? r->min : a->rows[j].min;
+		a->rows[j].max = r->max > a->rows[j].max ? r->max : a->rows[j].max;
+		for (b = 0; b < 64; b++)
+			a->rows[j].buckets[b] += r->buckets[b];
+	}
+	a->n = n;
+	qsort(a->rows, a->n, sizeof(*a->rows), row_cmp);
+	/* the rows stay where they are from here: the names can point into them */
+	for (i = 0; i < a->n; i++)
+		a->rows[i].comm = a->by_comm && a->rows[i].comm_buf[0] ? a->rows[i].comm_buf : NULL;
+}
+
+static void json_str_or_null(struct json *j, const char *key, const char *s)
+{
+	if (s)
+		json_str(j, key, s);
+	else
+		json_null(j, key);
+}
+
+static void fagg_print(struct fagg *a, const struct agg_opts *o, const char *func,
+		       unsigned long long lost, double secs)
+{
+	struct timespec now;
+	size_t i;
+	int b;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (o->json) {
+		struct json j;
+
+		json_init(&j, stdout, false);
+		json_obj_open(&j, NULL);
+		json_str(&j, "type", a->latency ? "latency" : "count");
+		if (a->latency) {
+			json_str(&j, "start", func);
+			json_str(&j, "end", func);
+			json_str(&j, "unit", "ns");
+		} else {
+			json_uint(&j, "ts_ns", now.tv_sec * 1000000000ULL + now.tv_nsec);
+			json_uint(&j, "interval_ns", (unsigned long long)(secs * 1e9));
+		}
+		json_arr_open(&j, "by");
+		if (!a->latency)
+			json_str(&j, NULL, "func");
+		if (a->by_comm)
+			json_str(&j, NULL, "comm");
+		json_arr_close(&j);
+		json_arr_open(&j, a->latency ? "groups" : "rows");
+		for (i = 0; i < a->n && (!o->top || i < o->top); i++) {
+			struct frow *r = &a->rows[i];
+
+			json_obj_open(&j, NULL);
+			json_obj_open(&j, "key");
+			if (!a->latency)
+				json_str_or_null(&j, "func", r->name);
+			if (a->by_comm)
+				json_str_or_null(&j, "comm", r->comm);
+			json_obj_close(&j);
+			json_uint(&j, "count", r->count);
+			if (a->latency) {
+				json_uint(&j, "sum", r->sum);
+				json_uint(&j, "min", r->min);
+				json_uint(&j, "max", r->max);
+				json_arr_open(&j, "buckets");
+				for (b = 0; b < 64; b++) {
+					if (!r->buckets[b])
+						continue;
+					json_obj_open(&j, NULL);
+					json_uint(&j, "min", b ? 1ULL << b : 0);
+					json_uint(&j, "max", 1ULL << (b + 1));
+					json_uint(&j, "count", r->buckets[b]);
+					json_obj_close(&j);
+				}
+				json_arr_close(&j);
+			}
+			json_obj_close(&j);
+		}
+		json_arr_close(&j);
+		if (a->latency)
+			json_uint(&j, "unmatched", 0);
+		json_uint(&j, "lost", lost);
+		json_obj_close(&j);
+		json_end_line(&j);
+		return;
+	}
+	if (!a->latency) {
+		printf("%12s  %-40s%s\n", "COUNT", "FUNCTION", a->by_comm ? "  COMM" : "");
+		for (i = 0; i < a->n && (!o->top || i < o->top); i++) {
+			struct frow *r = &a->rows[i];
+
+			if (a->by_comm)
+				printf("%12llu  %-40s  %s\n", r->count, r->name ? r->name : "?",
+				       r->comm ? r->comm : "?");
+			else
+				printf("%12llu  %s\n", r->count, r->name ? r->name : "?");
+		}
+		return;
+	}
+	for (i = 0; i < a->n && (!o->top || i < o->top); i++) {
+		struct frow *r = &a->rows[i];
+		unsigned long long most = 0;
+
+		for (b = 0; b < 64; b++)
+			most = r->buckets[b] > most ? r->buckets[b] : most;
+		if (a->by_comm)
+			printf("comm = %s\n", r->comm ? r->comm : "?");
+		printf("%s: %llu calls, avg %.3f us, min %.3f us, max %.3f us\n", func, r->count,
+		       r->count ? r->sum / 1e3 / r->count : 0.0, r->min / 1e3, r->max / 1e3);
+		for (b = 0; b < 64; b++) {
+			int bar, k;
+
+			if (!r->buckets[b])
+				continue;
+			bar = most ? (int)(r->buckets[b] * 40 / most) : 0;
+			printf("  [%llu ns, %llu ns) %10llu |", b ? 1ULL << b : 0, 1ULL << (b + 1),
+			       r->buckets[b]);
+			for (k = 0; k < 40; k++)
+				putchar(k < bar ? '@' : ' ');
+			printf("|\n");
+		}
+		printf("\n");
+	}
+}
+
+static int fagg_run(const struct agg_opts *o, bool latency)
+{
+	struct ftr_spec *fs = o->ftrace;
+	struct live_spec spec = {
+		.target = o->target, .ftrace = fs, .flags = LIVE_EARLY_STOP,
+	};
+	struct fagg a = { .latency = latency };
+	struct tep_record rec;
+	struct live *l = NULL;
+	double start, deadline = 0;
+	long long rlost;
+	bool oom = false;
+	int ret, r;
+
+	if (tp.instance) {
+		tp_error("%s traces in a private instance; '-i %s' cannot be used", tp.cmd,
+			 tp.instance);
+		return TP_USAGE;
+	}
+	/* a recording with function records (record --function/--graph): read as it is */
+	if (o->input) {
+		spec.input = o->input;
+		spec.ftrace = NULL;
+	}
+	if (o->input && latency)
+		a.func = fs->graph[0];
+	a.by_comm = o->spec.nkeys == 1 && o->spec.kind[0] == AGG_KEY_COMM;
+	if (o->spec.nkeys && !a.by_comm) {
+		tp_error("'--function' counts by function%s; '--by' takes only 'comm'",
+			 latency ? " (one histogram)" : "");
+		return TP_USAGE;
+	}
+	ret = live_open(&l, &spec);
+	if (!ret)
+		ret = fagg_setup(&a, live_tep(l));
+	if (!ret)
+		ret = live_start(l);
+	start = mono_s();
+	if (!ret && o->duration > 0)
+		deadline = start + o->duration;
+	memset(&rec, 0, sizeof(rec));
+	while (!ret && !oom && !state_stop) {
+		r = live_next(l, &rec, &rlost);
+		if (r < 0)
+			ret = TP_FAIL;
+		else if (r > 0 && fagg_record(&a, &rec) < 0)
+			oom = true;
+		else if (live_done(l) || (deadline && mono_s() >= deadline))
+			break;
+		else
+			live_wait(l, 50);
+	}
+	if (l && !ret && !oom) {
+		live_drain(l);
+		while ((r = live_next(l, &rec, &rlost)) != 0 || !live_eof(l)) {
+			if (r < 0) {
+				ret = TP_FAIL;
+				break;
+			}
+			if (r > 0 && fagg_record(&a, &rec) < 0) {
+				oom = true;
+				break;
+			}
+		}
+	}
+	if (oom) {
+		tp_error("out of memory");
+		ret = TP_FAIL;
+	}
+	if (!ret) {
+		unsigned long long lost = live_lost(l);
+
+		fagg_finish(&a);
+		fagg_print(&a, o, fs->ngraph ? fs->graph[0] : NULL, lost, mono_s() - start);
+		if (fflush(stdout) || ferror(stdout)) {
+			if (errno != EPIPE) {
+				tp_error("cannot write to standard output: %s", strerror(errno));
+				ret = TP_FAIL;
+			}
+			__fpurge(stdout);
+			clearerr(stdout);
+		}
+		if (lost)
+			tp_warn("%llu events lost: the ring buffer overflowed before they were read",
+				lost);
+	}
+	free(a.rows);
+	return live_close(l, ret);
+}
+
+int func_count_run(const struct agg_opts *o)
+{
+	return fagg_run(o, false);
+}
+
+int func_latency_run(const struct agg_opts *o)
+{
+	return fagg_run(o, true);
+}

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The function and function_graph tracers in the VM, whose 6.1 kernel has
+# both (tests/vm/guest/parts/75-func.sh).  The kernel's own `trace` text of
+# the same records is the oracle of tpctl's text, line for line; funcload
+# (tests/vm/funcload.c) makes exactly N calls of vfs_read; INT, TERM, KILL
+# with reset and mistakes leave the tracer files, the top level's and another
+# tool's instance, as they were.
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vmtap as v
+
+t = v.Tap()
+v.results_or_fail(t)
+if not os.path.exists(v.path("func")):
+    t.skip("function tracer checks", "the guest ran no func part")
+    t.done()
+
+
+def first_diff(a, b):
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return "line %d:\nkernel: %r\ntpctl:  %r" % (i + 1, x, y)
+    return "lengths %d (kernel) and %d (tpctl)" % (len(a), len(b))
+
+
+def out_lines(step):
+    return [l for l in v.read(step + ".out").split(b"\n") if l]
+
+
+# ---- function records: the kernel's text, line for line
+kern = v.trace_lines(v.read("func/func_kernel_text.trace"))
+got = out_lines("fn_func_text")
+t.ok(v.rc("fn_func_text") == 0 and len(kern) >= 2000 and got == kern,
+     "function records: tpctl's text equals the kernel's trace, %d lines" % len(kern),
+     v.step_diag("fn_func_text") + "\n" + first_diff(kern, got))
+
+# JSON: the same records, func and parent as the kernel names them
+FUNC_LINE = re.compile(rb"^\s*(.*)-(\d+)\s+\[(\d+)\] \S+\s+(\d+)\.(\d+): (\S+) <-(\S+)$")
+want = []
+for l in v.trace_lines(v.read("func/func_kernel_json.trace")):
+    m = FUNC_LINE.match(l)
+    want.append((int(m.group(2)), int(m.group(3)), int(m.group(4)) * 1000000 + int(m.group(5)),
+                 m.group(6).decode(), m.group(7).decode()) if m else l)
+objs, bad = v.ndjson("fn_func_json")
+# the kernel rounds to microseconds
+got = [(o["pid"], o["cpu"], (o["ts_ns"] + 500) // 1000, o["func"], o["parent"])
+       for o in objs if o.get("type") == "function"]
+t.ok(v.rc("fn_func_json") == 0 and not bad and len(want) >= 2000 and got == want,
+     "function records --json: pid, cpu, time, func and parent as the kernel's text (%d)" %
+     len(want), v.step_diag("fn_func_json") + "\n" + first_diff(want, got))
+
+# ---- function_graph: the kernel's text, line for line (leaves, nesting, durations)
+kern = v.trace_lines(v.read("func/graph_kernel.trace"))
+got = out_lines("fn_graph_text")
+top = [l for l in kern if re.match(rb"^ \d+\) {15}\|  vfs_read\(\) \{$", l)]
+t.ok(v.rc("fn_graph_text") == 0 and len(top) == 1000 and got == kern,
+     "function_graph: tpctl's text equals the kernel's trace, %d lines, %d vfs_read calls" %
+     (len(kern), len(top)), v.step_diag("fn_graph_text") + "\n" + first_diff(kern, got))
+
+
+def graph_calls(step, comm="funcload"):
+    """(entries, returns) of depth 0 of the task named comm."""
+    objs, bad = v.ndjson(step)
+    ent = [o for o in objs if o.get("type") == "graph_entry" and o.get("comm") == comm and
+           o["depth"] == 0]
+    ret = [o for o in objs if o.get("type") == "graph_return" and o.get("comm") == comm and
+           o["depth"] == 0]
+    return objs, bad, ent, ret
+
+
+# ---- tpctl's own runs
+objs, bad, ent, ret = graph_calls("fn_graph_json")
+dur = [o.get("duration_ns") for o in ret]
+t.ok(v.rc("fn_graph_json") == 0 and not bad and len(ent) == 1000 and len(ret) == 1000 and
+     all(o["func"] == "vfs_read" for o in ent + ret) and all(d and d > 0 for d in dur),
+     "--graph vfs_read --json: 1000 top-level vfs_read entries and their 1000 returns with "
+     "durations", v.step_diag("fn_graph_json") + "\n%d entries, %d returns" % (len(ent), len(ret)))
+# every return closes the open entry of its CPU at its depth (interrupts
+# nest on the task's depth as the kernel counts it: the records' own depth)
+open_, bad_ret, leaves = {}, [], 0
+for o in objs:
+    typ = o.get("type", "")
+    if o.get("comm") != "funcload" or not typ.startswith("graph_"):
+        continue
+    key = (o["cpu"], o["depth"])
+    if typ == "graph_entry":
+        open_.setdefault(key, []).append(o["func"])
+    elif typ == "graph_return":
+        if not open_.get(key) or open_[key].pop() != o["func"]:
+            bad_ret.append(o)
+    else:
+        leaves += 1
+        if "duration_ns" not in o:
+            bad_ret.append(o)
+t.ok(not bad_ret and leaves > 0,
+     "--graph --json: each return closes its entry (CPU, depth, function); %d leaves" % leaves,
+     repr(bad_ret[:5]))
+lines = out_lines("fn_graph")
+t.ok(v.rc("fn_graph") == 0 and
+     len([l for l in lines if re.match(rb"^ \d+\) {15}\|  vfs_read\(\) \{$", l)]) >= 1000,
+     "--graph vfs_read (text): the 1000 calls in the kernel's layout", v.step_diag("fn_graph"))
+objs, bad = v.ndjson("fn_graph_depth")
+g = [o for o in objs if o.get("type", "").startswith("graph_") and o.get("comm") == "funcload"]
+t.ok(v.rc("fn_graph_depth") == 0 and len(g) == 100 and
+     all(o["type"] == "graph_leaf" and o["depth"] == 0 for o in g),
+     "--depth 1: vfs_read alone, 100 leaves", v.step_diag("fn_graph_depth"))
+
+objs, bad = v.ndjson("fn_func")
+f = [(o["func"], o["parent"]) for o in objs if o.get("type") == "function" and
+     o.get("comm") == "funcload"]
+t.ok(v.rc("fn_func") == 0 and not bad and f.count(("vfs_read", "ksys_read")) == 1000 and
+     [x for x, _ in f].count("ksys_read") == 1000 and len(f) == 2000,
+     "--function vfs_read --function ksys_read: 1000 calls of each, parents named",
+     v.step_diag("fn_func") + "\n%r" % f[:6])
+objs, bad = v.ndjson("fn_func_not")
+names = {o["func"] for o in objs if o.get("type") == "function"}
+t.ok(v.rc("fn_func_not") == 0 and "vfs_read" in names and "vfs_readv" not in names,
+     "'!PATTERN' excludes: vfs_read but no vfs_readv (%s)" % sorted(names),
+     v.step_diag("fn_func_not"))
+lines = out_lines("fn_report")
+t.ok(v.rc("fn_record") == 0 and v.rc("fn_report") == 0 and
+     len([l for l in lines if re.match(rb"^ \d+\) {15}\|  vfs_read\(\) \{$", l)]) >= 200,
+     "record --graph, then report: the 200 calls in the kernel's layout",
+     v.step_diag("fn_record") + v.step_diag("fn_report"))
+
+# ---- the recording as trace-cmd reads it: the same calls, depths and durations
+def calls(lines):
+    """(duration text or '', call text) of function_graph lines, of either layout."""
+    out = []
+    for l in lines:
+        if b"|" not in l or b"-----" in l:
+            continue
+        head, call = l.rsplit(b"|", 1)
+        m = re.search(rb"(\d+\.?\d*) us\s*$", head)
+        out.append((m.group(1).decode() if m else "", call.rstrip().decode()))
+    return out
+
+
+tc = shutil.which("trace-cmd")
+if tc and os.path.exists(v.path("func/fn.dat")):
+    r = subprocess.run([tc, "report", v.path("func/fn.dat")], capture_output=True)
+    theirs = calls([l for l in r.stdout.split(b"\n") if b"funcgraph_" in l])
+    ours = calls(out_lines("fn_report"))
+    t.ok(r.returncode == 0 and len(ours) >= 200 and theirs == ours,
+         "trace-cmd report reads the recording: the same %d calls, depths and durations" %
+         len(ours), "trace-cmd: %d lines, exit %d, %s\n%s" %
+         (len(theirs), r.returncode, r.stderr[:500], first_diff(theirs, ours)))
+else:
+    t.skip("trace-cmd report of the recording", "no trace-cmd here or no recording")
+
+# ---- count and latency
+docs, bad = v.ndjson("fn_count")
+rows = {r["key"].get("comm"): r["count"] for d in docs for r in d.get("rows", [])
+        if r["key"].get("func") == "vfs_read"}
+t.ok(v.rc("fn_count") == 0 and not bad and rows.get("funcload") == 1000,
+     "count --function vfs_read --by comm: funcload 1000 (%r)" % rows, v.step_diag("fn_count"))
+lines = v.text("fn_count_text.out").splitlines()
+t.ok(v.rc("fn_count_text") == 0 and any(re.match(r"^ +\d+  vfs_read$", l) for l in lines),
+     "count --function (text): a row per function", v.step_diag("fn_count_text"))
+docs, bad = v.ndjson("fn_latency")
+g = {x["key"].get("comm"): x for d in docs for x in d.get("groups", [])}
+fl = g.get("funcload", {})
+t.ok(v.rc("fn_latency") == 0 and not bad and fl.get("count") == 1000 and
+     sum(b["count"] for b in fl.get("buckets", [])) == 1000 and 0 < fl.get("min", 0) <= fl.get("max", 0),
+     "latency --function vfs_read --by comm: 1000 samples of funcload", v.step_diag("fn_latency"))
+docs, bad = v.ndjson("fn_lat_input")
+g = {x["key"].get("comm"): x for d in docs for x in d.get("groups", [])}
+fl = g.get("funcload", {})
+# the recording's own graph text: funcload's calls are those of its pid
+text_ns = []
+for l in v.read("fn_lat_report.out").split(b"\n"):
+    m = re.match(rb"^ \d+\) .\s+(\d+)\.?(\d*) us\s+\|  vfs_read\(\);$", l)
+    if m:
+        text_ns.append(int(m.group(1)) * 1000 + int((m.group(2) + b"000")[:3]))
+total = sum(text_ns)
+docs, bad = v.ndjson("fn_lat_input_all")
+al = [x for d in docs for x in d.get("groups", [])]
+al = al[0] if len(al) == 1 else {}
+t.ok(v.rc("fn_lat_input") == 0 and fl.get("count") == 1000,
+     "latency of a recording --by comm: funcload's 1000 samples", v.step_diag("fn_lat_input"))
+t.ok(v.rc("fn_lat_input_all") == 0 and len(text_ns) >= 1000 and al.get("count") == len(text_ns) and
+     abs(al.get("sum", 0) - total) <= total * 0.01,
+     "latency of a recording: %s samples, sum %s ns; the graph's own text: %d calls, %d ns" %
+     (al.get("count"), al.get("sum"), len(text_ns), total),
+     v.step_diag("fn_lat_input_all") + v.step_diag("fn_lat_report"))
+docs, bad = v.ndjson("fn_count_input")
+t.diag("count of the recording: %r" % [d.get("rows") for d in docs])
+
+# ---- state
+before = v.text("func/state_before_runs")
+t.ok(v.text("func/state_before") == before, "the guest's own oracle set-up put back",
+     v.text("func/state_before") + "\n----\n" + before)
+t.ok(v.text("func/state_after_runs") == before, "the runs leave the tracer files as they were",
+     v.text("func/state_after_runs"))
+for s in ("fn_bad", "fn_bad_graph", "fn_bad_depth"):
+    lines = v.text(s + ".err").splitlines()
+    t.ok(v.rc(s) == 2 and len(lines) == 1 and lines[0].startswith("tpctl: stream: "),
+         "%s: exit 2, one line" % s, v.step_diag(s))
+t.ok("no such function 'vfs_reed'; closest: 'vfs_read'" in v.text("fn_bad_graph.err"),
+     "an unknown function names the closest one", v.text("fn_bad_graph.err"))
+t.ok(v.text("func/state_after_bad") == before, "mistakes change nothing",
+     v.text("func/state_after_bad"))
+for s in ("INT", "TERM"):
+    for how in ("graph", "function"):
+        name = "func/state_after_%s_%s" % (how, s)
+        t.ok(v.text(name) == before, "%s of a --%s run: everything as it was" % (s, how),
+             "exit %s, stderr %s\n%s" % (v.text("func/sig_%s_%s.rc" % (how, s)),
+                                          v.text("func/sig_%s_%s.err" % (how, s)), v.text(name)))
+for how, tracer in (("graph", "function_graph"), ("function", "function")):
+    t.ok(v.text("func/kill_%s_tracer" % how).strip() == tracer and v.rc("fn_reset_" + how) == 0 and
+         v.text("func/state_after_reset_%s" % how) == before,
+         "KILL of a --%s run, then reset: everything as it was" % how,
+         v.text("func/kill_%s_tracer" % how) + v.step_diag("fn_reset_" + how) + "\n" +
+         v.text("func/state_after_reset_%s" % how))
+t.done()

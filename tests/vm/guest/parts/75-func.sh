@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The function and function_graph tracers (sourced by check.sh, see
+# tests/vm/README.md; judged by tests/vm/75-func.t).  funcload
+# (tests/vm/funcload.c) reads a pipe one byte at a time: N calls of vfs_read.
+# Everything goes to $OUT/func; steps are named fn_*.
+F=$OUT/func
+mkdir -p $F
+
+# what tpctl may change: the top level's tracer files, another tool's instance
+fn_state() {
+	for f in current_tracer set_ftrace_filter set_ftrace_notrace set_graph_function \
+		set_graph_notrace set_ftrace_pid set_ftrace_notrace_pid max_graph_depth \
+		tracing_on set_event_pid set_event_notrace_pid buffer_percent; do
+		echo "== $f"
+		cat $T/$f
+	done
+	echo "== other"
+	cat $T/instances/fnother/current_tracer $T/instances/fnother/set_ftrace_filter
+	echo "== instances"
+	ls $T/instances
+}
+
+# fn_wait FILE TEXT: until FILE holds TEXT (at most 10 s)
+fn_wait() {
+	i=0
+	while ! grep -q "$2" "$1" 2>/dev/null && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+mkdir $T/instances/fnother
+echo vfs_write >$T/instances/fnother/set_ftrace_filter
+echo function >$T/instances/fnother/current_tracer
+fn_state >$F/state_before
+
+# ---- the kernel's text is the oracle: an instance with the function tracer,
+# read by the kernel (trace) and by tpctl (-i, the same records)
+I=$T/instances/fnoracle
+for round in text json; do
+	mkdir $I
+	echo 8192 >$I/buffer_size_kb
+	for p in 'vfs_*' 'ksys_*' '*fdget*' 'pipe_*' 'anon_pipe*'; do
+		echo "$p" >>$I/set_ftrace_filter 2>/dev/null
+	done
+	echo function >$I/current_tracer
+	funcload pipe 2000
+	echo 0 >$I/tracing_on
+	cat $I/trace >$F/func_kernel_$round.trace
+	if [ $round = text ]; then
+		step fn_func_text tpctl -i fnoracle stream --drain
+	else
+		step fn_func_json tpctl -i fnoracle stream --drain --json
+	fi
+	echo nop >$I/current_tracer
+	rmdir $I
+done
+
+# ---- function_graph at the top level, read by the kernel and by tpctl
+echo vfs_read >$T/set_graph_function
+echo 8192 >$T/buffer_size_kb
+sh -c "echo \$\$ >$T/set_ftrace_pid; echo function_graph >$T/current_tracer; exec funcload pipe 1000"
+echo 0 >$T/tracing_on
+cat $T/trace >$F/graph_kernel.trace
+step fn_graph_text tpctl stream --drain
+echo nop >$T/current_tracer
+echo >$T/set_graph_function
+echo >$T/set_ftrace_pid
+echo 1 >$T/tracing_on
+echo 1410 >$T/buffer_size_kb
+fn_state >$F/state_before_runs
+
+# ---- tpctl's own runs
+step fn_graph tpctl stream --graph vfs_read -- funcload pipe 1000
+step fn_graph_json tpctl stream --json --graph vfs_read -- funcload pipe 1000
+step fn_graph_depth tpctl stream --json --graph vfs_read --depth 1 -- funcload pipe 100
+step fn_func tpctl stream --json --function vfs_read --function ksys_read -- funcload pipe 1000
+step fn_func_not tpctl stream --json --function 'vfs_rea*' --function '!vfs_readv' \
+	-- funcload pipe 100
+step fn_record tpctl record -o /tmp/fn.dat --graph vfs_read -- funcload pipe 200
+step fn_report tpctl report /tmp/fn.dat
+step fn_report_json tpctl report --json /tmp/fn.dat
+# trace-cmd report reads it on the host
+cp /tmp/fn.dat $F/fn.dat
+step fn_count tpctl count --json --by comm --function vfs_read -- funcload pipe 1000
+step fn_count_text tpctl count --function 'vfs_rea*' -- funcload pipe 1000
+step fn_latency tpctl latency --json --by comm --function vfs_read -- funcload pipe 1000
+# the same returns read twice: a recording, by latency and as report's text
+step fn_lat_record tpctl record -o /tmp/lat.dat --graph vfs_read --depth 1 -- funcload pipe 1000
+step fn_lat_input tpctl latency --json --by comm --function vfs_read --input /tmp/lat.dat
+step fn_lat_input_all tpctl latency --json --function vfs_read --input /tmp/lat.dat
+step fn_lat_report tpctl report /tmp/lat.dat
+step fn_count_input tpctl count --json --function vfs_read --input /tmp/lat.dat
+fn_state >$F/state_after_runs
+
+# ---- mistakes: exit 2, one line, nothing changed
+step fn_bad tpctl stream --function no_such_function_xyz -- true
+step fn_bad_graph tpctl stream --graph vfs_reed -- true
+step fn_bad_depth tpctl stream --depth 3 --function vfs_read -- true
+fn_state >$F/state_after_bad
+
+# ---- INT and TERM end a run, KILL and reset: everything as it was
+for s in INT TERM; do
+	for how in graph function; do
+		if [ $how = graph ]; then
+			tpctl stream --graph vfs_read -- funcload loop >/dev/null 2>$F/sig_${how}_$s.err &
+			p=$!
+			fn_wait $T/current_tracer function_graph
+		else
+			tpctl stream --function vfs_read -- funcload loop >/dev/null \
+				2>$F/sig_${how}_$s.err &
+			p=$!
+			fn_wait $T/instances/tpctl-$p/current_tracer function
+		fi
+		sleep 0.3
+		kill -$s $p
+		wait $p
+		echo $? >$F/sig_${how}_$s.rc
+		fn_state >$F/state_after_${how}_$s
+	done
+done
+for how in graph function; do
+	if [ $how = graph ]; then
+		tpctl stream --graph vfs_read -- funcload loop >/dev/null 2>/dev/null &
+		p=$!
+		fn_wait $T/current_tracer function_graph
+		cat $T/current_tracer >$F/kill_${how}_tracer
+	else
+		tpctl stream --function vfs_read -- funcload loop >/dev/null 2>/dev/null &
+		p=$!
+		fn_wait $T/instances/tpctl-$p/current_tracer function
+		cat $T/instances/tpctl-$p/current_tracer >$F/kill_${how}_tracer
+	fi
+	sleep 0.3
+	kill -KILL $p
+	wait $p
+	# its COMMAND goes on: end it (its pid is the one traced)
+	for q in $(cat $T/set_event_pid $T/instances/tpctl-$p/set_event_pid 2>/dev/null); do
+		kill -KILL $q 2>/dev/null
+	done
+	sleep 0.2
+	step fn_reset_$how tpctl reset
+	fn_state >$F/state_after_reset_$how
+done
+echo nop >$T/instances/fnother/current_tracer
+rmdir $T/instances/fnother

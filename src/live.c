@@ -383,6 +383,13 @@ static int setup_instance(struct live *l)
 	 */
 	if (!ret && (f & LIVE_PROMPT))
 		ret = tfs_instance_write(l->inst, "buffer_percent", "0");
+	/*
+	 * Reader threads (percpu.h) poll one CPU each and drain it: woken at
+	 * 1 %, a few sub-buffers, they start long before a busy CPU's buffer
+	 * is full, and a quiet CPU does not wake them per record.
+	 */
+	else if (!ret && (f & LIVE_PAGES))
+		ret = tfs_instance_write(l->inst, "buffer_percent", "1");
 	if (!ret)
 		ret = setup_stacks(l);
 	/* the triggers that fire the strings probes' synthetic events, before those are on */
@@ -1126,4 +1133,22 @@ struct tracefs_cpu *live_page_cpu(struct live *l, int cpu)
 int live_page_fd(struct live *l, int cpu)
 {
 	return cpu >= 0 && cpu < l->npage_cpus ? l->page_fds[cpu] : -1;
+}
+
+int live_hide_tasks(struct live *l, const pid_t *tids, int n)
+{
+	int *v, i, ret;
+
+	if (!l->private_inst || !n || !tfs_has_file(l->inst, "set_event_notrace_pid"))
+		return TP_OK;
+	v = calloc(n, sizeof(*v));
+	if (!v) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = tids[i];
+	ret = tfs_pids_add(l->inst, true, v, n);
+	free(v);
+	return ret;
 }

@@ -11,6 +11,7 @@
 
 #include "agg.h"
 #include "opt.h"
+#include "percpu.h"
 #include "strings.h"
 #include "target.h"
 #include "tpctl.h"
@@ -30,14 +31,15 @@ int count_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		AGG_OPTS(o, &top, "count only the events matching EXPR", "only the N largest rows",
 			 "a table every SEC seconds (of that interval), the totals at the end"),
 		OPT_BOOL(0, "stack", &stack, "count per kernel stack too (as --by ...,stack)"),
+		THREADS_OPT(&o->threads),
 		STRINGS_OPT(&o->strings),
 		TARGET_OPTS(tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl count EVENT... [--by KEY,...] [--filter EXPR] [--top N] [--interval SEC]\n"
-		"                   [--duration SEC] [--json] [--engine ENGINE] [--stack] [--probe SPEC]...\n"
-		"                   [--strings]\n"
+		"                   [--duration SEC] [--json] [--engine ENGINE] [--stack] [--threads N]\n"
+		"                   [--probe SPEC]... [--strings]\n"
 		"                   " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};

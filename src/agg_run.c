@@ -39,7 +39,6 @@
 #include <unistd.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 #include <tracefs.h>
 
 #include "agg.h"
@@ -47,6 +46,7 @@
 #include "opt.h"
 #include "output.h"
 #include "percpu.h"
+#include "rbpage.h"
 #include "state.h"
 #include "target.h"
 #include "tfs.h"
@@ -74,7 +74,7 @@ struct job {
 struct tagg {
 	struct agg *agg;
 	pthread_mutex_t lock;		/* the thread holds it while it aggregates */
-	struct kbuffer *kbuf;
+	struct rbpage pg;
 };
 
 struct agg_set {
@@ -478,8 +478,8 @@ static bool threads_fit(const struct agg_set *set)
 
 /*
  * The records of len bytes of cpu's sub-buffers into the thread's rows.
- * kbuffer trusts a page's commit, so a damaged one is skipped (as reader.c
- * does); a record's length is kept within its page.
+ * A page's commit is trusted by rbpage.h, so a damaged one is skipped (as
+ * reader.c does); a record's length is kept within its page.
  */
 static int thread_pages(void *ctx, int thread, int cpu, const void *buf, size_t len)
 {
@@ -492,23 +492,22 @@ static int thread_pages(void *ctx, int thread, int cpu, const void *buf, size_t 
 	rec.cpu = cpu;
 	pthread_mutex_lock(&t->lock);
 	for (off = 0; off + set->subbuf <= len; off += set->subbuf) {
-		char *page = (char *)buf + off;
+		const char *page = (const char *)buf + off;
 		unsigned long commit;
 		unsigned long long ts;
 		void *data;
 
 		memcpy(&commit, page + 8, sizeof(commit));
 		commit &= (1UL << 30) - 1;
-		if (commit > (unsigned long)set->subbuf - 8 - sizeof(long) ||
-		    kbuffer_load_subbuffer(t->kbuf, page) < 0)
+		if (commit > (unsigned long)set->subbuf - 8 - sizeof(long))
 			continue;
-		for (data = kbuffer_read_event(t->kbuf, &ts); data;
-		     data = kbuffer_next_event(t->kbuf, &ts)) {
-			long room = page + set->subbuf - (char *)data;
+		for (data = rbpage_load(&t->pg, page, set->subbuf, &ts); data;
+		     data = rbpage_step(&t->pg, &ts)) {
+			long room = page + set->subbuf - (const char *)data;
 
 			rec.ts = ts;
 			rec.data = data;
-			rec.size = kbuffer_event_size(t->kbuf);
+			rec.size = rbpage_size(&t->pg);
 			if (rec.size > room)
 				rec.size = room > 0 ? room : 0;
 			agg_record(t->agg, &rec);
@@ -566,16 +565,6 @@ static int threads_start(struct agg_set *set)
 
 		pthread_mutex_init(&t->lock, NULL);
 		set->ntagg++;
-		t->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-					KBUFFER_ENDIAN_BIG);
-#else
-					KBUFFER_ENDIAN_LITTLE);
-#endif
-		if (!t->kbuf) {
-			tp_error("out of memory");
-			return TP_FAIL;
-		}
 		ret = job_agg(l, &set->jobs[0], &t->agg);
 		if (ret)
 			return ret;
@@ -614,8 +603,6 @@ static void threads_free(struct agg_set *set)
 	set->pc = NULL;
 	for (i = 0; i < set->ntagg; i++) {
 		agg_free(set->tagg[i].agg);
-		if (set->tagg[i].kbuf)
-			kbuffer_free(set->tagg[i].kbuf);
 		pthread_mutex_destroy(&set->tagg[i].lock);
 	}
 	free(set->tagg);

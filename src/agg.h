@@ -293,6 +293,7 @@ struct agg_opts {
 	uint64_t over;		/* latency --over: pairs longer than this printed (ns, 0: none) */
 	size_t max_rows;	/* rows kept per table (agg_set_max_rows), 0: no bound */
 	unsigned long long threads;	/* count, hist --threads: reader threads (0: per CPU) */
+	unsigned long long buffer_kb;	/* count, hist --buffer-kb: per-CPU buffer (0: default) */
 	const char *sort;	/* latency sched: --sort */
 	/* what agg_main() runs instead of agg_run() (latency sched: its own table) */
 	int (*run)(const struct agg_opts *o);

@@ -841,8 +841,13 @@ static int set_session(struct agg_set *set)
 		.arm = kernel_arm,
 		.ctx = set,
 	};
+	char kb[32];
 	int k, i, n = 0, ret;
 
+	if (o->buffer_kb) {
+		snprintf(kb, sizeof(kb), "%llu", o->buffer_kb);
+		spec.buffer_kb = kb;
+	}
 	set->reading = false;
 	for (k = 0; k < set->njobs; k++) {
 		set->reading |= !set->jobs[k].try_kernel;

@@ -32,6 +32,7 @@ int count_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 			 "a table every SEC seconds (of that interval), the totals at the end"),
 		OPT_BOOL(0, "stack", &stack, "count per kernel stack too (as --by ...,stack)"),
 		THREADS_OPT(&o->threads),
+		BUFFER_KB_OPT(&o->buffer_kb),
 		STRINGS_OPT(&o->strings),
 		TARGET_OPTS(tgt),
 		OPT_END(),
@@ -39,7 +40,7 @@ int count_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	const struct tp_cmd_spec spec = {
 		"tpctl count EVENT... [--by KEY,...] [--filter EXPR] [--top N] [--interval SEC]\n"
 		"                   [--duration SEC] [--json] [--engine ENGINE] [--stack] [--threads N]\n"
-		"                   [--probe SPEC]... [--strings]\n"
+		"                   [--buffer-kb N] [--probe SPEC]... [--strings]\n"
 		"                   " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};

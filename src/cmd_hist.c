@@ -35,6 +35,7 @@ int hist_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 			 "only the N histograms with the most events",
 			 "histograms every SEC seconds (of that interval), the totals at the end"),
 		THREADS_OPT(&o->threads),
+		BUFFER_KB_OPT(&o->buffer_kb),
 		STRINGS_OPT(&o->strings),
 		TARGET_OPTS(tgt),
 		OPT_END(),
@@ -42,8 +43,8 @@ int hist_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	const struct tp_cmd_spec spec = {
 		"tpctl hist EVENT... --field FIELD [--by KEY,...] [--log2 | --linear STEP]\n"
 		"                  [--filter EXPR] [--top N] [--interval SEC] [--duration SEC]\n"
-		"                  [--json] [--engine ENGINE] [--threads N] [--probe SPEC]...\n"
-		"                  [--strings]\n"
+		"                  [--json] [--engine ENGINE] [--threads N] [--buffer-kb N]\n"
+		"                  [--probe SPEC]... [--strings]\n"
 		"                  " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};

@@ -35,6 +35,12 @@
 struct tracefs_cpu;
 struct percpu;
 
+/* --buffer-kb N of count and hist: the user engine's ring buffers */
+#define BUFFER_KB_OPT(v)							\
+	OPT_UINT('b', "buffer-kb", (v), "N", 1, 1ULL << 30,			\
+		 "per-CPU ring buffer of the private instance, in KiB\n"		\
+		 "(the user engine's)")
+
 /* --threads N, declared once for every command that reads with these threads. */
 #define THREADS_OPT(v)								\
 	OPT_UINT(0, "threads", (v), "N", 1, 4096,				\

@@ -345,6 +345,18 @@ static char *fmt_ts_digits(struct output *o, char *w, uint64_t ts)
 
 static inline void put_u64(FILE *f, uint64_t v)
 {
+	/* small numbers (pids, priorities, flags) are the common case */
+	if (v < 100) {
+		char two[2];
+
+		if (v < 10) {
+			putc_unlocked('0' + v, f);
+			return;
+		}
+		memcpy(two, digit_pairs + 2 * v, 2);
+		put_mem(f, two, 2);
+		return;
+	}
 	char buf[24], *p = fmt_u64(buf + sizeof(buf), v);
 
 	put_mem(f, p, buf + sizeof(buf) - 1 - p);
@@ -761,6 +773,34 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	return 0;
 }
 
+/*
+ * A JSON string: a short one of plain printable ASCII (task names, most
+ * strings of events) is written in one piece, anything else by the writer
+ * that escapes and checks UTF-8.
+ */
+static void put_json_str(FILE *f, const char *p, size_t len)
+{
+	char buf[130];
+	size_t i;
+
+	if (len > sizeof(buf) - 2) {
+		json_write_string(f, p, len);
+		return;
+	}
+	for (i = 0; i < len; i++) {
+		unsigned char c = p[i];
+
+		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+			json_write_string(f, p, len);
+			return;
+		}
+	}
+	buf[0] = '"';
+	memcpy(buf + 1, p, len);
+	buf[len + 1] = '"';
+	put_mem(f, buf, len + 2);
+}
+
 void output_json_value(FILE *f, const struct dec_field *df, const void *data, int size)
 {
 	const char *p;
@@ -781,7 +821,7 @@ void output_json_value(FILE *f, const struct dec_field *df, const void *data, in
 		if (!decode_span(df, data, size, &p, &len))
 			put_str(f, "null");
 		else
-			json_write_string(f, p, len);
+			put_json_str(f, p, len);
 		return;
 	case DK_BITMASK:
 		if (!decode_span(df, data, size, &p, &len)) {

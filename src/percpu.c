@@ -11,8 +11,8 @@
  * recorder per CPU for the same reason).
  *
  * Waiting.  poll() on trace_pipe_raw wakes at the instance's buffer_percent
- * (the session sets it low for these readers, see live.c): a busy CPU
- * wakes its thread every few sub-buffers, long before its buffer is full,
+ * (the session sets it to 10 % for these readers, see live.c): a busy CPU
+ * wakes its thread every few dozen sub-buffers, long before its buffer is full,
  * and a quiet one costs nothing until the poll times out.  Whole
  * sub-buffers are taken with splice(2) (SPLICE_F_NONBLOCK moves only full
  * ones), many per call through a pipe; partial ones only when asked

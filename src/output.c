@@ -1250,7 +1250,7 @@ int output_record(struct output *o, struct tep_record *rec)
 			return -1;
 		}
 	}
-	return ferror(o->f) ? -1 : r;
+	return ferror_unlocked(o->f) ? -1 : r;
 }
 
 unsigned long long output_faults(struct output *o)

@@ -3,13 +3,13 @@
  * percpu - reader threads, each serving its own CPUs' ring buffers.
  *
  * A thread waits on its CPUs' per_cpu/cpuN/trace_pipe_raw alone (poll(),
- * woken at the instance's buffer_percent, which the session sets low) and
+ * woken at the instance's buffer_percent, which the session sets to 10) and
  * drains whole sub-buffers as they fill; what can be done per CPU is done
  * there by the caller's callbacks, so that a busy CPU never waits for
  * another CPU's work:
  *
  *   - move: the sub-buffers are spliced into the CPU's file descriptor
- *     (record, version 6), commit(cpu) called after each drain;
+ *     (record, version 6), idle(cpu) called after each look (the commit);
  *   - pages: the sub-buffers are read into memory (through a pipe, many per
  *     call) and handed to pages(cpu, ...) (record version 7 compresses them,
  *     count/hist aggregate their records).

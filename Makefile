@@ -29,7 +29,7 @@ WARN       := -Wall -Wextra -Werror
 ALL_CFLAGS  = $(WARN) -std=gnu11 -D_GNU_SOURCE $(PKG_CFLAGS) \
 	      -DTPCTL_VERSION='"$(VERSION)"' -DTPCTL_PLUGIN_DIR='"$(PLUGINDIR)"' \
 	      -MMD -MP $(CFLAGS)
-LDLIBS     += $(PKG_LIBS) $(DW_LIBS) -lm
+LDLIBS     += $(PKG_LIBS) $(DW_LIBS) -lm -pthread
 
 SRCS       := $(wildcard src/*.c)
 OBJS       := $(SRCS:.c=.o)

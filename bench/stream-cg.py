@@ -13,6 +13,13 @@ instance also records a kernel stack (options/stacktrace) and a user stack
 its two stack records.
 
   bench/stream-cg.py [--events N] [--small N] [--tpctl PATH ...] [--stacks]
+                     [--event getpid|sched_switch|sched_wakeup]
+
+With --event sched_switch or sched_wakeup the instance holds that event of
+the whole machine while two processes pass a byte back and forth through
+pipes (each pass a wake-up and a switch), at least N of them, and tpctl
+reads it with --count N, and a second instance filled at the same time (so
+holding the same records) with --count SMALL: the difference per event.
 
 Several --tpctl builds (e.g. before and after a change) are measured on the
 same kind of data, one fresh instance per run.  Needs root.
@@ -59,6 +66,42 @@ def fill(inst, n, stacks):
     # the stack options stay on while tpctl reads: they tell it stacks are recorded
 
 
+def fill_sched(insts, n, event):
+    """New instances holding the same records of sched:EVENT, at least n (a ping-pong)."""
+    evs = []
+    for inst in insts:
+        d = os.path.join(TRACEFS, "instances", inst)
+        os.mkdir(d)
+        wr(os.path.join(d, "buffer_size_kb"), "65536")
+        wr(os.path.join(d, "tracing_on"), "0")
+        evs.append(os.path.join(d, "events", "sched", event))
+        wr(os.path.join(evs[-1], "enable"), "1")
+    for inst in insts:
+        wr(os.path.join(TRACEFS, "instances", inst, "tracing_on"), "1")
+    pp = subprocess.Popen([sys.executable, "-c", """
+import os, sys
+a, b = os.pipe(), os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.close(a[1]); os.close(b[0])
+    while True:
+        c = os.read(a[0], 1)
+        if not c:
+            os._exit(0)
+        os.write(b[1], c)
+os.close(a[0]); os.close(b[1])
+for i in range(int(sys.argv[1])):
+    os.write(a[1], b"x")
+    os.read(b[0], 1)
+os.close(a[1])
+os.waitpid(pid, 0)
+""", str(n)])
+    pp.wait()
+    for inst, ev in zip(insts, evs):
+        wr(os.path.join(TRACEFS, "instances", inst, "tracing_on"), "0")
+        wr(os.path.join(ev, "enable"), "0")
+
+
 def remove(inst):
     d = os.path.join(TRACEFS, "instances", inst)
     if os.path.isdir(d):
@@ -82,8 +125,22 @@ def callgrind(argv):
         return ir, lines
 
 
-def measure(tpctl, n, small, json, stacks):
+def measure(tpctl, n, small, json, stacks, event="getpid"):
     res = []
+    if event != "getpid":
+        # two instances filled at once hold the same records: the first SMALL
+        # records of one are those of the long run of the other
+        insts = ["tpbench-cg-%d-%d" % (os.getpid(), k) for k in (n, small)]
+        try:
+            fill_sched(insts, n, event)
+            for inst, k in zip(insts, (n, small)):
+                res.append(callgrind([tpctl, "-i", inst, "stream", "--drain", "--count",
+                                      str(k)] + (["--json"] if json else [])))
+        finally:
+            for inst in insts:
+                remove(inst)
+        (ir, lines), (ir0, lines0) = res
+        return (ir - ir0) / max(n - small, 1), ir0, lines
     for k in (n, small):
         inst = "tpbench-cg-%d" % os.getpid()
         try:
@@ -103,18 +160,20 @@ def main():
     ap.add_argument("--small", type=int, default=1000)
     ap.add_argument("--tpctl", action="append")
     ap.add_argument("--stacks", action="store_true")
+    ap.add_argument("--event", default="getpid",
+                    choices=("getpid", "sched_switch", "sched_wakeup"))
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("stream-cg.py: needs root")
     builds = a.tpctl or [os.path.join(TOP, "tpctl")]
-    print("| build | output | stacks | instructions / event | start-up instructions "
+    print("| build | event | output | stacks | instructions / event | start-up instructions "
           "| lines (%d events) |" % a.events)
-    print("|---|---|---|---:|---:|---:|")
+    print("|---|---|---|---|---:|---:|---:|")
     for b in builds:
         for json in (True, False):
-            per, ir0, lines = measure(b, a.events, a.small, json, a.stacks)
-            print("| %s | %s | %s | %.0f | %.1f M | %d |" % (
-                b, "--json" if json else "text", "kernel+user" if a.stacks else "no",
+            per, ir0, lines = measure(b, a.events, a.small, json, a.stacks, a.event)
+            print("| %s | %s | %s | %s | %.0f | %.1f M | %d |" % (
+                b, a.event, "--json" if json else "text", "kernel+user" if a.stacks else "no",
                 per, ir0 / 1e6, lines))
             sys.stdout.flush()
 

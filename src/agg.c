@@ -1611,16 +1611,17 @@ uint64_t agg_refused(const struct agg *a)
 	return a->refused;
 }
 
-void agg_interval_end(struct agg *a)
+/* The rows of src added to dst's (a's value signedness). */
+static void tab_merge(struct agg *a, struct tab *dst, const struct tab *src)
 {
 	size_t i;
 
-	for (i = 0; i < a->cur.n; i++) {
-		const struct row *s = &a->cur.rows[i];
-		struct row *r = tab_get(&a->total, a->cur.keys + s->koff, s->klen, s->hash);
+	for (i = 0; i < src->n; i++) {
+		const struct row *s = &src->rows[i];
+		struct row *r = tab_get(dst, src->keys + s->koff, s->klen, s->hash);
 
 		if (!r) {
-			if (a->total.full)
+			if (dst->full)
 				a->refused += s->count;
 			continue;
 		}
@@ -1641,9 +1642,29 @@ void agg_interval_end(struct agg *a)
 		r->count += s->count;
 		r->sum += s->sum;
 	}
+}
+
+void agg_interval_end(struct agg *a)
+{
+	tab_merge(a, &a->total, &a->cur);
 	tab_clear(&a->cur);
 	a->lost_total += a->lost_cur;
 	a->lost_cur = 0;
+}
+
+void agg_merge(struct agg *a, struct agg *from)
+{
+	size_t i;
+
+	tab_merge(a, &a->cur, &from->cur);
+	tab_clear(&from->cur);
+	a->refused += from->refused;
+	a->faults += from->faults;
+	from->refused = from->faults = 0;
+	/* the name a task had when first counted: the first one to know it wins */
+	for (i = 0; i < from->npc; i++)
+		if (from->pc[i].used && !pcomm_find(a, from->pc[i].pid))
+			pcomm_set(a, from->pc[i].pid, from->pc[i].comm, strlen(from->pc[i].comm));
 }
 
 /* ---------------------------------------------------------------- kernel engine */

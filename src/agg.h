@@ -211,6 +211,13 @@ void agg_set_max_rows(struct agg *a, size_t max);
 uint64_t agg_refused(const struct agg *a);
 /* End of an interval: its rows join the totals and it starts empty. */
 void agg_interval_end(struct agg *a);
+/*
+ * The rows counted by from (an agg of the same spec and events, added in the
+ * same order: the user engine's per-CPU readers) since the last merge, added
+ * to a's current interval, with the task names from learnt; from's rows are
+ * emptied.  Neither may be in use meanwhile.
+ */
+void agg_merge(struct agg *a, struct agg *from);
 
 /* ---- what the output layer prints ---- */
 
@@ -286,6 +293,8 @@ struct agg_opts {
 	bool strings;		/* --strings: syscall string arguments fetched (strings.h) */
 	uint64_t over;		/* latency --over: pairs longer than this printed (ns, 0: none) */
 	size_t max_rows;	/* rows kept per table (agg_set_max_rows), 0: no bound */
+	unsigned long long threads;	/* count, hist --threads: reader threads (0: per CPU) */
+	unsigned long long buffer_kb;	/* count, hist --buffer-kb: per-CPU buffer (0: default) */
 	const char *sort;	/* latency sched: --sort */
 	struct ftr_spec *ftrace;	/* count/latency --function (func_agg.c), else NULL */
 	/* what agg_main() runs instead of agg_run() (latency sched: its own table) */

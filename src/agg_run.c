@@ -12,6 +12,17 @@
  * (agg_record).  The default is the kernel engine where every event has a
  * `hist` file and the kernel can aggregate the keys, else the user engine.
  *
+ * Reader threads.  count and hist on the user engine (one metric, its
+ * filter the kernel's, no pairs to join) read with a thread per CPU
+ * (percpu.h, --threads): each thread aggregates its CPUs' records into an
+ * agg of its own, under its own lock, and at each interval and at the end
+ * the threads take what their CPUs hold (partial sub-buffers too) and
+ * their rows are added to the metric's (agg_merge: a count is a sum, and so
+ * are the sums, minima and maxima of hist).  Nothing there needs the order
+ * of records across CPUs; a stack key needs each CPU's own order only,
+ * which one thread keeps.  latency and serve read as before: one reader,
+ * the records merged by timestamp.
+ *
  * Intervals.  A table is printed every --interval (the rows of that
  * interval), and the totals at the end: Ctrl-C (the first INT, TERM or HUP
  * only ends the loop), --duration, or the reader of stdout going away.  The
@@ -20,6 +31,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +45,8 @@
 #include "live.h"
 #include "opt.h"
 #include "output.h"
+#include "percpu.h"
+#include "rbpage.h"
 #include "state.h"
 #include "target.h"
 #include "tfs.h"
@@ -56,6 +70,13 @@ struct job {
 	struct tfs_event synth;		/* synthetic:NAME */
 };
 
+/* A reader thread's own rows (thread mode, see above). */
+struct tagg {
+	struct agg *agg;
+	pthread_mutex_t lock;		/* the thread holds it while it aggregates */
+	struct rbpage pg;
+};
+
 struct agg_set {
 	struct job *jobs;
 	int njobs;
@@ -67,6 +88,15 @@ struct agg_set {
 	double start, last;		/* CLOCK_MONOTONIC seconds */
 	bool out_failed;
 	int out_errno;
+	/* thread mode: the reader threads and their rows */
+	bool want_threads;		/* count, hist (not serve) */
+	bool threads;
+	struct percpu *pc;
+	struct tagg *tagg;
+	int ntagg;
+	int subbuf;
+	struct tracefs_cpu **tcpu;
+	int *fds;
 };
 
 static double now_s(void)
@@ -433,11 +463,169 @@ static int kernel_collect(struct agg_set *set, struct job *j)
 	return TP_OK;
 }
 
+/* ---------------------------------------------------------------- reader threads */
+
+static int job_agg(struct live *l, struct job *j, struct agg **ap);
+
+/* Thread mode fits one metric of the user engine that needs no order across CPUs. */
+static bool threads_fit(const struct agg_set *set)
+{
+	const struct job *j = &set->jobs[0];
+
+	return set->want_threads && set->njobs == 1 && !j->try_kernel && !j->o->input &&
+	       !j->o->spec.join && set->same_filter;
+}
+
+/*
+ * The records of len bytes of cpu's sub-buffers into the thread's rows.
+ * A page's commit is trusted by rbpage.h, so a damaged one is skipped (as
+ * reader.c does); a record's length is kept within its page.
+ */
+static int thread_pages(void *ctx, int thread, int cpu, const void *buf, size_t len)
+{
+	struct agg_set *set = ctx;
+	struct tagg *t = &set->tagg[thread];
+	struct tep_record rec;
+	size_t off;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.cpu = cpu;
+	pthread_mutex_lock(&t->lock);
+	for (off = 0; off + set->subbuf <= len; off += set->subbuf) {
+		const char *page = (const char *)buf + off;
+		unsigned long commit;
+		unsigned long long ts;
+		void *data;
+
+		memcpy(&commit, page + 8, sizeof(commit));
+		commit &= (1UL << 30) - 1;
+		if (commit > (unsigned long)set->subbuf - 8 - sizeof(long))
+			continue;
+		for (data = rbpage_load(&t->pg, page, set->subbuf, &ts); data;
+		     data = rbpage_step(&t->pg, &ts)) {
+			long room = page + set->subbuf - (const char *)data;
+
+			rec.ts = ts;
+			rec.data = data;
+			rec.size = rbpage_size(&t->pg);
+			if (rec.size > room)
+				rec.size = room > 0 ? room : 0;
+			agg_record(t->agg, &rec);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return 0;
+}
+
+/* Each thread's rows since the last merge into the metric's. */
+static void threads_merge(struct agg_set *set, bool final)
+{
+	int i;
+
+	for (i = 0; i < set->ntagg; i++) {
+		struct tagg *t = &set->tagg[i];
+
+		pthread_mutex_lock(&t->lock);
+		/* the end: events whose stack never came count without one */
+		if (final)
+			agg_flush(t->agg);
+		agg_merge(set->jobs[0].agg, t->agg);
+		pthread_mutex_unlock(&t->lock);
+	}
+}
+
+static int threads_start(struct agg_set *set)
+{
+	struct live *l = set->l;
+	int n = live_page_ncpus(l), ncpu = 0, nt, c, i, ret;
+
+	set->subbuf = live_page_size(l);
+	set->tcpu = calloc(n ? n : 1, sizeof(*set->tcpu));
+	set->fds = calloc(n ? n : 1, sizeof(*set->fds));
+	if (!set->tcpu || !set->fds) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	for (c = 0; c < n; c++) {
+		set->tcpu[c] = live_page_cpu(l, c);
+		set->fds[c] = live_page_fd(l, c);
+		ncpu += set->tcpu[c] != NULL;
+	}
+	nt = set->jobs[0].o->threads && set->jobs[0].o->threads < (unsigned)ncpu ?
+	     (int)set->jobs[0].o->threads : ncpu;
+	if (nt < 1)
+		nt = 1;
+	set->tagg = calloc(nt, sizeof(*set->tagg));
+	if (!set->tagg) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	for (i = 0; i < nt; i++) {
+		struct tagg *t = &set->tagg[i];
+
+		pthread_mutex_init(&t->lock, NULL);
+		set->ntagg++;
+		ret = job_agg(l, &set->jobs[0], &t->agg);
+		if (ret)
+			return ret;
+	}
+	ret = percpu_start(&set->pc, &(struct percpu_spec){
+		.ncpus = n, .tcpu = set->tcpu, .fd = set->fds, .subbuf = set->subbuf,
+		.nthreads = nt, .timeout_ms = 1000, .pages = thread_pages, .ctx = set,
+	});
+	if (!ret)
+		ret = live_hide_tasks(l, percpu_tids(set->pc), percpu_nthreads(set->pc));
+	return ret;
+}
+
+/* The threads take what is left and end; their last rows merged. */
+static int threads_finish(struct agg_set *set)
+{
+	int ret;
+
+	if (!set->pc)
+		return TP_OK;
+	ret = percpu_finish(set->pc);
+	set->pc = NULL;
+	threads_merge(set, true);
+	if (ret < 0) {
+		tp_error("cannot read the ring buffer: %s", strerror(errno));
+		return TP_FAIL;
+	}
+	return TP_OK;
+}
+
+static void threads_free(struct agg_set *set)
+{
+	int i;
+
+	percpu_finish(set->pc);
+	set->pc = NULL;
+	for (i = 0; i < set->ntagg; i++) {
+		agg_free(set->tagg[i].agg);
+		pthread_mutex_destroy(&set->tagg[i].lock);
+	}
+	free(set->tagg);
+	set->tagg = NULL;
+	set->ntagg = 0;
+	free(set->tcpu);
+	free(set->fds);
+	set->tcpu = NULL;
+	set->fds = NULL;
+}
+
 /* Every job up to now: the kernel's hist files read, the ring buffers' losses counted. */
 static void collect(struct agg_set *set)
 {
-	unsigned long long lost = set->reading ? live_lost(set->l) : 0;
+	unsigned long long lost;
 	int k;
+
+	/* the threads' rows up to now, partial sub-buffers included */
+	if (set->pc) {
+		percpu_sync(set->pc);
+		threads_merge(set, false);
+	}
+	lost = set->reading ? live_lost(set->l) : 0;
 
 	for (k = 0; k < set->njobs; k++) {
 		if (set->jobs[k].kernel)
@@ -538,11 +726,38 @@ static int job_events(struct live *l, const struct agg_opts *o, struct tfs_event
 	return ret;
 }
 
+/* The rows of job j's events (its own, or a reader thread's): TP_OK or the status. */
+static int job_agg(struct live *l, struct job *j, struct agg **ap)
+{
+	struct agg *a = agg_new(&j->o->spec, live_tep(l));
+	int ret = TP_OK;
+	size_t i;
+
+	*ap = a;
+	if (!a) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	agg_set_max_rows(a, j->o->max_rows);
+	for (i = 0; !ret && i < j->evs.n; i++) {
+		int size = 0;
+		char *fmt = live_format_text(l, j->evs.v[i].system, j->evs.v[i].name, &size);
+
+		ret = agg_add_event(a, j->evs.v[i].system, j->evs.v[i].name, fmt ? fmt : "",
+				    fmt ? size : 0);
+		free(fmt);
+	}
+	if (!ret)
+		ret = agg_ready(a);
+	if (!ret)
+		agg_set_comm_loader(a, live_reload_comms, l);
+	return ret;
+}
+
 static int set_check(struct live *l, void *ctx)
 {
 	struct agg_set *set = ctx;
 	int k, ret = TP_OK;
-	size_t i;
 
 	for (k = 0; !ret && k < set->njobs; k++) {
 		struct job *j = &set->jobs[k];
@@ -553,30 +768,16 @@ static int set_check(struct live *l, void *ctx)
 			ret = add_run_probes(live_events(l), &j->evs);
 		if (ret)
 			break;
-		j->agg = agg_new(&o->spec, live_tep(l));
-		if (j->agg)
-			agg_set_max_rows(j->agg, o->max_rows);
 		j->dropped = calloc(j->evs.n ? j->evs.n : 1, sizeof(*j->dropped));
-		if (!j->agg || !j->dropped) {
+		if (!j->dropped) {
 			tp_error("out of memory");
 			return TP_FAIL;
 		}
-		for (i = 0; !ret && i < j->evs.n; i++) {
-			int size = 0;
-			char *fmt = live_format_text(l, j->evs.v[i].system, j->evs.v[i].name,
-						     &size);
-
-			ret = agg_add_event(j->agg, j->evs.v[i].system, j->evs.v[i].name,
-					    fmt ? fmt : "", fmt ? size : 0);
-			free(fmt);
-		}
-		if (!ret)
-			ret = agg_ready(j->agg);
+		ret = job_agg(l, j, &j->agg);
 		if (!ret)
 			ret = job_pairs(j, l);
 		if (ret)
 			break;
-		agg_set_comm_loader(j->agg, live_reload_comms, l);
 		j->kernel = j->try_kernel;
 		if (j->kernel) {
 			ret = kernel_plan(set, j);
@@ -640,8 +841,13 @@ static int set_session(struct agg_set *set)
 		.arm = kernel_arm,
 		.ctx = set,
 	};
+	char kb[32];
 	int k, i, n = 0, ret;
 
+	if (o->buffer_kb) {
+		snprintf(kb, sizeof(kb), "%llu", o->buffer_kb);
+		spec.buffer_kb = kb;
+	}
 	set->reading = false;
 	for (k = 0; k < set->njobs; k++) {
 		set->reading |= !set->jobs[k].try_kernel;
@@ -681,6 +887,10 @@ static int set_session(struct agg_set *set)
 	}
 	if (!set->reading)
 		spec.flags |= LIVE_NOREAD;
+	/* thread mode: the per-CPU trace_pipe_raw files, read by the threads */
+	set->threads = set->reading && threads_fit(set);
+	if (set->threads)
+		spec.flags |= LIVE_PAGES;
 	ret = live_open(&set->l, &spec);
 	free(pats);
 	free(probes);
@@ -689,7 +899,8 @@ static int set_session(struct agg_set *set)
 	return ret;
 }
 
-int agg_set_open(struct agg_set **setp, const struct agg_opts *const *o, int n)
+static int set_open(struct agg_set **setp, const struct agg_opts *const *o, int n,
+		    bool threads)
 {
 	struct agg_set *set = calloc(1, sizeof(*set));
 	int k, ret;
@@ -703,6 +914,7 @@ int agg_set_open(struct agg_set **setp, const struct agg_opts *const *o, int n)
 		return TP_FAIL;
 	}
 	set->njobs = n;
+	set->want_threads = threads;
 	set->same_filter = true;
 	set->filter = o[0]->filter;
 	for (k = 0; k < n; k++) {
@@ -731,6 +943,8 @@ int agg_set_open(struct agg_set **setp, const struct agg_opts *const *o, int n)
 		;
 	if (!ret)
 		ret = kernel_continue(set);
+	if (!ret && set->threads)
+		ret = threads_start(set);
 	for (k = 0; !ret && k < n; k++)
 		tp_debug("%s engine, %zu event(s) in %s", set->jobs[k].kernel ? "kernel" : "user",
 			 set->jobs[k].evs.n,
@@ -741,6 +955,11 @@ int agg_set_open(struct agg_set **setp, const struct agg_opts *const *o, int n)
 	}
 	*setp = set;
 	return TP_OK;
+}
+
+int agg_set_open(struct agg_set **setp, const struct agg_opts *const *o, int n)
+{
+	return set_open(setp, o, n, false);
 }
 
 int agg_set_kernel_jobs(const struct agg_set *set)
@@ -781,6 +1000,18 @@ int agg_set_read(struct agg_set *set, int timeout_ms, bool *done)
 	set->idle = true;
 	if (!set->reading) {
 		/* a signal ends the wait (no SA_RESTART), COMMAND's exit too (SIGCHLD) */
+		if (live_done(set->l))
+			*done = true;
+		else if (timeout_ms)
+			poll(NULL, 0, timeout_ms);
+		return TP_OK;
+	}
+	if (set->pc) {
+		/* the threads read and aggregate: here only the end is waited for */
+		if (percpu_error(set->pc)) {
+			tp_error("cannot read the ring buffer: %s", strerror(percpu_error(set->pc)));
+			return TP_FAIL;
+		}
 		if (live_done(set->l))
 			*done = true;
 		else if (timeout_ms)
@@ -828,7 +1059,11 @@ int agg_set_drain(struct agg_set *set)
 	long long lost;
 	int r, k;
 
-	if (set->reading) {
+	if (set->pc) {
+		live_drain(set->l);
+		if (threads_finish(set))
+			return TP_FAIL;
+	} else if (set->reading) {
 		memset(&rec, 0, sizeof(rec));
 		live_drain(set->l);
 		while ((r = live_next(set->l, &rec, &lost)) != 0 || !live_eof(set->l)) {
@@ -855,6 +1090,8 @@ int agg_set_close(struct agg_set *set, int ret)
 {
 	if (!set)
 		return ret;
+	/* the threads end before the session closes their descriptors */
+	threads_free(set);
 	ret = live_close(set->l, ret);
 	set_reset(set);
 	free(set->jobs);
@@ -932,7 +1169,7 @@ int agg_run(const struct agg_opts *o)
 			 tp.instance);
 		return TP_USAGE;
 	}
-	ret = agg_set_open(&set, &o, 1);
+	ret = set_open(&set, &o, 1, true);
 	if (ret)
 		return ret;
 	agg = agg_set_agg(set, 0);

@@ -12,6 +12,7 @@
 #include "agg.h"
 #include "ftr.h"
 #include "opt.h"
+#include "percpu.h"
 #include "strings.h"
 #include "target.h"
 #include "tpctl.h"
@@ -37,14 +38,16 @@ int count_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		OPT_CALLBACK(0, "function", &count_fs, "PATTERN", ftr_function_opt,
 			     "count the calls of the kernel functions matching PATTERN\n"
 			     "(the function tracer; repeatable, '!PATTERN' excludes)"),
+		THREADS_OPT(&o->threads),
+		BUFFER_KB_OPT(&o->buffer_kb),
 		STRINGS_OPT(&o->strings),
 		TARGET_OPTS(tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl count EVENT... [--by KEY,...] [--filter EXPR] [--top N] [--interval SEC]\n"
-		"                   [--duration SEC] [--json] [--engine ENGINE] [--stack] [--probe SPEC]...\n"
-		"                   [--strings] [--function PATTERN]...\n"
+		"                   [--duration SEC] [--json] [--engine ENGINE] [--stack] [--threads N]\n"
+		"                   [--buffer-kb N] [--probe SPEC]... [--strings] [--function PATTERN]...\n"
 		"                   " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};

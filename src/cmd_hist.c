@@ -12,6 +12,7 @@
 
 #include "agg.h"
 #include "opt.h"
+#include "percpu.h"
 #include "strings.h"
 #include "target.h"
 #include "tpctl.h"
@@ -33,6 +34,8 @@ int hist_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		AGG_OPTS(o, &top, "only the events matching EXPR",
 			 "only the N histograms with the most events",
 			 "histograms every SEC seconds (of that interval), the totals at the end"),
+		THREADS_OPT(&o->threads),
+		BUFFER_KB_OPT(&o->buffer_kb),
 		STRINGS_OPT(&o->strings),
 		TARGET_OPTS(tgt),
 		OPT_END(),
@@ -40,7 +43,8 @@ int hist_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	const struct tp_cmd_spec spec = {
 		"tpctl hist EVENT... --field FIELD [--by KEY,...] [--log2 | --linear STEP]\n"
 		"                  [--filter EXPR] [--top N] [--interval SEC] [--duration SEC]\n"
-		"                  [--json] [--engine ENGINE] [--probe SPEC]... [--strings]\n"
+		"                  [--json] [--engine ENGINE] [--threads N] [--buffer-kb N]\n"
+		"                  [--probe SPEC]... [--strings]\n"
 		"                  " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};

@@ -29,6 +29,7 @@
 #include "ftr.h"
 #include "live.h"
 #include "opt.h"
+#include "percpu.h"
 #include "probe.h"
 #include "state.h"
 #include "strings.h"
@@ -53,8 +54,11 @@ struct recorder {
 	unsigned long long bytes;
 	const char *output;
 	int subbuf;
-	char *page;			/* version 7: one sub-buffer read from the kernel */
-	double flushed;			/* version 7: last commit of kept-back pages */
+	struct percpu *pc;		/* the reader threads */
+	double *flushed;		/* version 7, per CPU: last commit of kept-back pages */
+	unsigned long long *cpu_bytes;	/* per CPU, written by its thread */
+	struct tracefs_cpu **tcpu;
+	int *fds;
 };
 
 static void meta_free(struct meta *m)
@@ -180,70 +184,6 @@ static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, st
 	return TP_OK;
 }
 
-/*
- * Version 7: pages are read into memory and handed to the writer, which
- * compresses them (no splice: the data must pass through zstd anyway).
- */
-static int drain_read(struct recorder *r, int c, bool flush, bool *moved)
-{
-	int n;
-
-	for (;;) {
-		n = flush ? tracefs_cpu_flush(live_page_cpu(r->l, c), r->page) :
-			    tracefs_cpu_read(live_page_cpu(r->l, c), r->page, true);
-		if (n <= 0)
-			break;
-		/* a short read is still a whole sub-buffer: its header says how much is data */
-		if (n < r->subbuf)
-			memset(r->page + n, 0, r->subbuf - n);
-		if (dat_cpu_write(r->dat, c, r->page, r->subbuf) < 0)
-			return -1;
-		r->bytes += r->subbuf;
-		*moved = true;
-	}
-	if (n < 0 && errno != EAGAIN && errno != EINTR && errno != ENODATA)
-		return -1;
-	return flush ? dat_cpu_flush(r->dat, c) : 0;
-}
-
-/* Move every full page of every CPU into the file; flush: also the partial ones. */
-static int drain(struct recorder *r, bool flush, bool *moved)
-{
-	for (int c = 0; c < r->ncpus; c++) {
-		struct tracefs_cpu *tcpu = live_page_cpu(r->l, c);
-		int fd = dat_cpu_fd(r->dat, c);
-		int n;
-
-		if (!tcpu)
-			continue;
-		if (fd < 0) {
-			if (drain_read(r, c, flush, moved) < 0) {
-				tp_error("cannot write '%s': %s", r->output, strerror(errno));
-				return TP_FAIL;
-			}
-			continue;
-		}
-		while ((n = tracefs_cpu_write(tcpu, fd, true)) > 0) {
-			r->bytes += n;
-			*moved = true;
-		}
-		if (n < 0 && errno != EAGAIN && errno != EINTR && errno != ENODATA) {
-			tp_error("cannot write '%s': %s", r->output, strerror(errno));
-			return TP_FAIL;
-		}
-		if (flush) {
-			n = tracefs_cpu_flush_write(tcpu, fd);
-			if (n > 0)
-				r->bytes += n;
-		}
-		if (dat_cpu_commit(r->dat, c) < 0) {
-			tp_error("cannot write '%s': %s", r->output, strerror(errno));
-			return TP_FAIL;
-		}
-	}
-	return TP_OK;
-}
-
 static long long stat_field(const char *stats, const char *name)
 {
 	const char *p = stats;
@@ -306,44 +246,100 @@ static double now(void)
  * version 6.
  */
 #define FLUSH_SECONDS 1.0
+/* The reader threads' poll timeout: how stale a CPU's part of the file may get. */
+#define POLL_MS 250
 
-static int flush_kept(struct recorder *r)
+/*
+ * The reader threads (percpu.h), one per CPU by default: each moves its
+ * CPU's whole sub-buffers into that CPU's part of the file, spliced
+ * (version 6) or read and compressed there (version 7), without decoding.
+ */
+static int move_fd(void *ctx, int cpu)
 {
-	double t = now();
+	struct recorder *r = ctx;
 
-	if (dat_version(r->dat) != 7 || t - r->flushed < FLUSH_SECONDS)
-		return TP_OK;
-	r->flushed = t;
-	for (int c = 0; c < r->ncpus; c++) {
-		if (dat_cpu_flush(r->dat, c) < 0) {
-			tp_error("cannot write '%s': %s", r->output, strerror(errno));
-			return TP_FAIL;
-		}
-	}
-	return TP_OK;
+	return dat_cpu_fd(r->dat, cpu);
 }
 
-static int record_loop(struct recorder *r, double duration)
+static int pages_in(void *ctx, int thread, int cpu, const void *buf, size_t len)
 {
-	struct pollfd *pfd = calloc(r->ncpus, sizeof(*pfd));
-	double end = duration > 0 ? now() + duration : 0;
-	int ret = TP_OK;
+	struct recorder *r = ctx;
 
-	if (!pfd) {
+	(void)thread;
+	r->cpu_bytes[cpu] += len;
+	return dat_cpu_write(r->dat, cpu, buf, len);
+}
+
+static int cpu_idle(void *ctx, int thread, int cpu, bool moved, bool final)
+{
+	struct recorder *r = ctx;
+
+	(void)thread;
+	if (dat_version(r->dat) == 6)
+		return moved || final ? dat_cpu_commit(r->dat, cpu) : 0;
+	if (final || now() - r->flushed[cpu] >= FLUSH_SECONDS) {
+		r->flushed[cpu] = now();
+		return dat_cpu_flush(r->dat, cpu);
+	}
+	return 0;
+}
+
+static int start_threads(struct recorder *r, unsigned nthreads)
+{
+	double t = now();
+	int ret;
+
+	r->flushed = calloc(r->ncpus, sizeof(*r->flushed));
+	r->cpu_bytes = calloc(r->ncpus, sizeof(*r->cpu_bytes));
+	r->tcpu = calloc(r->ncpus, sizeof(*r->tcpu));
+	r->fds = calloc(r->ncpus, sizeof(*r->fds));
+	if (!r->flushed || !r->cpu_bytes || !r->tcpu || !r->fds) {
 		tp_error("out of memory");
 		return TP_FAIL;
 	}
 	for (int c = 0; c < r->ncpus; c++) {
-		pfd[c].fd = live_page_fd(r->l, c);
-		pfd[c].events = POLLIN;
+		r->flushed[c] = t;
+		r->tcpu[c] = live_page_cpu(r->l, c);
+		r->fds[c] = live_page_fd(r->l, c);
 	}
-	r->flushed = now();
+	ret = percpu_start(&r->pc, &(struct percpu_spec){
+		.ncpus = r->ncpus, .tcpu = r->tcpu, .fd = r->fds, .subbuf = r->subbuf,
+		.nthreads = nthreads, .timeout_ms = POLL_MS,
+		.move_fd = dat_version(r->dat) == 6 ? move_fd : NULL,
+		.pages = pages_in, .idle = cpu_idle, .ctx = r,
+	});
+	if (!ret)
+		ret = live_hide_tasks(r->l, percpu_tids(r->pc), percpu_nthreads(r->pc));
+	return ret;
+}
+
+/* The threads take what is left, partial sub-buffers too, and end. */
+static int stop_threads(struct recorder *r)
+{
+	int ret = percpu_finish(r->pc);
+
+	r->pc = NULL;
+	if (ret < 0) {
+		tp_error("cannot write '%s': %s", r->output, strerror(errno));
+		return TP_FAIL;
+	}
+	for (int c = 0; c < r->ncpus; c++)
+		r->bytes += dat_version(r->dat) == 6 ? dat_cpu_size(r->dat, c) : r->cpu_bytes[c];
+	return TP_OK;
+}
+
+/* The main thread only waits: for the end, a signal or a thread that failed. */
+static int record_loop(struct recorder *r, double duration)
+{
+	double end = duration > 0 ? now() + duration : 0;
+
 	while (!state_stop) {
-		bool moved = false;
-		int timeout = 250;
+		int timeout = POLL_MS;
 
 		/* COMMAND exited, or the processes traced are gone */
 		if (live_done(r->l))
+			break;
+		if (percpu_error(r->pc))
 			break;
 		if (end) {
 			double left = end - now();
@@ -353,23 +349,10 @@ static int record_loop(struct recorder *r, double duration)
 			if (left * 1000 < timeout)
 				timeout = left * 1000 + 1;
 		}
-		ret = drain(r, false, &moved);
-		if (!ret)
-			ret = flush_kept(r);
-		if (ret)
-			break;
-		/*
-		 * trace_pipe_raw polls readable at the instance's buffer_percent;
-		 * the timeout bounds how stale the file on disk may be.
-		 */
-		if (!moved && poll(pfd, r->ncpus, timeout) < 0 && errno != EINTR) {
-			tp_error("poll: %s", strerror(errno));
-			ret = TP_FAIL;
-			break;
-		}
+		/* signals (no SA_RESTART) and COMMAND's SIGCHLD end the wait early */
+		poll(NULL, 0, timeout);
 	}
-	free(pfd);
-	return ret;
+	return TP_OK;
 }
 
 static struct dat_writer *open_output(struct recorder *r, const char *path, struct meta *m,
@@ -404,8 +387,7 @@ static struct dat_writer *open_output(struct recorder *r, const char *path, stru
 	in.uname = uname_s;
 	in.version_text = "tpctl " TPCTL_VERSION;
 	r->subbuf = subbuf;
-	r->page = malloc(subbuf);
-	w = r->page ? dat_create(path, &in) : NULL;
+	w = dat_create(path, &in);
 	if (!w)
 		tp_error("cannot create '%s': %s", path, strerror(errno));
 	free(uname_s);
@@ -421,8 +403,9 @@ int cmd_record(int argc, char **argv)
 	double duration = 0;
 	unsigned long long kb = 0, version = DAT_VERSION_DEFAULT;
 	char kbuf[32];
+	unsigned long long nthreads = 0;
 	int ret;
-	bool moved, kstack = false, ustack = false, strings = false;
+	bool kstack = false, ustack = false, strings = false;
 	struct probe_words probes = { .n = 0 };
 	struct ftr_spec fs = { .nfunc = 0 };
 	const struct tp_opt opts[] = {
@@ -436,6 +419,7 @@ int cmd_record(int argc, char **argv)
 		OPT_BOOL(0, "user-stack", &ustack, "record the user stack of every EVENT"),
 		OPT_UINT(0, "file-version", &version, "V", 6, 7,
 			 "trace.dat version 7 (zstd-compressed pages, the default) or 6"),
+		THREADS_OPT(&nthreads),
 		PROBE_OPTS(&probes),
 		STRINGS_OPT(&strings),
 		FTR_OPTS(&fs),
@@ -444,8 +428,8 @@ int cmd_record(int argc, char **argv)
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]\n"
-		"                    [--stack] [--user-stack] [--file-version 6|7] [--probe SPEC]...\n"
-		"                    [--strings] [--function PATTERN]... [--graph FUNC]...\n"
+		"                    [--stack] [--user-stack] [--file-version 6|7] [--threads N]\n"
+		"                    [--probe SPEC]... [--strings] [--function PATTERN]... [--graph FUNC]...\n"
 		"                    [--graph-notrace FUNC]... [--depth N]\n"
 		"                    " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
@@ -490,6 +474,9 @@ int cmd_record(int argc, char **argv)
 		if (!r.dat)
 			ret = TP_FAIL;
 	}
+	/* the threads start before tracing does: their own events are hidden by then */
+	if (!ret)
+		ret = start_threads(&r, nthreads);
 	if (!ret)
 		ret = live_start(r.l);
 	if (!ret)
@@ -497,8 +484,12 @@ int cmd_record(int argc, char **argv)
 	if (r.dat) {
 		/* Stop the writers first, then take what is left, partial pages too. */
 		live_drain(r.l);
-		if (!ret)
-			ret = drain(&r, true, &moved);
+		if (r.pc) {
+			int err = stop_threads(&r);
+
+			if (!ret)
+				ret = err;
+		}
 		finish_meta(&r);
 	}
 	if (r.dat && dat_finish(r.dat) < 0 && !ret) {
@@ -509,7 +500,10 @@ int cmd_record(int argc, char **argv)
 		tp_debug("wrote %llu bytes of trace data to '%s'", r.bytes, output);
 	ret = live_close(r.l, ret);
 	target_free(&tgt);
-	free(r.page);
+	free(r.flushed);
+	free(r.cpu_bytes);
+	free(r.tcpu);
+	free(r.fds);
 	meta_free(&m);
 	return ret;
 }

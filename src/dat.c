@@ -82,6 +82,9 @@ struct dat_cpu {
 	char *pend;		/* v7: pages not compressed yet */
 	size_t pend_len;
 	uint32_t nchunks;	/* v7: chunks committed */
+	/* v7: its own compressor, so that each CPU can be written from its own thread */
+	ZSTD_CCtx *zc;
+	char *zbuf;
 };
 
 struct dat_writer {
@@ -98,9 +101,8 @@ struct dat_writer {
 	uint64_t *cpustat_off;		/* offset of each CPU's CPUSTAT room */
 	uint64_t table_off;		/* offset of the flyrecord (offset, size) table */
 	/* version 7 */
-	ZSTD_CCtx *zc;
-	char *zbuf;			/* count, chunk header and one compressed chunk */
-	size_t zbuf_size;
+	ZSTD_CCtx *zc;			/* the metadata's sections */
+	size_t zbuf_size;		/* count, chunk header and one compressed chunk */
 	uint64_t entries_off;		/* the BUFFER option's first (cpu, offset, size) */
 	uint64_t fly_off;		/* the flyrecord section's header */
 	uint64_t done_off;		/* the next-options offset of the first DONE option */
@@ -545,13 +547,14 @@ static void writer_free(struct dat_writer *w)
 		if (w->cpu[c].fd >= 0)
 			close(w->cpu[c].fd);
 		free(w->cpu[c].pend);
+		ZSTD_freeCCtx(w->cpu[c].zc);
+		free(w->cpu[c].zbuf);
 		if (w->cpustat)
 			free(w->cpustat[c]);
 	}
 	if (w->fd >= 0)
 		close(w->fd);
 	ZSTD_freeCCtx(w->zc);
-	free(w->zbuf);
 	free(w->cpustat);
 	free(w->cmdlines);
 	free(w->cpu);
@@ -599,8 +602,7 @@ struct dat_writer *dat_create(const char *path, const struct dat_info *in)
 		w->zbuf_size = 12 + ZSTD_compressBound(CHUNK_BYTES > in->page_size ?
 						      CHUNK_BYTES : in->page_size);
 		w->zc = ZSTD_createCCtx();
-		w->zbuf = malloc(w->zbuf_size);
-		if (!w->zc || !w->zbuf)
+		if (!w->zc)
 			goto fail;
 		build_header_v7(w, in, &b);
 	}
@@ -720,9 +722,18 @@ static int chunk_write(struct dat_writer *w, int cpu, const char *pages, size_t 
 	struct dat_cpu *c = &w->cpu[cpu];
 	size_t n, head = c->nchunks ? 0 : 4;
 	uint32_t count = c->nchunks + 1;
-	char *z = w->zbuf + 4;
+	char *z;
 
-	n = ZSTD_compressCCtx(w->zc, z + 8, w->zbuf_size - 12, pages, len, ZSTD_LEVEL_PAGES);
+	if (!c->zc) {
+		c->zc = ZSTD_createCCtx();
+		c->zbuf = malloc(w->zbuf_size);
+		if (!c->zc || !c->zbuf) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	z = c->zbuf + 4;
+	n = ZSTD_compressCCtx(c->zc, z + 8, w->zbuf_size - 12, pages, len, ZSTD_LEVEL_PAGES);
 	if (ZSTD_isError(n)) {
 		errno = ENOMEM;
 		return -1;
@@ -730,7 +741,7 @@ static int chunk_write(struct dat_writer *w, int cpu, const char *pages, size_t 
 	memcpy(z, &(uint32_t){ n }, 4);
 	memcpy(z + 4, &(uint32_t){ len }, 4);
 	if (head)
-		memcpy(w->zbuf, &count, 4);
+		memcpy(c->zbuf, &count, 4);
 	if (c->size + head + 8 + n > w->region) {
 		errno = EFBIG;
 		return -1;

@@ -42,6 +42,11 @@
  * wait in memory until a chunk is full or dat_cpu_flush() is called.
  * dat_finish() moves the regions together, truncates, and appends the final
  * saved cmdlines and a second options section (CPUSTAT), linked last.
+ *
+ * Threads: the dat_cpu_*() calls of different CPUs may run at the same time
+ * (each CPU has its own descriptor, compressor and buffers, and the table
+ * entries they patch are apart); one CPU's calls, and everything else, from
+ * one thread at a time.
  */
 #ifndef TPCTL_DAT_H
 #define TPCTL_DAT_H

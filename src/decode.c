@@ -1135,6 +1135,8 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 		df->jkey = json_key(f->name);
 		if (!df->jkey)
 			goto fail;
+		df->jkey_len = strlen(df->jkey);
+		df->common = !strncmp(f->name, "common_", 7);
 		df->offset = f->offset;
 		df->size = f->size;
 		df->sign = f->flags & TEP_FIELD_IS_SIGNED;
@@ -1218,6 +1220,7 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 	fputs(",\"fields\":{", mf);
 	fclose(mf);
 	de->jhead = buf;
+	de->jhead_len = len;
 
 	/*
 	 * A plugin's handler prints trace-cmd's own layout; the kernel prints the

@@ -121,6 +121,8 @@ struct dec_field {
 	struct tep_format_field *field;
 	const char *name;
 	char *jkey;		/* "\"name\":" pre-quoted for the JSON writer */
+	unsigned jkey_len;
+	bool common;		/* common_*: in the record's header, not in "fields" */
 	enum dec_kind kind;
 	int offset, size;
 	int elem;		/* element size for arrays */
@@ -147,6 +149,7 @@ struct dec_event {
 	enum dec_special special;
 	char *sysname;		/* "sys_openat" for the syscall forms */
 	char *jhead;		/* ,"system":"..","event":"..","fields":{ */
+	size_t jhead_len;
 	/*
 	 * The event's names as shown: its own, or for a stand-in
 	 * (decode_set_shown(): a --strings probe) the syscall event it stands

@@ -48,6 +48,7 @@
 #define TPCTL_LIVE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct tep_handle;
 struct tep_record;
@@ -192,5 +193,11 @@ int live_page_ncpus(struct live *l);
 int live_page_size(struct live *l);
 struct tracefs_cpu *live_page_cpu(struct live *l, int cpu);
 int live_page_fd(struct live *l, int cpu);
+/*
+ * tpctl's own threads (the readers of percpu.h) are not traced: their task
+ * ids join the private instance's set_event_notrace_pid, as the main
+ * thread's did.  TP_OK or the status after one error line.
+ */
+int live_hide_tasks(struct live *l, const pid_t *tids, int n);
 
 #endif

@@ -79,7 +79,21 @@ struct output {
 	void *usym_ctx;
 	unsigned long long faults;	/* strings the kernel could not fetch (--strings) */
 	struct graph *graph;	/* function_graph records seen: their state, else NULL */
+	/* the flags column of the last record: consecutive records mostly share it */
+	unsigned fkey;		/* its flags and preempt bytes; above 0xffff: none yet */
+	char ftxt[6];
+	unsigned retry_tick;	/* pid_info: the clock is looked at every RETRY_EVERY uses */
+	/* a stamp's digits above the last eight, as last written: they seldom change */
+	uint64_t ts_hi;
+	char ts_hi_txt[24];
+	unsigned ts_hi_len;
+	/* text: the seconds of the last stamp, as written ("%5llu.") */
+	unsigned long long sec;
+	char sec_txt[32];
+	unsigned sec_len;
 };
+
+#define RETRY_EVERY 256
 
 #define KFRAMES 4096		/* a power of two */
 
@@ -131,6 +145,7 @@ void output_set_kernel_release(struct output *o, const char *release)
 
 	/* unknown: the newest forms */
 	o->lazy_flags = !v || v >= KVER(6, 13);
+	o->fkey = ~0U;
 	o->sys_decimal = !v || v >= KVER(6, 18);
 }
 
@@ -150,6 +165,7 @@ struct output *output_new(struct tep_handle *tep, FILE *f, enum output_mode mode
 	o->f = f;
 	o->mode = mode;
 	o->ns_clock = true;
+	o->fkey = ~0U;
 	if (uname(&u) == 0)
 		output_set_kernel_release(o, u.release);
 	trace_seq_init(&o->seq);
@@ -254,34 +270,99 @@ static inline void put_str(FILE *f, const char *s)
 /* A string literal, its length known at compile time. */
 #define put_lit(f, lit) put_mem(f, lit, sizeof(lit) - 1)
 
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 /* Decimal digits of v into the end of buf; returns the start. */
 static char *fmt_u64(char *end, uint64_t v)
 {
-	/* two digits per division: a nanosecond stamp has 13 or more */
-	static const char pairs[201] =
-		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
+	uint32_t w;
 
 	*--end = '\0';
-	while (v >= 100) {
-		unsigned d = v % 100;
+	/*
+	 * A nanosecond stamp has 13 digits or more: eight at a time in 32-bit
+	 * arithmetic, two per step (cheaper than 64-bit divisions per digit)
+	 */
+	while (v >= 100000000) {
+		uint32_t lo = v % 100000000;
+		int k;
 
-		v /= 100;
-		end -= 2;
-		memcpy(end, pairs + 2 * d, 2);
+		v /= 100000000;
+		for (k = 0; k < 4; k++) {
+			end -= 2;
+			memcpy(end, digit_pairs + 2 * (lo % 100), 2);
+			lo /= 100;
+		}
 	}
-	if (v >= 10) {
+	w = v;
+	while (w >= 100) {
 		end -= 2;
-		memcpy(end, pairs + 2 * v, 2);
+		memcpy(end, digit_pairs + 2 * (w % 100), 2);
+		w /= 100;
+	}
+	if (w >= 10) {
+		end -= 2;
+		memcpy(end, digit_pairs + 2 * w, 2);
 	} else {
-		*--end = '0' + v;
+		*--end = '0' + w;
 	}
 	return end;
 }
 
+/* Eight digits of v (below 10^8), zero-padded, at w. */
+static inline void fmt_8(char *w, uint32_t v)
+{
+	memcpy(w + 6, digit_pairs + 2 * (v % 100), 2);
+	v /= 100;
+	memcpy(w + 4, digit_pairs + 2 * (v % 100), 2);
+	v /= 100;
+	memcpy(w + 2, digit_pairs + 2 * (v % 100), 2);
+	v /= 100;
+	memcpy(w, digit_pairs + 2 * v, 2);
+}
+
+/*
+ * The digits of a time stamp at w, returns the end: the digits above the
+ * last eight are those of the last stamp, mostly, and are kept as text.
+ */
+static char *fmt_ts_digits(struct output *o, char *w, uint64_t ts)
+{
+	uint64_t hi = ts / 100000000;
+	char num[24], *d;
+
+	if (!hi) {
+		d = fmt_u64(num + sizeof(num), ts);
+		memcpy(w, d, num + sizeof(num) - 1 - d);
+		return w + (num + sizeof(num) - 1 - d);
+	}
+	if (hi != o->ts_hi || !o->ts_hi_len) {
+		d = fmt_u64(num + sizeof(num), hi);
+		o->ts_hi_len = num + sizeof(num) - 1 - d;
+		memcpy(o->ts_hi_txt, d, o->ts_hi_len);
+		o->ts_hi = hi;
+	}
+	memcpy(w, o->ts_hi_txt, o->ts_hi_len);
+	w += o->ts_hi_len;
+	fmt_8(w, ts % 100000000);
+	return w + 8;
+}
+
 static inline void put_u64(FILE *f, uint64_t v)
 {
+	/* small numbers (pids, priorities, flags) are the common case */
+	if (v < 100) {
+		char two[2];
+
+		if (v < 10) {
+			putc_unlocked('0' + v, f);
+			return;
+		}
+		memcpy(two, digit_pairs + 2 * v, 2);
+		put_mem(f, two, 2);
+		return;
+	}
 	char buf[24], *p = fmt_u64(buf + sizeof(buf), v);
 
 	put_mem(f, p, buf + sizeof(buf) - 1 - p);
@@ -359,8 +440,9 @@ static const struct pidinfo *pid_info(struct output *o, int pid, unsigned long l
 	FILE *mf;
 	int n;
 
+	/* an unknown name is asked for again, but the clock is not read per record */
 	if (pi->pid == pid && pi->gen == o->comm_gen && pi->tlen &&
-	    (!pi->unknown || !comm_retry_due(o, &now)))
+	    (!pi->unknown || ++o->retry_tick % RETRY_EVERY || !comm_retry_due(o, &now)))
 		return pi;
 	comm = comm_of(o, pid);
 	pi->pid = pid;
@@ -386,33 +468,43 @@ static const struct pidinfo *pid_info(struct output *o, int pid, unsigned long l
 	return pi;
 }
 
-/* "%5llu.%06llu: " of the kernel's microsecond-rounded stamp, or "%12llu: " */
-static size_t fmt_ts(char *out, unsigned long long ts, bool ns)
+/* The kernel's flags column ("dNs.."): of the record's flags and preempt bytes. */
+static inline const char *lat_flags(struct output *o, const void *data)
 {
-	char digits[24], *d = digits + sizeof(digits);
+	uint16_t key;
+
+	memcpy(&key, (const char *)data + 2, 2);
+	if (key != o->fkey) {
+		decode_lat_flags(decode_flags(data), decode_preempt(data), o->lazy_flags, o->ftxt);
+		o->fkey = key;
+	}
+	return o->ftxt;
+}
+
+/* "%5llu.%06llu: " of the kernel's microsecond-rounded stamp, or "%12llu: " */
+static size_t fmt_ts(struct output *o, char *out, unsigned long long ts, bool ns)
+{
 	unsigned long long us, sec;
-	size_t n = 0, k;
-	int i;
+	uint32_t frac;
+	size_t n;
 
 	if (!ns)
 		return sprintf(out, "%12llu: ", ts);
 	us = (ts + 500) / 1000;
 	sec = us / 1000000;
-	us %= 1000000;
-	do {
-		*--d = '0' + sec % 10;
-		sec /= 10;
-	} while (sec);
-	k = digits + sizeof(digits) - d;
-	for (; k + n < 5; n++)
-		out[n] = ' ';
-	memcpy(out + n, d, k);
-	n += k;
-	out[n++] = '.';
-	for (i = 5; i >= 0; i--) {
-		out[n + i] = '0' + us % 10;
-		us /= 10;
+	frac = us % 1000000;
+	/* the seconds change seldom: their text is kept (ts_hi is JSON's, unused here) */
+	if (sec != o->sec || !o->sec_len) {
+		o->sec_len = snprintf(o->sec_txt, sizeof(o->sec_txt), "%5llu.", sec);
+		o->sec = sec;
 	}
+	memcpy(out, o->sec_txt, o->sec_len);
+	n = o->sec_len;
+	memcpy(out + n + 4, digit_pairs + 2 * (frac % 100), 2);
+	frac /= 100;
+	memcpy(out + n + 2, digit_pairs + 2 * (frac % 100), 2);
+	frac /= 100;
+	memcpy(out + n, digit_pairs + 2 * frac, 2);
 	n += 6;
 	out[n++] = ':';
 	out[n++] = ' ';
@@ -1028,10 +1120,10 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	} else {
 		n = sprintf(hdr, "[%03d] ", rec->cpu);
 	}
-	decode_lat_flags(decode_flags(data), decode_preempt(data), o->lazy_flags, hdr + n);
+	memcpy(hdr + n, lat_flags(o, data), 6);
 	n += 5;
 	hdr[n++] = ' ';
-	n += fmt_ts(hdr + n, rec->ts, o->ns_clock);
+	n += fmt_ts(o, hdr + n, rec->ts, o->ns_clock);
 	put_mem(f, hdr, n);
 
 	if (!de) {
@@ -1111,6 +1203,33 @@ static int text_record(struct output *o, struct dec_event *de, struct tep_record
 	return 0;
 }
 
+/*
+ * A JSON string: a short one of plain printable ASCII (task names, most
+ * strings of events) is written in one piece, anything else by the writer
+ * that escapes and checks UTF-8.
+ */
+static void put_json_str(FILE *f, const char *p, size_t len)
+{
+	char buf[130];
+	size_t i;
+
+	if (len > sizeof(buf) - 2) {
+		json_write_string(f, p, len);
+		return;
+	}
+	for (i = 0; i < len; i++) {
+		unsigned char c = p[i];
+
+		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+			json_write_string(f, p, len);
+			return;
+		}
+	}
+	buf[0] = '"';
+	memcpy(buf + 1, p, len);
+	buf[len + 1] = '"';
+	put_mem(f, buf, len + 2);
+}
 
 void output_json_value(FILE *f, const struct dec_field *df, const void *data, int size)
 {
@@ -1132,7 +1251,7 @@ void output_json_value(FILE *f, const struct dec_field *df, const void *data, in
 		if (!decode_span(df, data, size, &p, &len))
 			put_str(f, "null");
 		else
-			json_write_string(f, p, len);
+			put_json_str(f, p, len);
 		return;
 	case DK_BITMASK:
 		if (!decode_span(df, data, size, &p, &len)) {
@@ -1178,7 +1297,7 @@ void output_json_value(FILE *f, const struct dec_field *df, const void *data, in
 
 static void json_field(FILE *f, const struct dec_field *df, const void *data, int size)
 {
-	put_str(f, df->jkey);
+	put_mem(f, df->jkey, df->jkey_len);
 	output_json_value(f, df, data, size);
 }
 
@@ -1248,30 +1367,44 @@ static void json_open(struct output *o, struct dec_event *de, const struct tep_r
 	const void *data = rec->data;
 	const struct pidinfo *pi = pid_info(o, decode_pid(data), rec->ts);
 	FILE *f = o->f;
-	char flags[6];
+	/* the head up to "flags" is made here and written in one piece */
+	char head[96 + sizeof(pi->json)], num[24], *w = head, *d;
 	bool first = true;
 	int i;
 
-	decode_lat_flags(decode_flags(data), decode_preempt(data), o->lazy_flags, flags);
-	put_lit(f, "{\"type\":\"event\",\"ts_ns\":");
-	put_u64(f, rec->ts);
-	put_lit(f, ",\"cpu\":");
-	put_i64(f, rec->cpu);
-	put_mem(f, pi->json, pi->jlen);
-	put_lit(f, ",\"flags\":\"");
-	put_mem(f, flags, 5);
-	putc_unlocked('"', f);
+#define HEAD_LIT(lit) (memcpy(w, lit, sizeof(lit) - 1), w += sizeof(lit) - 1)
+	HEAD_LIT("{\"type\":\"event\",\"ts_ns\":");
+	w = fmt_ts_digits(o, w, rec->ts);
+	HEAD_LIT(",\"cpu\":");
+	if (rec->cpu >= 0 && rec->cpu < 10) {
+		*w++ = '0' + rec->cpu;
+	} else {
+		if (rec->cpu < 0)
+			*w++ = '-';
+		d = fmt_u64(num + sizeof(num),
+			    rec->cpu < 0 ? -(uint64_t)rec->cpu : (uint64_t)rec->cpu);
+		memcpy(w, d, num + sizeof(num) - 1 - d);
+		w += num + sizeof(num) - 1 - d;
+	}
+	memcpy(w, pi->json, pi->jlen);
+	w += pi->jlen;
+	HEAD_LIT(",\"flags\":\"");
+	memcpy(w, lat_flags(o, data), 5);
+	w += 5;
+	*w++ = '"';
+#undef HEAD_LIT
+	put_mem(f, head, w - head);
 	if (!de) {
 		put_str(f, ",\"id\":");
 		put_i64(f, decode_type(data));
 		put_str(f, ",\"system\":null,\"event\":null,\"fields\":{}");
 		return;
 	}
-	put_str(f, de->jhead);
+	put_mem(f, de->jhead, de->jhead_len);
 	for (i = 0; i < de->nfields; i++) {
 		const struct dec_field *df = &de->fields[i];
 
-		if (!strncmp(df->name, "common_", 7))
+		if (df->common)
 			continue;
 		if (!first)
 			putc_unlocked(',', f);
@@ -1279,7 +1412,7 @@ static void json_open(struct output *o, struct dec_event *de, const struct tep_r
 		/* a string the kernel could not fetch (--strings) */
 		if (de->strings && decode_str_fault(df, data, rec->size)) {
 			o->faults++;
-			put_str(f, df->jkey);
+			put_mem(f, df->jkey, df->jkey_len);
 			put_lit(f, "null");
 			continue;
 		}
@@ -1552,7 +1685,7 @@ static int write_one(struct output *o, struct dec_event *de, struct tep_record *
 			return -1;
 		}
 	}
-	return ferror(o->f) ? -1 : r;
+	return ferror_unlocked(o->f) ? -1 : r;
 }
 
 int output_record(struct output *o, struct tep_record *rec)

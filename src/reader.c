@@ -63,9 +63,9 @@
 #include <unistd.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 #include <tracefs.h>
 
+#include "rbpage.h"
 #include "reader.h"
 #include "state.h"
 #include "tpctl.h"
@@ -97,7 +97,7 @@ struct rcpu {
 	unsigned long long read_seq;	/* the last read (partial sub-buffer included) */
 	unsigned long wait_pass;	/* the pass in which it went S_WAIT */
 	unsigned long partial_pass;	/* the pass in which it took a partial sub-buffer */
-	struct kbuffer *kbuf;
+	struct rbpage pg;		/* the loaded sub-buffer */
 	bool page_loaded;
 	enum src_state state;
 	unsigned long long ts;
@@ -152,18 +152,8 @@ static struct rcpu *add_cpu(struct reader *r, int cpu, int pages)
 	c->fd = -1;
 	c->state = S_NEED;
 	c->buf = malloc((size_t)r->subbuf * pages);
-	c->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-				KBUFFER_ENDIAN_BIG);
-#else
-				KBUFFER_ENDIAN_LITTLE);
-#endif
-	if (!c->buf || !c->kbuf) {
-		free(c->buf);
-		if (c->kbuf)
-			kbuffer_free(c->kbuf);
+	if (!c->buf)
 		return NULL;
-	}
 	r->n++;
 	return c;
 }
@@ -204,7 +194,6 @@ int reader_add_cpu(struct reader *r, struct tracefs_instance *inst, int cpu)
 		close(fd);
 		r->n--;
 		free(c->buf);
-		kbuffer_free(c->kbuf);
 		return -1;
 	}
 	c->fd = fd;
@@ -242,7 +231,6 @@ void reader_free(struct reader *r)
 			close(c->fd);
 		}
 		free(c->buf);
-		kbuffer_free(c->kbuf);
 	}
 	if (r->pipe[0] >= 0) {
 		close(r->pipe[0]);
@@ -254,7 +242,7 @@ void reader_free(struct reader *r)
 }
 
 /*
- * kbuffer trusts the page header's commit (bytes of data) and would read
+ * kbuffer (and rbpage.h) trust the page header's commit (bytes of data) and would read
  * past the sub-buffer for a damaged saved page (found by tests/fuzz).  The
  * header is a u64 time stamp and a long commit whose bits from 30 up are
  * the missed-events flags.
@@ -349,12 +337,13 @@ static int load_page(struct reader *r, struct rcpu *c)
 	}
 	page = c->buf + (size_t)c->next++ * r->subbuf;
 	c->load_seq = c->buf_seq;
-	if (!page_sane(r, page) || kbuffer_load_subbuffer(c->kbuf, page) < 0)
+	if (!page_sane(r, page))
 		/* a damaged sub-buffer: the rest of the batch still counts */
 		return c->mem || c->next >= c->nbuf ? 0 : load_page(r, c);
 	r->pages++;
+	c->data = rbpage_load(&c->pg, page, r->subbuf, &c->ts);
 	/* the kernel marks a page that follows dropped or overwritten events */
-	missed = kbuffer_missed_events(c->kbuf);
+	missed = c->pg.lost;
 	if (missed) {
 		r->lost_pages++;
 		if (missed > 0)
@@ -362,7 +351,6 @@ static int load_page(struct reader *r, struct rcpu *c)
 		c->lost = missed > 0 ? missed : -1;
 	}
 	c->page_loaded = true;
-	c->data = kbuffer_read_event(c->kbuf, &c->ts);
 	return 1;
 }
 
@@ -372,7 +360,7 @@ static inline void set_ready(struct reader *r, struct rcpu *c)
 	const char *end = c->buf + (size_t)c->next * r->subbuf;
 	long room = end - (const char *)c->data;
 
-	c->size = kbuffer_event_size(c->kbuf);
+	c->size = rbpage_size(&c->pg);
 	/* a damaged length must not let the decoders read past the page */
 	if (c->size > room)
 		c->size = room > 0 ? room : 0;
@@ -389,7 +377,7 @@ static int fill(struct reader *r, struct rcpu *c)
 	if (c->state == S_WAIT && c->wait_pass == r->pass)
 		return 0;
 	if (c->state == S_NEED && c->page_loaded)
-		c->data = kbuffer_next_event(c->kbuf, &c->ts);
+		c->data = rbpage_step(&c->pg, &c->ts);
 	for (;;) {
 		if (c->page_loaded && c->data) {
 			set_ready(r, c);
@@ -457,7 +445,7 @@ int reader_next(struct reader *r, struct tep_record *rec, long long *lost)
 	if (r->fast) {
 		best = r->fast;
 		r->fast = NULL;
-		best->data = kbuffer_next_event(best->kbuf, &best->ts);
+		best->data = rbpage_step(&best->pg, &best->ts);
 		if (!best->data) {
 			best->page_loaded = false;
 		} else {

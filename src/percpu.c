@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * percpu - reader threads, each serving its own CPUs; see percpu.h.
+ *
+ * Why threads.  One thread that reads every CPU and also decodes,
+ * aggregates or compresses falls behind as soon as the work of one busy CPU
+ * takes longer than that CPU takes to fill its buffer, and then every CPU
+ * loses events, the quiet ones included.  A thread per CPU bounds the
+ * damage to the CPU that is too busy, and on a machine with spare CPUs
+ * gives each busy one a reader of its own (trace-cmd record forks a
+ * recorder per CPU for the same reason).
+ *
+ * Waiting.  poll() on trace_pipe_raw wakes at the instance's buffer_percent
+ * (the session sets it to 10 % for these readers, see live.c): a busy CPU
+ * wakes its thread every few dozen sub-buffers, long before its buffer is full,
+ * and a quiet one costs nothing until the poll times out.  Whole
+ * sub-buffers are taken with splice(2) (SPLICE_F_NONBLOCK moves only full
+ * ones), many per call through a pipe; partial ones only when asked
+ * (percpu_sync) and at the end (tracefs_cpu_flush, once tracing is off).
+ * A poll that said "readable" followed by a splice that found no whole
+ * sub-buffer (buffer_percent 0 in someone else's instance) naps NAP_US
+ * before it polls again, so that it cannot spin.
+ *
+ * Requests.  The main thread asks for a sync or the finish by bumping a
+ * generation under the lock and writing each thread's eventfd, which is in
+ * its poll set; each thread answers by setting its done generation and
+ * signalling the condition.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+
+#include "percpu.h"
+#include "tpctl.h"
+
+/* The nap after a poll that woke with no whole sub-buffer to take. */
+#define NAP_US 1000
+/* The pipe splice moves sub-buffers through: up to this much per call. */
+#define PIPE_BYTES (256 * 1024)
+
+struct pc_thread {
+	struct percpu *p;
+	pthread_t th;
+	bool running;
+	int idx;
+	int *cpus, n;
+	struct pollfd *pfd;		/* its CPUs' descriptors, then the eventfd */
+	int efd;
+	int pipe[2];
+	bool no_splice;
+	char *buf;
+	size_t batch;			/* sub-buffers per splice */
+	pid_t tid;
+	unsigned gen_done;
+	int err;
+	unsigned long long pages, bytes;	/* read by the main thread once joined */
+};
+
+struct percpu {
+	struct percpu_spec s;
+	struct pc_thread *t;
+	int nt;
+	pid_t *tids;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned gen;			/* requests made (sync or finish) */
+	bool finishing;
+	int started;
+};
+
+static bool moving(const struct percpu *p, int cpu)
+{
+	return p->s.move_fd && p->s.move_fd(p->s.ctx, cpu) >= 0;
+}
+
+static void fail(struct pc_thread *t, int err)
+{
+	pthread_mutex_lock(&t->p->lock);
+	if (!t->err)
+		t->err = err ? err : EIO;
+	pthread_mutex_unlock(&t->p->lock);
+}
+
+/* Hand len bytes (whole sub-buffers, the last perhaps short) of cpu to the caller. */
+static int deliver(struct pc_thread *t, int cpu, size_t len)
+{
+	struct percpu *p = t->p;
+	size_t sb = p->s.subbuf;
+
+	if (len % sb) {
+		memset(t->buf + len, 0, sb - len % sb);
+		len += sb - len % sb;
+	}
+	t->pages += len / sb;
+	t->bytes += len;
+	if (p->s.pages(p->s.ctx, t->idx, cpu, t->buf, len) < 0) {
+		fail(t, errno);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whole sub-buffers of cpu into t->buf: bytes (0: none now), -1 on error. */
+static ssize_t take_whole(struct pc_thread *t, int cpu)
+{
+	struct percpu *p = t->p;
+	ssize_t n, got = 0;
+	int ret;
+
+	if (t->no_splice) {
+		ret = tracefs_cpu_read(p->s.tcpu[cpu], t->buf, true);
+		if (ret < 0)
+			return errno == EAGAIN || errno == EINTR || errno == ENODATA ? 0 : -1;
+		return ret;
+	}
+	n = splice(p->s.fd[cpu], NULL, t->pipe[1], NULL, (size_t)p->s.subbuf * t->batch,
+		   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	if (n < 0 && errno == EINVAL) {
+		/* not a ring buffer (a copy of tracefs): plain reads */
+		t->no_splice = true;
+		return take_whole(t, cpu);
+	}
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	/* the pipe was empty, so it holds exactly these: empty it at once */
+	while (got < n) {
+		ssize_t m = read(t->pipe[0], t->buf + got, n - got);
+
+		if (m <= 0) {
+			if (m < 0 && errno == EINTR)
+				continue;
+			return -1;
+		}
+		got += m;
+	}
+	return n;
+}
+
+/* One look at cpu: whole sub-buffers, then (partial, final) what is left. 1 moved, 0, -1. */
+static int look(struct pc_thread *t, int cpu, bool partial, bool final)
+{
+	struct percpu *p = t->p;
+	struct tracefs_cpu *tcpu = p->s.tcpu[cpu];
+	bool moved = false;
+	ssize_t n;
+
+	if (moving(p, cpu)) {
+		int fd = p->s.move_fd(p->s.ctx, cpu);
+
+		while ((n = tracefs_cpu_write(tcpu, fd, true)) > 0) {
+			t->pages += n / p->s.subbuf;
+			t->bytes += n;
+			moved = true;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR && errno != ENODATA) {
+			fail(t, errno);
+			return -1;
+		}
+		if (final && (n = tracefs_cpu_flush_write(tcpu, fd)) > 0) {
+			t->bytes += n;
+			moved = true;
+		}
+	} else {
+		/* a bounded number of batches, so that a flood on one CPU does not starve the others */
+		for (int i = 0; i < 64 && (n = take_whole(t, cpu)) > 0; i++) {
+			moved = true;
+			if (deliver(t, cpu, n) < 0)
+				return -1;
+		}
+		if (n < 0) {
+			fail(t, errno);
+			return -1;
+		}
+		while ((partial || final) && !n) {
+			int r = final ? tracefs_cpu_flush(tcpu, t->buf) :
+					tracefs_cpu_read(tcpu, t->buf, true);
+
+			if (r <= 0)
+				break;
+			moved = true;
+			if (deliver(t, cpu, r) < 0)
+				return -1;
+		}
+	}
+	if (p->s.idle && p->s.idle(p->s.ctx, t->idx, cpu, moved, final) < 0) {
+		fail(t, errno);
+		return -1;
+	}
+	return moved;
+}
+
+static void *thread_main(void *arg)
+{
+	struct pc_thread *t = arg;
+	struct percpu *p = t->p;
+	bool ready_nothing = false;
+	uint64_t ev;
+
+	t->tid = gettid();
+	pthread_mutex_lock(&p->lock);
+	p->started++;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	for (;;) {
+		unsigned gen;
+		bool fin, partial, moved = false;
+		int i, ret;
+
+		pthread_mutex_lock(&p->lock);
+		gen = p->gen;
+		fin = p->finishing;
+		pthread_mutex_unlock(&p->lock);
+		partial = gen != t->gen_done;
+		for (i = 0; !t->err && i < t->n; i++)
+			if (look(t, t->cpus[i], partial, fin) > 0)
+				moved = true;
+		if (partial) {
+			pthread_mutex_lock(&p->lock);
+			t->gen_done = gen;
+			pthread_cond_broadcast(&p->cond);
+			pthread_mutex_unlock(&p->lock);
+			if (fin)
+				break;
+			continue;
+		}
+		if (moved && !t->err) {
+			ready_nothing = false;
+			continue;
+		}
+		if (ready_nothing && !t->err) {
+			struct timespec nap = { 0, NAP_US * 1000L };
+
+			nanosleep(&nap, NULL);
+		}
+		/* after an error only requests are answered: the descriptors are left alone */
+		if (t->err)
+			ret = poll(t->pfd + t->n, 1, -1);
+		else
+			ret = poll(t->pfd, t->n + 1, p->s.timeout_ms);
+		ready_nothing = false;
+		if (ret > 0) {
+			if (t->pfd[t->n].revents & POLLIN) {
+				if (read(t->efd, &ev, sizeof(ev)) < 0)
+					ev = 0;
+			} else {
+				ready_nothing = true;
+			}
+		}
+	}
+	return NULL;
+}
+
+static void thread_free(struct pc_thread *t)
+{
+	if (t->pipe[0] >= 0) {
+		close(t->pipe[0]);
+		close(t->pipe[1]);
+	}
+	if (t->efd >= 0)
+		close(t->efd);
+	free(t->cpus);
+	free(t->pfd);
+	free(t->buf);
+}
+
+static int thread_init(struct percpu *p, struct pc_thread *t, int idx)
+{
+	int size;
+
+	t->p = p;
+	t->idx = idx;
+	t->pipe[0] = t->pipe[1] = -1;
+	t->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	t->cpus = calloc(p->s.ncpus, sizeof(*t->cpus));
+	t->pfd = calloc(p->s.ncpus + 1, sizeof(*t->pfd));
+	if (t->efd < 0 || !t->cpus || !t->pfd)
+		return -1;
+	t->batch = 1;
+	if (!p->s.move_fd || p->s.move_fd(p->s.ctx, 0) < 0) {
+		if (pipe2(t->pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+			return -1;
+		/* more than the default 64 KiB where the system allows it: fewer calls */
+		fcntl(t->pipe[0], F_SETPIPE_SZ, PIPE_BYTES);
+		size = fcntl(t->pipe[0], F_GETPIPE_SZ);
+		t->batch = size >= p->s.subbuf ? size / p->s.subbuf : 1;
+	}
+	t->buf = malloc((size_t)p->s.subbuf * t->batch);
+	return t->buf ? 0 : -1;
+}
+
+int percpu_start(struct percpu **pp, const struct percpu_spec *spec)
+{
+	struct percpu *p = calloc(1, sizeof(*p));
+	sigset_t all, old;
+	int ncpu = 0, nt, i, c;
+
+	*pp = NULL;
+	if (!p)
+		goto oom;
+	p->s = *spec;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	for (c = 0; c < spec->ncpus; c++)
+		ncpu += spec->tcpu[c] != NULL;
+	nt = spec->nthreads > 0 && spec->nthreads < ncpu ? spec->nthreads : ncpu;
+	if (nt < 1)
+		nt = 1;
+	p->t = calloc(nt, sizeof(*p->t));
+	p->tids = calloc(nt, sizeof(*p->tids));
+	if (!p->t || !p->tids)
+		goto oom;
+	p->nt = nt;
+	for (i = 0; i < nt; i++)
+		p->t[i].pipe[0] = p->t[i].efd = -1;
+	for (i = 0; i < nt; i++)
+		if (thread_init(p, &p->t[i], i) < 0)
+			goto oom;
+	/* CPUs dealt out in turn: with fewer threads than CPUs, neighbours share */
+	for (c = 0, i = 0; c < spec->ncpus; c++) {
+		struct pc_thread *t;
+
+		if (!spec->tcpu[c])
+			continue;
+		t = &p->t[i++ % nt];
+		t->pfd[t->n].fd = spec->fd[c];
+		t->pfd[t->n].events = POLLIN;
+		t->cpus[t->n++] = c;
+	}
+	for (i = 0; i < nt; i++) {
+		p->t[i].pfd[p->t[i].n].fd = p->t[i].efd;
+		p->t[i].pfd[p->t[i].n].events = POLLIN;
+	}
+	/* signals stay with the main thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (i = 0; i < nt; i++) {
+		int err = pthread_create(&p->t[i].th, NULL, thread_main, &p->t[i]);
+
+		if (err) {
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			tp_error("cannot start a reader thread: %s", strerror(err));
+			percpu_finish(p);
+			return TP_FAIL;
+		}
+		p->t[i].running = true;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_mutex_lock(&p->lock);
+	while (p->started < nt)
+		pthread_cond_wait(&p->cond, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+	for (i = 0; i < nt; i++)
+		p->tids[i] = p->t[i].tid;
+	tp_debug("%d reader thread(s) for %d CPU(s)", nt, ncpu);
+	*pp = p;
+	return TP_OK;
+oom:
+	tp_error("out of memory");
+	if (p && p->t)
+		for (i = 0; i < p->nt; i++)
+			thread_free(&p->t[i]);
+	if (p) {
+		free(p->t);
+		free(p->tids);
+		free(p);
+	}
+	return TP_FAIL;
+}
+
+int percpu_nthreads(const struct percpu *p)
+{
+	return p->nt;
+}
+
+const pid_t *percpu_tids(const struct percpu *p)
+{
+	return p->tids;
+}
+
+/* Ask every thread for one more pass that takes everything, and wait for it. */
+static void request(struct percpu *p, bool finish)
+{
+	uint64_t one = 1;
+	unsigned gen;
+	int i;
+
+	pthread_mutex_lock(&p->lock);
+	gen = ++p->gen;
+	if (finish)
+		p->finishing = true;
+	pthread_mutex_unlock(&p->lock);
+	for (i = 0; i < p->nt; i++)
+		if (p->t[i].running && write(p->t[i].efd, &one, sizeof(one)) < 0)
+			continue;
+	pthread_mutex_lock(&p->lock);
+	for (i = 0; i < p->nt; i++)
+		while (p->t[i].running && p->t[i].gen_done != gen)
+			pthread_cond_wait(&p->cond, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void percpu_sync(struct percpu *p)
+{
+	if (p)
+		request(p, false);
+}
+
+int percpu_error(struct percpu *p)
+{
+	int i, err = 0;
+
+	pthread_mutex_lock(&p->lock);
+	for (i = 0; i < p->nt && !err; i++)
+		err = p->t[i].err;
+	pthread_mutex_unlock(&p->lock);
+	return err;
+}
+
+int percpu_finish(struct percpu *p)
+{
+	unsigned long long pages = 0, bytes = 0;
+	int i, err;
+
+	if (!p)
+		return 0;
+	request(p, true);
+	for (i = 0; i < p->nt; i++)
+		if (p->t[i].running)
+			pthread_join(p->t[i].th, NULL);
+	err = 0;
+	for (i = 0; i < p->nt && !err; i++)
+		err = p->t[i].err;
+	for (i = 0; i < p->nt; i++) {
+		pages += p->t[i].pages;
+		bytes += p->t[i].bytes;
+		thread_free(&p->t[i]);
+	}
+	tp_debug("reader threads: %llu sub-buffers, %llu bytes", pages, bytes);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cond);
+	free(p->t);
+	free(p->tids);
+	free(p);
+	errno = err;
+	return err ? -1 : 0;
+}

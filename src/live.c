@@ -1025,6 +1025,8 @@ int live_close(struct live *l, int ret)
 	target_finish(t);
 	if (!ret)
 		target_report(t);
+	if (!ret)
+		tp.command_status = target_status(t);
 	if (l->str && l->inst)
 		strings_report(l->str, l->inst);
 	/* the readers hold the instance's files open: close them before it goes */

@@ -23,6 +23,11 @@ struct tp_global {
 	int verbose;		/* -v, may repeat */
 	bool quiet;		/* -q: no warnings or notes on stderr */
 	const char *cmd;	/* name of the running command, for messages */
+	/*
+	 * -- COMMAND's exit status (128 + N for signal N) once it ended by
+	 * itself; tpctl's own when the command succeeded; 0 otherwise.
+	 */
+	int command_status;
 };
 
 extern struct tp_global tp;

@@ -42,8 +42,14 @@ void tp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tp_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Flush stdout and turn a failed write (EPIPE, ENOSPC, ...) into TP_FAIL. */
+/*
+ * Flush stdout and turn a failed write (ENOSPC, EBADF, ...) into TP_FAIL;
+ * a reader that went away (EPIPE) is a quiet TP_OK instead, as is a
+ * TP_FAIL the command returned for it.
+ */
 int tp_finish_stdout(int ret);
+/* Standard output is a pipe or socket whose reader is gone. */
+bool tp_stdout_gone(void);
 
 /* Parse a non-negative decimal integer; false on junk, sign or overflow. */
 bool tp_parse_uint(const char *s, unsigned long long *val);

@@ -7,9 +7,11 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tpctl.h"
@@ -94,12 +96,38 @@ void tp_debug(const char *fmt, ...)
 	va_end(ap);
 }
 
+bool tp_stdout_gone(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+	struct stat st;
+
+	if (fstat(STDOUT_FILENO, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return false;
+	/* a pipe with no reader left polls POLLERR for its writer; a socket POLLHUP */
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+/*
+ * A reader of stdout that went away (| head -1) is a normal end, as for
+ * stream, which stops when it sees it: exit 0 and no message, whatever the
+ * command made of the EPIPE (1, or a message of its own it then dropped).
+ * SIGPIPE is ignored (state.c) so that the private instance goes: a
+ * process killed by it, as git or coreutils are, could not clean up, and
+ * 141 would fail `set -o pipefail` for a plain `tpctl list | head -1`.
+ */
 int tp_finish_stdout(int ret)
 {
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		/* a reader that went away is not worth a message */
-		if (errno != EPIPE)
-			tp_error("cannot write to standard output: %s", strerror(errno));
+	bool failed = fflush(stdout) != 0 || ferror(stdout);
+	int err = errno;
+
+	if (ret != TP_USAGE && (failed ? err == EPIPE || tp_stdout_gone() : ret == TP_FAIL &&
+				tp_stdout_gone())) {
+		/* nothing more may reach it, not even from exit()'s flush */
+		clearerr(stdout);
+		return TP_OK;
+	}
+	if (failed) {
+		tp_error("cannot write to standard output: %s", strerror(err));
 		return ret ? ret : TP_FAIL;
 	}
 	return ret;

@@ -10,7 +10,7 @@
 need_tracefs
 command -v jq > /dev/null || skip_all "no jq"
 RUNS=${RUNS:-10}
-plan 16
+plan 17
 
 if command -v strace > /dev/null && strace -f -qq -o "$TMP/st" /bin/true 2> /dev/null; then
 	# one line per syscall, execve left out: tracing starts after it
@@ -97,6 +97,17 @@ ok "$([ $? = 0 ]; echo $?)" "count -- /bin/true: exit 0"
 # tpctl's own failure is still 2, whatever the command would have done
 "$TPCTL" count no_such:event -- sh -c 'exit 3' > /dev/null 2>&1
 ok "$([ $? = 2 ]; echo $?)" "an unknown event with -- sh -c 'exit 3': exit 2"
+
+# count's interval covers the command: it starts before the command's first step and
+# ends after its last (wall clock: ts_ns is the interval's end)
+"$TPCTL" count raw_syscalls:sys_enter --json -- sh -c 'date +%s%N; /bin/true; date +%s%N' \
+	> "$TMP/c.json" 2> "$TMP/dates"
+end=$(jq '.ts_ns' "$TMP/c.json")
+begin=$(jq '.ts_ns - .interval_ns' "$TMP/c.json")
+first=$(head -1 "$TMP/dates")
+last=$(tail -1 "$TMP/dates")
+ok "$([ "$begin" -le "$first" ] && [ "$last" -le "$end" ]; echo $?)" \
+	"count --json: interval [$begin, $end] covers the command's steps [$first, $last]"
 
 # nothing is left: no tpctl-<pid> instance of a pid that is gone (others run meanwhile)
 own_instances | grep '^tpctl-' > "$TMP/left"

@@ -422,7 +422,8 @@ int cmd_record(int argc, char **argv)
 	bool moved, kstack = false, ustack = false, strings = false;
 	struct probe_words probes = { .n = 0 };
 	const struct tp_opt opts[] = {
-		OPT_STRING('o', "output", &output, "FILE", "the trace.dat file to write"),
+		OPT_STRING('o', "output", &output, "FILE",
+			   "the trace.dat file to write (default: trace.dat)"),
 		OPT_ARG("EVENT", "system, system:event or a glob (sched:sched_*)"),
 		OPT_STRING('f', "filter", &filter, "EXPR", "record only events matching EXPR (every event)"),
 		OPT_SECONDS('d', "duration", &duration, "SEC", "stop after SEC seconds"),
@@ -438,7 +439,7 @@ int cmd_record(int argc, char **argv)
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
-		"tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]\n"
+		"tpctl record [-o FILE] EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]\n"
 		"                    [--stack] [--user-stack] [--file-version 6|7] [--probe SPEC]...\n"
 		"                    [--strings]\n"
 		"                    " TARGET_USAGE,
@@ -453,13 +454,14 @@ int cmd_record(int argc, char **argv)
 		snprintf(kbuf, sizeof(kbuf), "%llu", kb);
 		buffer_kb = kbuf;
 	}
+	/* as trace-cmd record */
 	if (!output)
-		tp_error("no output file; use -o FILE");
-	else if (!args.argc && !probes.n)
+		output = "trace.dat";
+	if (!args.argc && !probes.n)
 		tp_error("no event given");
 	else if (tp.instance)
 		tp_error("record always traces in a private instance; '-i' does not apply");
-	if (!output || (!args.argc && !probes.n) || tp.instance) {
+	if ((!args.argc && !probes.n) || tp.instance) {
 		target_free(&tgt);
 		return TP_USAGE;
 	}

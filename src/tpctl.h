@@ -58,9 +58,13 @@ bool tp_parse_uint(const char *s, unsigned long long *val);
  * False on junk, an empty list or item, a range going down, a CPU >= ncpu.
  */
 bool tp_parse_cpus(const char *s, bool *cpus, int ncpu);
-/* A duration with its unit ("5ms", "100us", "1.5s", "250ns") in ns; false on junk. */
+/*
+ * Durations, one syntax everywhere: a number with a unit (ns, us, ms, s, m,
+ * h) or a bare number of seconds ("250ns", "5ms", "1.5s", "2m", "0.5").
+ * tp_parse_duration() in ns, tp_parse_seconds() in seconds; false on junk,
+ * a sign or an unknown unit.
+ */
 bool tp_parse_duration(const char *s, unsigned long long *ns);
-/* Parse a duration in seconds ("1", "0.5", "2.25"); false on junk or negative. */
 bool tp_parse_seconds(const char *s, double *val);
 
 /*

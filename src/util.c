@@ -144,15 +144,45 @@ bool tp_parse_uint(const char *s, unsigned long long *val)
 	return errno == 0 && *end == '\0';
 }
 
-bool tp_parse_seconds(const char *s, double *val)
+/*
+ * One duration syntax for every option: a number with a unit (ns, us, ms,
+ * s, m, h) or a bare number of seconds, as in 500ms, 1.5s, 2m or 0.5.
+ * *mul is the unit in seconds.
+ */
+static bool duration_split(const char *s, double *v, double *mul)
 {
+	static const struct {
+		const char *unit;
+		double mul;
+	} u[] = { { "", 1 }, { "ns", 1e-9 }, { "us", 1e-6 }, { "ms", 1e-3 }, { "s", 1 },
+		  { "m", 60 }, { "h", 3600 } };
 	char *end;
+	size_t i;
 
-	if (!s || !*s || !((*s >= '0' && *s <= '9') || *s == '.'))
+	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
 		return false;
 	errno = 0;
-	*val = strtod(s, &end);
-	return errno == 0 && *end == '\0' && isfinite(*val) && *val >= 0;
+	*v = strtod(s, &end);
+	if (errno || end == s || !isfinite(*v) || *v < 0)
+		return false;
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (!strcmp(end, u[i].unit)) {
+			*mul = u[i].mul;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool tp_parse_seconds(const char *s, double *val)
+{
+	double v, mul;
+
+	if (!duration_split(s, &v, &mul))
+		return false;
+	/* a bare number stays exactly what strtod made of it */
+	*val = mul == 1 ? v : v * mul;
+	return isfinite(*val);
 }
 
 bool tp_parse_cpus(const char *s, bool *cpus, int ncpu)
@@ -243,25 +273,14 @@ fail:
 
 bool tp_parse_duration(const char *s, unsigned long long *ns)
 {
-	static const struct {
-		const char *unit;
-		double mul;
-	} u[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
-	char *end;
-	double v;
-	size_t i;
+	double v, mul, n;
 
-	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
+	if (!duration_split(s, &v, &mul))
 		return false;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s)
+	/* 1e9 * 1e-9 is not quite 1: count in the unit's own ns */
+	n = mul >= 1 ? v * (mul * 1e9) : v * (double)(unsigned long long)(mul * 1e9 + 0.5);
+	if (n >= 1.8e19)
 		return false;
-	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
-		if (!strcmp(end, u[i].unit) && v * u[i].mul < 1.8e19) {
-			*ns = (unsigned long long)(v * u[i].mul + 0.5);
-			return true;
-		}
-	}
-	return false;
+	*ns = (unsigned long long)(n + 0.5);
+	return true;
 }

@@ -129,6 +129,12 @@ bad "name with .." probe remove ../x
 bad "event probe target with .." stream --probe "e:..:x" -- true
 bad "retval on an entry probe" stream --probe "u:$P:work retval" -- true
 bad "no such probe" probe remove tpctl:no_such_probe
+bad "an offset past the function's end" probe add "u:$LIBC:getenv+99999"
+grep -q "past the end of 'getenv'" "$TMP/err"; ok $? "the offset: says it is past the end"
+bad "argN at a return probe" probe add "ur:$LIBC:getenv" arg1
+expect_status "an offset inside the function: exit 0" 0 "$TPCTL" probe add "u:$LIBC:getenv+8" \
+	--name tpctl_test_off
+expect_status "and it goes" 0 "$TPCTL" probe remove tpctl_test_off
 if [ -e "$TRACEFS/kprobe_events" ]; then
 	skip "this kernel has kprobe events"
 	skip "this kernel has kprobe events"

@@ -10,7 +10,7 @@
 need_tracefs
 command -v jq > /dev/null || skip_all "no jq"
 RUNS=${RUNS:-10}
-plan 17
+plan 19
 
 if command -v strace > /dev/null && strace -f -qq -o "$TMP/st" /bin/true 2> /dev/null; then
 	# one line per syscall, execve left out: tracing starts after it
@@ -68,6 +68,19 @@ else
 	done
 	ok "$([ -z "$bad" ]; echo $?)" "latency syscall -- /bin/true: the rows are strace's syscalls, counts and all, in $RUNS runs${bad:+:$bad}"
 fi
+
+# count --by syscall: strace's syscalls by name, with their counts
+if [ -z "$want" ]; then
+	skip "count --by syscall: no strace"
+else
+	"$TPCTL" count raw_syscalls:sys_enter --by syscall --json -- /bin/true 2>> "$TMP/err" |
+		jq -r '.rows[] | "\(.key.syscall) \(.count)"' | sort > "$TMP/got"
+	uniq -c "$TMP/want-names" | awk '{print $2, $1}' | sort > "$TMP/want"
+	test_cmp "count --by syscall -- /bin/true: strace's syscalls and counts" "$TMP/want" "$TMP/got"
+fi
+"$TPCTL" count sched:sched_switch --by syscall > /dev/null 2> "$TMP/err2"
+ok "$([ $? = 2 ] && grep -q "unknown key 'syscall'" "$TMP/err2"; echo $?)" \
+	"count --by syscall of an event that is no syscall: exit 2"
 
 # no launcher syscall in a stream, by name, where the kernel names them (syscalls:*)
 if [ -d "$TRACEFS/events/syscalls" ]; then

@@ -87,7 +87,7 @@ struct live {
 /* Parse events/<sys>/<name>/format into tep unless it is there; -1 when it cannot be had. */
 static int load_format(struct tep_handle *tep, const char *sys, const char *name)
 {
-	char *buf;
+	char *buf, *kbuf;
 	int size = 0, ret;
 
 	if (tep_find_event_by_name(tep, sys, name))
@@ -95,7 +95,11 @@ static int load_format(struct tep_handle *tep, const char *sys, const char *name
 	buf = tfs_event_format_text(sys, name, &size);
 	if (!buf)
 		return -1;
-	ret = decode_add_format(tep, sys, buf, size);
+	/* live text is the kernel's trace text: a uprobe's head as the kernel prints it */
+	kbuf = decode_probe_kernel_head(buf, size);
+	ret = kbuf ? decode_add_format(tep, sys, kbuf, strlen(kbuf)) :
+	      decode_add_format(tep, sys, buf, size);
+	free(kbuf);
 	free(buf);
 	if (ret)
 		tp_warn("libtraceevent cannot parse the format of '%s:%s'", sys, name);

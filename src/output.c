@@ -976,7 +976,8 @@ static void json_open(struct output *o, struct dec_event *de, const struct tep_r
 	bool first = true;
 	int i;
 
-	learn_names(o, de, data, rec->size);
+	if (de)
+		learn_names(o, de, data, rec->size);
 	pi = pid_info(o, decode_pid(data), rec->ts);
 	decode_lat_flags(decode_flags(data), decode_preempt(data), o->lazy_flags, flags);
 	put_lit(f, "{\"type\":\"event\",\"ts_ns\":");

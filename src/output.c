@@ -394,7 +394,7 @@ static const struct name_plan *name_plan(struct output *o, const struct dec_even
 {
 	static const char *const pairs[][2] = {
 		{ "comm", "pid" }, { "prev_comm", "prev_pid" }, { "next_comm", "next_pid" },
-		{ "parent_comm", "parent_pid" }, { "child_comm", "child_pid" }, { "newcomm", "pid" },
+		{ "parent_comm", "parent_pid" }, { "newcomm", "pid" },
 	};
 	struct name_plan *pl;
 	size_t i;
@@ -434,7 +434,11 @@ static const struct name_plan *name_plan(struct output *o, const struct dec_even
 	return pl;
 }
 
-/* What this record says of task names, before its own pid is looked up. */
+/*
+ * What this record says of task names, before its own pid is looked up.
+ * Not a fork's child_comm: a child mostly execs at once, often where no
+ * exec record says so, and would keep its parent's name.
+ */
 static void learn_names(struct output *o, const struct dec_event *de, const void *data, int size)
 {
 	const struct name_plan *pl = name_plan(o, de);

@@ -108,7 +108,7 @@ hdr = re.compile(r"^ *(.{1,16}?)-(\d+) +\[(\d{3})\] (\S{5}) +(\d+)\.(\d{6}): (.*
 # a task's name as the records so far give it: JSON's name at the event's time
 names = {}
 PAIRS = (("comm", "pid"), ("prev_comm", "prev_pid"), ("next_comm", "next_pid"),
-         ("parent_comm", "parent_pid"), ("child_comm", "child_pid"), ("newcomm", "pid"))
+         ("parent_comm", "parent_pid"), ("newcomm", "pid"))
 for r, line in zip(recs, text):
     fl = r.get("fields") or {}
     for c, p in PAIRS:

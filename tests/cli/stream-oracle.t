@@ -92,7 +92,7 @@ checks = 0
 # which JSON says where the kernel's text has the name saved_cmdlines has now)
 names = {}
 PAIRS = (("comm", "pid"), ("prev_comm", "prev_pid"), ("next_comm", "next_pid"),
-         ("parent_comm", "parent_pid"), ("child_comm", "child_pid"), ("newcomm", "pid"))
+         ("parent_comm", "parent_pid"), ("newcomm", "pid"))
 for r, line in zip(recs, text):
     m = hdr.match(line)
     comm, pid, cpu, flags, sec, usec, rest = m.groups()

@@ -74,7 +74,7 @@ checks, errs = 0, []
 # where the kernel's text has the name saved_cmdlines held when it was read
 names = {}
 PAIRS = (("comm", "pid"), ("prev_comm", "prev_pid"), ("next_comm", "next_pid"),
-         ("parent_comm", "parent_pid"), ("child_comm", "child_pid"), ("newcomm", "pid"))
+         ("parent_comm", "parent_pid"), ("newcomm", "pid"))
 for r, line in zip(recs, text):
     m = hdr.match(line)
     if not m or r.get("type") != "event":

@@ -659,12 +659,30 @@ int target_apply(struct target *t, struct tracefs_instance *inst)
 	bool follow = t->child || t->follow || t->cgroup_dir;
 
 	t->inst = inst;
-	/* before 5.8 there is no notrace list; tpctl's events then show */
-	if (tfs_has_file(inst, "set_event_notrace_pid"))
-		ret = tfs_pids_set(inst, true, &self, 1);
-	else
+	/*
+	 * Every thread of tpctl's (serve's HTTP workers, the readers), not only
+	 * the main one: the list holds task ids.  Without a target, event-fork
+	 * adds the threads and children tpctl starts later to it (with one, they
+	 * are in no set_event_pid).  Before 5.8 there is no notrace list;
+	 * tpctl's events then show.
+	 */
+	if (tfs_has_file(inst, "set_event_notrace_pid")) {
+		char path[40];
+
+		snprintf(path, sizeof(path), "/proc/%d/task", self);
+		if (tasks_read(path, true, &listed, &nlisted, &alisted) < 0 || !nlisted)
+			ret = tfs_pids_set(inst, true, &self, 1);
+		else
+			ret = tfs_pids_set(inst, true, listed, nlisted);
+		free(listed);
+		listed = NULL;
+		nlisted = alisted = 0;
+		if (!ret && (t->all || !(t->child || t->npids || t->cgroup_dir)))
+			ret = tfs_option_set(inst, "event-fork", true);
+	} else {
 		tp_debug("no set_event_notrace_pid in %s: tpctl's own events are not hidden",
 			 tfs_instance_label(inst));
+	}
 	if (ret || t->all || !(t->child || t->npids || t->cgroup_dir))
 		return ret;
 	if (t->npids && !t->follow && (ret = pidfds_open(t)))

@@ -663,8 +663,10 @@ int target_apply(struct target *t, struct tracefs_instance *inst)
 	 * Every thread of tpctl's (serve's HTTP workers, the readers), not only
 	 * the main one: the list holds task ids.  Without a target, event-fork
 	 * adds the threads and children tpctl starts later to it (with one, they
-	 * are in no set_event_pid).  Before 5.8 there is no notrace list;
-	 * tpctl's events then show.
+	 * are in no set_event_pid).  Not with -a: there it changed what a perf
+	 * run as COMMAND recorded (tests/cli/latency-sched.t), and threads that
+	 * start later are traced as before.  Before 5.8 there is no notrace
+	 * list; tpctl's events then show.
 	 */
 	if (tfs_has_file(inst, "set_event_notrace_pid")) {
 		char path[40];
@@ -677,7 +679,7 @@ int target_apply(struct target *t, struct tracefs_instance *inst)
 		free(listed);
 		listed = NULL;
 		nlisted = alisted = 0;
-		if (!ret && (t->all || !(t->child || t->npids || t->cgroup_dir)))
+		if (!ret && !t->all && !(t->child || t->npids || t->cgroup_dir))
 			ret = tfs_option_set(inst, "event-fork", true);
 	} else {
 		tp_debug("no set_event_notrace_pid in %s: tpctl's own events are not hidden",

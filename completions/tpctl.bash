@@ -239,7 +239,7 @@ _tpctl()
 		;;
 	latency)
 		# a recipe, or the START and END events
-		_tpctl_reply "$(printf '%s\n' wakeup syscall irq softirq block offcpu; _tpctl_events)"
+		_tpctl_reply "$(printf '%s\n' wakeup syscall irq softirq block offcpu sched; _tpctl_events)"
 		;;
 	probe)
 		# list | add SPEC [ARG...] | remove NAME...

@@ -193,7 +193,7 @@ for c in list format enable disable stream record count hist latency
 end
 # latency: a recipe instead of START END
 complete -c tpctl -n '__tpctl_using latency; and __tpctl_wants_word' \
-    -a 'wakeup syscall irq softirq block offcpu'
+    -a 'wakeup syscall irq softirq block offcpu sched'
 
 
 # count and hist: --engine, and the fields of the first event for --field and --by

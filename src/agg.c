@@ -167,6 +167,7 @@ struct col {
 	const struct dec_field *f;	/* AGG_KEY_FIELD */
 	bool str;			/* a string field */
 	enum dec_sym sym;		/* printed as a kernel symbol */
+	bool sysname;			/* a syscall number printed by name (--by syscall) */
 	int kk;				/* the kernel key it comes from */
 };
 
@@ -441,6 +442,8 @@ static const struct dec_field *field_find(const struct dec_event *de, const char
 	return NULL;
 }
 
+static void names_syscalls(struct names *n);
+
 /* "unknown field 'x' in 'sys:ev' (its fields: a, b, c)" */
 static int field_unknown(const struct dec_event *de, const char *what, const char *name,
 			 const char *label)
@@ -473,7 +476,7 @@ static enum agg_col_type col_type(const struct col *c)
 	case AGG_KEY_CPU:
 		return AGG_COL_UINT;
 	case AGG_KEY_FIELD:
-		if (c->str || c->sym != DEC_SYM_NONE)
+		if (c->str || c->sym != DEC_SYM_NONE || c->sysname)
 			return AGG_COL_STR;
 		return c->f->sign ? AGG_COL_INT : AGG_COL_UINT;
 	default:
@@ -551,6 +554,24 @@ int agg_add_event(struct agg *a, const char *sys, const char *name, const char *
 		if (c->kind != AGG_KEY_FIELD)
 			goto typed;
 		c->f = field_find(de, spec->field[k]);
+		/* syscall: the number of a syscall event, by name, as latency's key */
+		if (!c->f && !strcmp(spec->name[k], "syscall")) {
+			if (!strcmp(de->system, "raw_syscalls"))
+				c->f = field_find(de, "id");
+			else if (!strcmp(de->system, "syscalls"))
+				c->f = field_find(de, "__syscall_nr");
+			if (c->f && c->f->kind == DK_INT) {
+				c->sysname = true;
+				if (!a->sysnames_read) {
+					a->sysnames_read = true;
+					names_syscalls(&a->sysnames);
+				}
+				goto typed;
+			}
+			tp_error("unknown key 'syscall' for '%s': it needs raw_syscalls or "
+				 "syscalls events", e->label);
+			return TP_USAGE;
+		}
 		if (!c->f)
 			return field_unknown(de, "field", spec->field[k], e->label);
 		if (c->f->kind == DK_STR) {
@@ -2488,7 +2509,17 @@ static size_t key_cells(struct agg *a, const unsigned char *raw, struct agg_cell
 			}
 			memcpy(&v, raw + r, 8);
 			r += 8;
-			if (c->sym != DEC_SYM_NONE) {
+			if (c->sysname) {
+				int n;
+
+				if (v < a->sysnames.n && a->sysnames.v[v])
+					n = snprintf(sym[k], KEY_STR_MAX, "%s", a->sysnames.v[v]);
+				else
+					n = snprintf(sym[k], KEY_STR_MAX, "sys_%llu",
+						     (unsigned long long)v);
+				len = n < KEY_STR_MAX ? (size_t)n : KEY_STR_MAX - 1;
+				str = sym[k];
+			} else if (c->sym != DEC_SYM_NONE) {
 				trace_seq_reset(seq);
 				decode_sym_print(seq, v, c->sym);
 				trace_seq_terminate(seq);

@@ -983,10 +983,13 @@ struct agg *agg_set_agg(struct agg_set *set, int i)
 
 int agg_set_start(struct agg_set *set)
 {
-	int ret = live_start(set->l);
-
+	/*
+	 * Before: live_start() lets COMMAND run, which may make its first
+	 * events before live_start() returns; the first interval covers
+	 * everything from tracing's start to the last event read.
+	 */
 	set->start = set->last = now_s();
-	return ret;
+	return live_start(set->l);
 }
 
 int agg_set_read(struct agg_set *set, int timeout_ms, bool *done)

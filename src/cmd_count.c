@@ -30,8 +30,9 @@ int count_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		OPT_ARG("EVENT", "system:event, system or a glob; traced in a private instance\n"
 			"that is removed on exit"),
 		OPT_STRING(0, "by", &by, "KEY,...", "count per key: event (the default), comm, pid,\n"
-			   "cpu, stack or a field of the events (fields.NAME for a field\n"
-			   "called like one of the others)"),
+			   "cpu, stack, syscall (of syscall events, by name) or a field\n"
+			   "of the events (fields.NAME for a field called like one of the\n"
+			   "others)"),
 		AGG_OPTS(o, &top, "count only the events matching EXPR", "only the N largest rows",
 			 "a table every SEC seconds (of that interval), the totals at the end"),
 		OPT_BOOL(0, "stack", &stack, "count per kernel stack too (as --by ...,stack)"),

@@ -102,14 +102,14 @@ static const struct recipe {
 
 #define NRECIPES (sizeof(recipes) / sizeof(recipes[0]))
 
-/* --linear STEP and --over: durations with their unit */
+/* --linear STEP and --over: durations, a bare number in seconds as everywhere */
 static int opt_duration(const struct tp_opt *o, const char *arg)
 {
 	unsigned long long *ns = o->value;
 
 	if (!tp_parse_duration(arg, ns) || !*ns) {
-		tp_error("invalid duration '%s' for '--%s': a number and a unit (ns, us, ms, s), "
-			 "as in 5ms", arg, o->long_name);
+		tp_error("invalid duration '%s' for '--%s': a number with a unit (ns, us, ms, s, "
+			 "m, h) or seconds, as in 5ms", arg, o->long_name);
 		return TP_USAGE;
 	}
 	return TP_OK;

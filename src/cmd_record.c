@@ -409,7 +409,8 @@ int cmd_record(int argc, char **argv)
 	struct probe_words probes = { .n = 0 };
 	struct ftr_spec fs = { .nfunc = 0 };
 	const struct tp_opt opts[] = {
-		OPT_STRING('o', "output", &output, "FILE", "the trace.dat file to write"),
+		OPT_STRING('o', "output", &output, "FILE",
+			   "the trace.dat file to write (default: trace.dat)"),
 		OPT_ARG("EVENT", "system, system:event or a glob (sched:sched_*)"),
 		OPT_STRING('f', "filter", &filter, "EXPR", "record only events matching EXPR (every event)"),
 		OPT_SECONDS('d', "duration", &duration, "SEC", "stop after SEC seconds"),
@@ -427,7 +428,7 @@ int cmd_record(int argc, char **argv)
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
-		"tpctl record -o FILE EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]\n"
+		"tpctl record [-o FILE] EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]\n"
 		"                    [--stack] [--user-stack] [--file-version 6|7] [--threads N]\n"
 		"                    [--probe SPEC]... [--strings] [--function PATTERN]... [--graph FUNC]...\n"
 		"                    [--graph-notrace FUNC]... [--depth N]\n"
@@ -443,9 +444,10 @@ int cmd_record(int argc, char **argv)
 		snprintf(kbuf, sizeof(kbuf), "%llu", kb);
 		buffer_kb = kbuf;
 	}
+	/* as trace-cmd record */
 	if (!output)
-		tp_error("no output file; use -o FILE");
-	else if (!args.argc && !probes.n && !ftr_given(&fs))
+		output = "trace.dat";
+	if (!args.argc && !probes.n && !ftr_given(&fs))
 		tp_error("no event given");
 	else if (ftr_usage(&fs))
 		output = NULL;

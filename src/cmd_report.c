@@ -351,7 +351,9 @@ static int report_decode(const char *path, struct dat_file *df, const struct rep
 	else
 		tracecmd_iterate_events_multi(bufs, nh, show_record, &ctx);
 	if (pf && perfetto_finish(pf) < 0) {
-		tp_error("cannot write '%s': %s", opt->perfetto_path, strerror(errno));
+		/* "-" with its reader gone: a normal end (tp_finish_stdout) */
+		if (errno != EPIPE)
+			tp_error("cannot write '%s': %s", opt->perfetto_path, strerror(errno));
 		ret = TP_FAIL;
 	} else if (o && output_flush(o) < 0) {
 		if (errno != EPIPE)

@@ -149,6 +149,49 @@ static bool name_ok(const char *s)
 }
 
 /*
+ * The messages a metric's parse wrote ("tpctl: hist: unknown option
+ * '--bogus'"), to stderr as serve's: "tpctl: serve: FILE:LINE:COL: hist:
+ * ...", COL the column of the first quoted word found in the line (the
+ * metric's first word where none is).  Other lines pass as they are.
+ */
+static void retell(const char *msgs, const char *line, const char *where, int col,
+		   const char *cmd)
+{
+	char prefix[64];
+	size_t plen;
+	const char *p, *nl;
+
+	snprintf(prefix, sizeof(prefix), "tpctl: %s: ", cmd);
+	plen = strlen(prefix);
+	for (p = msgs; p && *p; p = nl ? nl + 1 : NULL) {
+		const char *q, *qe, *at = NULL;
+		int c = col;
+
+		const char *e;
+
+		nl = strchr(p, '\n');
+		e = nl ? nl : p + strlen(p);
+		if (strncmp(p, prefix, plen)) {
+			fprintf(stderr, "%.*s\n", (int)(e - p), p);
+			continue;
+		}
+		q = memchr(p + plen, '\'', e - (p + plen));
+		qe = q ? memchr(q + 1, '\'', e - (q + 1)) : NULL;
+		if (qe && qe > q + 1) {
+			char *word = strndup(q + 1, qe - q - 1);
+
+			/* past the metric's own word: "hist" must not be found in "--histx" first */
+			at = word ? strstr(line + col - 1 + strlen(cmd), word) : NULL;
+			free(word);
+		}
+		if (at)
+			c = at - line + 1;
+		fprintf(stderr, "tpctl: serve: %s:%d: %s: %.*s\n", where, c, cmd,
+			(int)(e - p - plen), p + plen);
+	}
+}
+
+/*
  * One metric's line: its words to the command's own parse (count_parse,
  * ...).  where: "FILE:LINE" or "argument N", for the errors, which name the
  * column too.
@@ -159,6 +202,9 @@ static int metric_parse(struct metric *m, const char *line, const char *where)
 	char label[512], **w;
 	const char *why, *saved = tp.cmd;
 	int n, col = 1, i, k, ret;
+	FILE *caught, *saved_err = NULL;
+	char *msgs = NULL;
+	size_t msgs_len = 0;
 
 	m->line = strdup(line);
 	if (!m->line) {
@@ -215,10 +261,26 @@ static int metric_parse(struct metric *m, const char *line, const char *where)
 		w[k++] = w[i];
 	w[k] = NULL;
 	snprintf(label, sizeof(label), "serve: %s:%d: %s", where, col, m->cmd);
-	tp.cmd = label;
+	/*
+	 * The command's own messages are caught and told again with the place
+	 * of the word they name; its "try 'tpctl hist --help'" stays as it is.
+	 */
+	tp.cmd = m->cmd;
+	caught = open_memstream(&msgs, &msgs_len);
+	if (caught) {
+		saved_err = stderr;
+		stderr = caught;
+	}
 	/* getopt_long() starts again from the first word */
 	optind = 0;
 	ret = parse(&m->o, &m->t, k, w);
+	if (caught) {
+		stderr = saved_err;
+		fclose(caught);
+		retell(msgs, line, where, col, m->cmd);
+		free(msgs);
+	}
+	tp.cmd = label;
 	if (!ret) {
 		m->parsed = true;
 		ret = TP_USAGE;

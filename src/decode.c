@@ -753,6 +753,53 @@ static char *replace_sizeof(const char *buf, size_t len)
 	return out.s;
 }
 
+/* buf with the first from..from+flen replaced by to (NUL-terminated); NULL on ENOMEM. */
+static char *replace_at(const char *buf, size_t len, const char *from, size_t flen,
+			const char *to)
+{
+	size_t tlen = strlen(to), head = from - buf;
+	char *out = malloc(len - flen + tlen + 1);
+
+	if (!out)
+		return NULL;
+	memcpy(out, buf, head);
+	memcpy(out + head, to, tlen);
+	memcpy(out + head + tlen, from + flen, len - head - flen);
+	out[len - flen + tlen] = '\0';
+	return out;
+}
+
+char *decode_probe_kernel_head(const char *buf, size_t len)
+{
+	static const char ret_fmt[] = "print fmt: \"(%lx <- %lx)";
+	static const char ret_args[] = "REC->__probe_func, REC->__probe_ret_ip";
+	static const char ent_fmt[] = "print fmt: \"(%lx)";
+	char *text = strndup(buf, len), *p, *a, *out;
+
+	if (!text)
+		return NULL;
+	if ((p = strstr(text, ret_fmt)) && (a = strstr(p, ret_args))) {
+		/* the arguments first, as later text moves when the format grows */
+		out = replace_at(text, len, a, strlen(ret_args),
+				 "REC->__probe_ret_ip, REC->__probe_func");
+		free(text);
+		if (!out)
+			return NULL;
+		p = strstr(out, ret_fmt);
+		text = replace_at(out, strlen(out), p, strlen(ret_fmt),
+				  "print fmt: \"(0x%lx <- 0x%lx)");
+		free(out);
+		return text;
+	}
+	if ((p = strstr(text, ent_fmt)) && strstr(p, ", REC->__probe_ip")) {
+		out = replace_at(text, len, p, strlen(ent_fmt), "print fmt: \"(0x%lx)");
+		free(text);
+		return out;
+	}
+	free(text);
+	return NULL;
+}
+
 char *decode_format_resolve(const char *buf, size_t len, const struct decode_names *n)
 {
 	return printfmt_rewrite(buf, len, n, PF_ESCAPE | PF_CONSTANTS);

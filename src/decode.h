@@ -83,6 +83,14 @@ char *decode_format_resolve(const char *buf, size_t len, const struct decode_nam
  */
 int decode_add_format(struct tep_handle *tep, const char *sys, const char *buf, size_t len);
 /*
+ * A uprobe's format with its head as the kernel's trace file prints it:
+ * "(0x<ip>)" for an entry, "(0x<ret_ip> <- 0x<func>)" for a return, where
+ * the format's print fmt (and trace-cmd report) says "(<ip>)" and
+ * "(<func> <- <ret_ip>)".  For live text, which is the kernel's; a
+ * trace.dat keeps trace-cmd's.  NULL when it is no such format.
+ */
+char *decode_probe_kernel_head(const char *buf, size_t len);
+/*
  * Symbols for %pS/%ps.  Loaded on first use from decode_kallsyms_path
  * ("/proc/kallsyms" by default) unless decode_kallsyms_parse() was called.
  */

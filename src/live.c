@@ -89,7 +89,7 @@ struct live {
 /* Parse events/<sys>/<name>/format into tep unless it is there; -1 when it cannot be had. */
 static int load_format(struct tep_handle *tep, const char *sys, const char *name)
 {
-	char *buf;
+	char *buf, *kbuf;
 	int size = 0, ret;
 
 	if (tep_find_event_by_name(tep, sys, name))
@@ -97,7 +97,11 @@ static int load_format(struct tep_handle *tep, const char *sys, const char *name
 	buf = tfs_event_format_text(sys, name, &size);
 	if (!buf)
 		return -1;
-	ret = decode_add_format(tep, sys, buf, size);
+	/* live text is the kernel's trace text: a uprobe's head as the kernel prints it */
+	kbuf = decode_probe_kernel_head(buf, size);
+	ret = kbuf ? decode_add_format(tep, sys, kbuf, strlen(kbuf)) :
+	      decode_add_format(tep, sys, buf, size);
+	free(kbuf);
 	free(buf);
 	if (ret)
 		tp_warn("libtraceevent cannot parse the format of '%s:%s'", sys, name);
@@ -245,25 +249,56 @@ static struct tep_handle *kernel_tep(bool text)
 	return tep;
 }
 
-/* Load the formats of what is enabled in the -i instance now; others come lazily. */
-static void preload_enabled(struct live *l)
+/*
+ * Load the formats of what is enabled in the -i instance now; others come
+ * lazily.  The number of events enabled, -1 when set_event cannot be read.
+ */
+static int preload_enabled(struct live *l)
 {
 	char *buf, *line, *save = NULL;
-	int size = 0;
+	int size = 0, n = 0;
 
+	errno = 0;
 	buf = tracefs_instance_file_read(l->inst, "set_event", &size);
+	/* libtracefs gives NULL for an empty file too */
 	if (!buf)
-		return;
+		return size || errno ? -1 : 0;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *colon = strchr(line, ':');
 
 		if (!colon)
 			continue;
 		*colon = '\0';
+		n++;
 		if (tfs_name_valid(line) && tfs_name_valid(colon + 1))
 			load_format(l->tep, line, colon + 1);
 	}
 	free(buf);
+	return n;
+}
+
+/*
+ * Reading an instance where no event is on and no tracer runs would wait
+ * in silence for what only trace_marker can bring: say so, and how to get
+ * events, but go on (a trace_marker writer may be what is wanted).
+ */
+static void warn_nothing_enabled(struct live *l, int nenabled)
+{
+	char *tracer = tracefs_instance_file_read(l->inst, "current_tracer", NULL);
+	bool nop = !tracer || !strncmp(tracer, "nop", 3);
+
+	free(tracer);
+	if (nenabled || !nop)
+		return;
+	if (l->inst)
+		tp_warn("no event is enabled in instance '%s': only what is written to its "
+			"trace_marker will show; name an EVENT, or enable one with "
+			"'tpctl -i %s enable EVENT'", tfs_instance_label(l->inst),
+			tfs_instance_label(l->inst));
+	else
+		tp_warn("no event is enabled in the top level: only what is written to "
+			"trace_marker will show; name an EVENT (tpctl stream sched:sched_switch), "
+			"or enable one with 'tpctl enable EVENT'");
 }
 
 /*
@@ -826,7 +861,7 @@ static int open_tracing(struct live *l)
 	} else {
 		ret = tfs_open_selected(&l->inst);
 		if (!ret)
-			preload_enabled(l);
+			warn_nothing_enabled(l, preload_enabled(l));
 	}
 	if (ret)
 		return ret;
@@ -1061,6 +1096,8 @@ int live_close(struct live *l, int ret)
 	target_finish(t);
 	if (!ret)
 		target_report(t);
+	if (!ret)
+		tp.command_status = target_status(t);
 	if (l->str && l->inst)
 		strings_report(l->str, l->inst);
 	/* the readers hold the instance's files open: close them before it goes */

@@ -152,8 +152,8 @@ static int opt_store(const struct tp_opt *o, const char *arg, bool as_short)
 		return 0;
 	case OPTK_SECONDS:
 		if (!tp_parse_seconds(arg, &d) || d <= 0) {
-			tp_error("invalid value '%s' for %s: seconds > 0 are needed (0.5 allowed)",
-				 arg, name);
+			tp_error("invalid duration '%s' for '%s': a number with a unit (ns, us, ms, "
+				 "s, m, h) or seconds, above 0, as in 500ms", arg, name);
 			return TP_USAGE;
 		}
 		*(double *)o->value = d;

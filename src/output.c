@@ -42,6 +42,7 @@
 struct pidinfo {
 	int pid;
 	unsigned gen;
+	unsigned lgen;		/* the learned name's generation it was made with */
 	bool unknown;		/* "<...>": look again (rate limited) */
 	unsigned short tlen, jlen;
 	char text[48];
@@ -59,6 +60,29 @@ struct kframe {
 	size_t len;
 };
 
+/*
+ * Task names learned from the records as they are written (JSON): what a
+ * task was called at the time of its events, where saved_cmdlines may say
+ * "<...>", an older task's name of the same pid, or the name it has now.
+ */
+#define LEARNED 4096		/* a power of two; a colliding pid forgets the other */
+
+struct learned {
+	int pid;
+	unsigned gen;		/* bumped (from o->learn_gen) when the name changes */
+	char name[COMM_MAX + 1];
+};
+
+/* Which fields of an event name a task: comm and pid pairs, an exec's file. */
+#define NAME_PAIRS 4
+
+struct name_plan {
+	bool built;
+	signed char npair;
+	short comm[NAME_PAIRS], pid[NAME_PAIRS];	/* field indexes; pid -1: common_pid */
+	short exec_file;				/* sched_process_exec's filename, or -1 */
+};
+
 struct output {
 	struct tep_handle *tep;
 	struct decoder *dec;
@@ -73,6 +97,10 @@ struct output {
 	struct timespec comm_last;
 	unsigned comm_gen;	/* bumped when saved_cmdlines was read again */
 	struct pidinfo pids[PIDCACHE];
+	struct learned *learned;	/* LEARNED entries, on first use */
+	unsigned learn_gen;
+	struct name_plan *plans;	/* by event id */
+	int nplans;
 	struct pendq *pq;	/* JSON with stacks (output_set_stacks), else NULL */
 	struct kframe *kframes;	/* KFRAMES kernel frames as written, on first use */
 	output_usym_fn usym_fn;
@@ -213,6 +241,8 @@ void output_free(struct output *o)
 	for (i = 0; o->kframes && i < KFRAMES; i++)
 		free(o->kframes[i].s);
 	free(o->kframes);
+	free(o->learned);
+	free(o->plans);
 	trace_seq_destroy(&o->seq);
 	decoder_free(o->dec);
 	free(o);
@@ -408,17 +438,142 @@ static const char *comm_of(struct output *o, int pid)
 	return comm;
 }
 
+static struct learned *learned_of(struct output *o, int pid)
+{
+	struct learned *l;
+
+	if (!o->learned || pid <= 0)
+		return NULL;
+	l = &o->learned[(unsigned)pid & (LEARNED - 1)];
+	return l->pid == pid ? l : NULL;
+}
+
+static void learn(struct output *o, int pid, const char *name, size_t len)
+{
+	struct learned *l;
+
+	if (pid <= 0 || !len)
+		return;
+	if (!o->learned && !(o->learned = calloc(LEARNED, sizeof(*o->learned))))
+		return;
+	if (len > COMM_MAX)
+		len = COMM_MAX;
+	l = &o->learned[(unsigned)pid & (LEARNED - 1)];
+	if (l->pid == pid && !strncmp(l->name, name, len) && !l->name[len])
+		return;
+	l->pid = pid;
+	l->gen = ++o->learn_gen;
+	memcpy(l->name, name, len);
+	l->name[len] = '\0';
+}
+
+static int field_index(const struct dec_event *de, const char *name)
+{
+	int i;
+
+	for (i = 0; i < de->nfields; i++)
+		if (!strcmp(de->fields[i].name, name))
+			return i;
+	return -1;
+}
+
+static const struct name_plan *name_plan(struct output *o, const struct dec_event *de)
+{
+	static const char *const pairs[][2] = {
+		{ "comm", "pid" }, { "prev_comm", "prev_pid" }, { "next_comm", "next_pid" },
+		{ "parent_comm", "parent_pid" }, { "newcomm", "pid" },
+	};
+	struct name_plan *pl;
+	size_t i;
+
+	if (de->id < 0 || de->id > 65535)
+		return NULL;
+	if (de->id >= o->nplans) {
+		int n = de->id + 64;
+		struct name_plan *np = realloc(o->plans, n * sizeof(*np));
+
+		if (!np)
+			return NULL;
+		memset(np + o->nplans, 0, (n - o->nplans) * sizeof(*np));
+		o->plans = np;
+		o->nplans = n;
+	}
+	pl = &o->plans[de->id];
+	if (pl->built)
+		return pl;
+	pl->built = true;
+	pl->exec_file = -1;
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]) && pl->npair < NAME_PAIRS; i++) {
+		int c = field_index(de, pairs[i][0]), p = field_index(de, pairs[i][1]);
+
+		if (c < 0 || de->fields[c].kind != DK_STR)
+			continue;
+		/* task_rename without a pid field renames the task that traced it */
+		if (p >= 0 && de->fields[p].kind != DK_INT)
+			continue;
+		if (p < 0 && strcmp(pairs[i][0], "newcomm"))
+			continue;
+		pl->comm[pl->npair] = c;
+		pl->pid[pl->npair++] = p;
+	}
+	if (!strcmp(de->system, "sched") && !strcmp(de->name, "sched_process_exec"))
+		pl->exec_file = field_index(de, "filename");
+	return pl;
+}
+
+/*
+ * What this record says of task names, before its own pid is looked up.
+ * Not a fork's child_comm: a child mostly execs at once, often where no
+ * exec record says so, and would keep its parent's name.
+ */
+static void learn_names(struct output *o, const struct dec_event *de, const void *data, int size)
+{
+	const struct name_plan *pl = name_plan(o, de);
+	const char *p;
+	size_t len;
+	uint64_t v;
+	int i;
+
+	if (!pl)
+		return;
+	for (i = 0; i < pl->npair; i++) {
+		int pid = decode_pid(data);
+
+		if (pl->pid[i] >= 0) {
+			if (!decode_int(&de->fields[pl->pid[i]], data, size, &v))
+				continue;
+			pid = (int)v;
+		}
+		if (decode_span(&de->fields[pl->comm[i]], data, size, &p, &len))
+			learn(o, pid, p, len);
+	}
+	/* the kernel names a task after exec by the file's basename */
+	if (pl->exec_file >= 0 && decode_span(&de->fields[pl->exec_file], data, size, &p, &len)) {
+		const char *b = memrchr(p, '/', len);
+
+		if (b) {
+			len -= b + 1 - p;
+			p = b + 1;
+		}
+		learn(o, decode_pid(data), p, len);
+	}
+}
+
 /*
  * The JSON name of pid: the kernel's text may say "<...>" (or an older
  * task's name of the same pid), JSON says the name wherever something knows
- * it (comm.h: the COMMAND tpctl ran; a live task's /proc/PID/comm), null
- * where nothing does.
+ * it (the records so far, which name it as it was at their time; comm.h:
+ * the COMMAND tpctl ran; a live task's /proc/PID/comm), null where nothing
+ * does.
  */
 static const char *json_comm(struct output *o, int pid, unsigned long long ts,
 			     const char *comm, char *buf, size_t size)
 {
+	const struct learned *l = learned_of(o, pid);
 	const char *known = comm_known(pid);
 
+	if (l)
+		return l->name;
 	if (known)
 		return known;
 	if (strcmp(comm, "<...>"))
@@ -440,13 +595,17 @@ static const struct pidinfo *pid_info(struct output *o, int pid, unsigned long l
 	FILE *mf;
 	int n;
 
+	const struct learned *l = learned_of(o, pid);
+	unsigned lgen = l ? l->gen : 0;
+
 	/* an unknown name is asked for again, but the clock is not read per record */
-	if (pi->pid == pid && pi->gen == o->comm_gen && pi->tlen &&
+	if (pi->pid == pid && pi->gen == o->comm_gen && pi->lgen == lgen && pi->tlen &&
 	    (!pi->unknown || ++o->retry_tick % RETRY_EVERY || !comm_retry_due(o, &now)))
 		return pi;
 	comm = comm_of(o, pid);
 	pi->pid = pid;
 	pi->gen = o->comm_gen;
+	pi->lgen = lgen;
 	pi->unknown = !strcmp(comm, "<...>");
 	n = snprintf(pi->text, sizeof(pi->text), "%16s-%-7d ", comm, pid);
 	pi->tlen = n < (int)sizeof(pi->text) ? n : (int)sizeof(pi->text) - 1;
@@ -1365,13 +1524,16 @@ static void json_frames(struct output *o, const struct dec_event *de, const void
 static void json_open(struct output *o, struct dec_event *de, const struct tep_record *rec)
 {
 	const void *data = rec->data;
-	const struct pidinfo *pi = pid_info(o, decode_pid(data), rec->ts);
+	const struct pidinfo *pi;
 	FILE *f = o->f;
 	/* the head up to "flags" is made here and written in one piece */
 	char head[96 + sizeof(pi->json)], num[24], *w = head, *d;
 	bool first = true;
 	int i;
 
+	if (de)
+		learn_names(o, de, data, rec->size);
+	pi = pid_info(o, decode_pid(data), rec->ts);
 #define HEAD_LIT(lit) (memcpy(w, lit, sizeof(lit) - 1), w += sizeof(lit) - 1)
 	HEAD_LIT("{\"type\":\"event\",\"ts_ns\":");
 	w = fmt_ts_digits(o, w, rec->ts);

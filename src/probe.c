@@ -127,6 +127,7 @@ static char *name_from(const char *a, const char *suffix)
 struct sym_search {
 	const char *want;
 	GElf_Addr addr[8];	/* the distinct addresses of the symbols of that name */
+	GElf_Xword size[8];	/* their sizes (st_size), the largest of a name's entries; 0: unknown */
 	int naddr;
 	char *near[3];		/* the closest other names, for the error */
 	size_t near_d[3];
@@ -200,8 +201,13 @@ static void scan_symbols(Elf *elf, struct sym_search *s)
 			for (k = 0; k < s->naddr; k++)
 				if (s->addr[k] == sym.st_value)
 					break;
-			if (k == s->naddr && s->naddr < 8)
+			if (k == s->naddr && s->naddr < 8) {
+				s->size[s->naddr] = 0;
 				s->addr[s->naddr++] = sym.st_value;
+			}
+			/* .symtab and .dynsym both list it: the same size, or one unknown */
+			if (k < s->naddr && sym.st_size > s->size[k])
+				s->size[k] = sym.st_size;
 		}
 	}
 }
@@ -292,6 +298,12 @@ static int elf_resolve(const char *path, const char *symbol, unsigned long long 
 			goto out;
 		}
 		addr = s.addr[0];
+		/* past its end the probe would sit in another function, or between two */
+		if (s.size[0] && off >= s.size[0]) {
+			tp_error("offset %llu is past the end of '%s' in '%s' (%llu bytes long)", off,
+				 symbol, path, (unsigned long long)s.size[0]);
+			goto out;
+		}
 	}
 	if (!vaddr_offset(elf, addr + off, offset)) {
 		tp_error("address 0x%llx is in no loaded segment of '%s'", addr + off, path);
@@ -433,6 +445,12 @@ static char *arg_convert(const struct probe *p, const char *arg)
 	if ((n = arg_number(val, vlen))) {
 		if (kind == PROBE_EPROBE) {
 			tp_error("'%s': an event probe fetches fields, not registers", arg);
+			return NULL;
+		}
+		/* argN reads a register, which holds something else by the return */
+		if (is_return(kind)) {
+			tp_error("'%s': the arguments are gone at a return probe; take them with "
+				 "'u:' or 'k:', or the return value with 'retval'", arg);
 			return NULL;
 		}
 		snprintf(src, sizeof(src), "%s", arg_regs[n - 1]);

@@ -3,11 +3,16 @@
  * serve_expo - the rows of count, hist and latency as the Prometheus text
  * exposition format (0.0.4) or OpenMetrics 1.0, for `tpctl serve`.
  *
- * count is a counter per key, hist and latency a histogram per key: its
- * buckets cumulative with "le" the largest value a bucket holds (hist: the
- * integer hi - 1 of [lo, hi); latency: seconds), "+Inf", _sum and _count.
- * Only the buckets that ever held a value are written: a bucket appears
- * once, then stays (the totals never shrink).
+ * count is a counter per key, hist and latency a histogram per key, with
+ * one fixed bucket layout for every series and the whole life of the
+ * exporter, every bucket written from the first scrape on (a layout that
+ * grows or differs between series breaks histogram_quantile() and rate()
+ * over buckets): latency in seconds, powers of two from 1us to 2^26 us
+ * (67.1 s); hist the integers 2^k - 1 for k = 0..32 (0, 1, 3, 7, ...).
+ * Each "le" counts the values at most le: the rows' own buckets
+ * ([lo, hi), whose largest value is hi - 1) whose largest value is at most
+ * le; a --linear bucket that straddles an le counts from the next one on.
+ * Then "+Inf", _sum and _count.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -151,6 +156,10 @@ static void seconds(FILE *f, __int128 ns)
 		fprintf(f, ".%s", frac);
 }
 
+/* The fixed layout: latency 1us * 2^k, k < LAT_LE_N; hist 2^k - 1, k < HIST_LE_N. */
+#define LAT_LE_N 27
+#define HIST_LE_N 33
+
 void expo_metric(FILE *f, const struct expo_metric *m, const struct agg_table *t, bool om)
 {
 	const char *help = m->help;
@@ -170,23 +179,26 @@ void expo_metric(FILE *f, const struct expo_metric *m, const struct agg_table *t
 	fprintf(f, "# HELP %s %s\n# TYPE %s histogram\n", m->name, help, m->name);
 	for (i = 0; i < t->n; i++) {
 		const struct agg_group *g = &t->g[i];
+		int k, nle = m->seconds ? LAT_LE_N : HIST_LE_N;
 		uint64_t cum = 0;
 		char le[64];
 		FILE *lf;
 
-		for (b = 0; b < g->nbuckets; b++) {
-			const struct agg_bucket *bk = &g->buckets[b];
+		for (k = 0, b = 0; k < nle; k++) {
+			__int128 lim = m->seconds ? (__int128)1000 << k : ((__int128)1 << k) - 1;
 			char *buf = NULL;
 			size_t len = 0;
 
-			cum += bk->count;
+			/* the buckets are in ascending order: add those that end by lim */
+			for (; b < g->nbuckets && g->buckets[b].hi - 1 <= lim; b++)
+				cum += g->buckets[b].count;
 			lf = open_memstream(&buf, &len);
 			if (!lf)
 				return;
 			if (m->seconds)
-				seconds(lf, bk->hi);
+				seconds(lf, lim);
 			else
-				print_i128(lf, bk->hi - 1);
+				print_i128(lf, lim);
 			fclose(lf);
 			snprintf(le, sizeof(le), "%s", buf);
 			free(buf);

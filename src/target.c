@@ -3,10 +3,18 @@
  * target - the processes a command traces; see target.h.
  *
  * The selection is the kernel's (set_event_pid, options/event-fork), so
- * nothing here looks at events.  COMMAND is forked early and waits on a pipe
- * for its release: its pid has to be in set_event_pid before it execs, or
- * its first events (and those of children it starts at once) would be
- * missed.  A second, close-on-exec pipe brings back why it could not exec.
+ * nothing here looks at events.  COMMAND is forked early and stops at its
+ * exec, as under a debugger: it asks to be traced (PTRACE_TRACEME) and
+ * execs, and the kernel stops it with SIGTRAP once the new program is in
+ * place, before its first instruction.  Its set-up before the exec (signal
+ * dispositions, dup2, prctl, the exec itself) happens before tracing is
+ * on, so no command records, counts or joins it, and its first events are
+ * the new program's (perf's enable_on_exec does the same for perf).  The
+ * release detaches it.  Where it cannot be traced (tpctl runs under strace
+ * -f or a debugger, or ptrace is forbidden) it waits on a pipe before the
+ * exec instead, as it did before: then its last syscalls before the exec
+ * and the exec are traced.  A close-on-exec pipe tells tpctl which of the
+ * two it does, and brings back why it could not exec.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -45,6 +54,8 @@ enum child_step {
 	STEP_SETGID,
 	STEP_SETUID,
 	STEP_EXEC,
+	STEP_TRACED,	/* not an error: it stops at its exec */
+	STEP_WAITS,	/* not an error: no ptrace, it waits on the release pipe */
 };
 
 struct child_error {
@@ -339,6 +350,7 @@ static void child_fail(int fd, enum child_step step)
 static void child_run(struct target *t, int go, int err, pid_t parent, const sigset_t *mask)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD };
+	struct child_error mode = { 0, 0 };
 	size_t i;
 	char c;
 
@@ -362,12 +374,111 @@ static void child_run(struct target *t, int go, int err, pid_t parent, const sig
 	if (getppid() != parent)
 		_exit(127);
 	sigprocmask(SIG_SETMASK, mask, NULL);
-	/* EOF: tpctl gave up before tracing began */
-	if (read(go, &c, 1) != 1)
-		_exit(127);
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0) {
+		mode.step = STEP_TRACED;
+		if (write(err, &mode, sizeof(mode)) != sizeof(mode))
+			_exit(127);
+	} else {
+		mode.step = STEP_WAITS;
+		mode.err = errno;
+		if (write(err, &mode, sizeof(mode)) != sizeof(mode))
+			_exit(127);
+		/* EOF: tpctl gave up before tracing began */
+		if (read(go, &c, 1) != 1)
+			_exit(127);
+	}
 	/* execvp: a script without #! runs under /bin/sh, as from a shell */
 	execvp(t->path, t->argv);
 	child_fail(err, STEP_EXEC);
+}
+
+static bool child_reap(struct target *t, int flags);
+
+static const char *const step_names[] = {
+	[STEP_STDOUT] = "its standard output",
+	[STEP_GROUPS] = "initgroups",
+	[STEP_SETGID] = "setgid",
+	[STEP_SETUID] = "setuid",
+	[STEP_EXEC] = "exec",
+};
+
+/* Why COMMAND's process could not exec, as its error pipe says (r bytes read into e). */
+static void child_error_report(const struct target *t, ssize_t r, const struct child_error *e)
+{
+	if (r == sizeof(*e) && e->step == STEP_EXEC)
+		tp_error("cannot run '%s': %s", t->argv[0], strerror(e->err));
+	else if (r == sizeof(*e) && e->step >= 0 && e->step < STEP_EXEC)
+		tp_error("cannot run '%s' as '%s': %s: %s", t->argv[0], t->user ? t->user : "?",
+			 step_names[e->step], strerror(e->err));
+	else
+		tp_error("cannot run '%s'", t->argv[0]);
+}
+
+static ssize_t read_full(int fd, void *buf, size_t len)
+{
+	ssize_t r;
+
+	do {
+		r = read(fd, buf, len);
+	} while (r < 0 && errno == EINTR);
+	return r;
+}
+
+/*
+ * After the fork: learn whether COMMAND's process stops at its exec, and
+ * wait for that stop; nothing is traced yet.  A signal that reaches it
+ * before the exec is passed on (a stop signal is not: tpctl would wait for
+ * it forever).  TP_FAIL after printing why it could not exec.
+ */
+static int child_wait_exec(struct target *t)
+{
+	struct child_error e = { 0, 0 };
+	ssize_t r;
+	int st;
+
+	r = read_full(t->err_fd, &e, sizeof(e));
+	if (r == sizeof(e) && e.step == STEP_WAITS) {
+		tp_debug("cannot trace '%s' to its exec (ptrace: %s): its set-up before the exec "
+			 "is traced", t->argv[0], strerror(e.err));
+		tp_debug("started '%s' as process %d, waiting", t->argv[0], (int)t->child);
+		return TP_OK;
+	}
+	if (r != sizeof(e) || e.step != STEP_TRACED) {
+		child_error_report(t, r, &e);
+		target_finish(t);
+		return TP_FAIL;
+	}
+	t->traced = true;
+	for (;;) {
+		pid_t w = waitpid(t->child, &st, 0);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			tp_error("cannot wait for '%s': %s", t->argv[0], strerror(errno));
+			kill(t->child, SIGKILL);
+			child_reap(t, 0);
+			return TP_FAIL;
+		}
+		if (WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP)
+			break;
+		if (WIFSTOPPED(st)) {
+			int sig = WSTOPSIG(st);
+
+			if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+				sig = 0;
+			ptrace(PTRACE_CONT, t->child, NULL, (void *)(long)sig);
+			continue;
+		}
+		/* it ended before the exec: the error pipe says why */
+		t->wstatus = st;
+		t->reaped = true;
+		child_error_report(t, read_full(t->err_fd, &e, sizeof(e)), &e);
+		return TP_FAIL;
+	}
+	t->stopped = true;
+	tp_debug("started '%s' as process %d, stopped at its exec", t->argv[0], (int)t->child);
+	return TP_OK;
 }
 
 int target_start(struct target *t)
@@ -379,6 +490,7 @@ int target_start(struct target *t)
 
 	if (!t->argv)
 		return TP_OK;
+	t->released = t->reaped = t->ended = t->stopped = t->traced = false;
 	if (pipe2(go, O_CLOEXEC) < 0)
 		goto fail;
 	if (pipe2(err, O_CLOEXEC) < 0) {
@@ -414,8 +526,7 @@ int target_start(struct target *t)
 	}
 	t->go_fd = go[1];
 	t->err_fd = err[0];
-	tp_debug("started '%s' as process %d, waiting", t->argv[0], (int)t->child);
-	return TP_OK;
+	return child_wait_exec(t);
 fail:
 	tp_error("cannot run '%s': %s", t->argv[0], strerror(errno));
 	return TP_FAIL;
@@ -548,12 +659,32 @@ int target_apply(struct target *t, struct tracefs_instance *inst)
 	bool follow = t->child || t->follow || t->cgroup_dir;
 
 	t->inst = inst;
-	/* before 5.8 there is no notrace list; tpctl's events then show */
-	if (tfs_has_file(inst, "set_event_notrace_pid"))
-		ret = tfs_pids_set(inst, true, &self, 1);
-	else
+	/*
+	 * Every thread of tpctl's (serve's HTTP workers, the readers), not only
+	 * the main one: the list holds task ids.  Without a target, event-fork
+	 * adds the threads and children tpctl starts later to it (with one, they
+	 * are in no set_event_pid).  Not with -a: there it changed what a perf
+	 * run as COMMAND recorded (tests/cli/latency-sched.t), and threads that
+	 * start later are traced as before.  Before 5.8 there is no notrace
+	 * list; tpctl's events then show.
+	 */
+	if (tfs_has_file(inst, "set_event_notrace_pid")) {
+		char path[40];
+
+		snprintf(path, sizeof(path), "/proc/%d/task", self);
+		if (tasks_read(path, true, &listed, &nlisted, &alisted) < 0 || !nlisted)
+			ret = tfs_pids_set(inst, true, &self, 1);
+		else
+			ret = tfs_pids_set(inst, true, listed, nlisted);
+		free(listed);
+		listed = NULL;
+		nlisted = alisted = 0;
+		if (!ret && !t->all && !(t->child || t->npids || t->cgroup_dir))
+			ret = tfs_option_set(inst, "event-fork", true);
+	} else {
 		tp_debug("no set_event_notrace_pid in %s: tpctl's own events are not hidden",
 			 tfs_instance_label(inst));
+	}
 	if (ret || t->all || !(t->child || t->npids || t->cgroup_dir))
 		return ret;
 	if (t->npids && !t->follow && (ret = pidfds_open(t)))
@@ -601,18 +732,22 @@ out:
 
 int target_release(struct target *t)
 {
-	static const char *const steps[] = {
-		[STEP_STDOUT] = "its standard output",
-		[STEP_GROUPS] = "initgroups",
-		[STEP_SETGID] = "setgid",
-		[STEP_SETUID] = "setuid",
-		[STEP_EXEC] = "exec",
-	};
 	struct child_error e = { 0, 0 };
 	ssize_t r;
 
-	if (!t->child || t->released)
+	if (!t->child || t->released || t->reaped)
 		return TP_OK;
+	if (t->traced) {
+		/* it runs on from its first instruction, without the SIGTRAP */
+		if (ptrace(PTRACE_DETACH, t->child, NULL, NULL) < 0) {
+			tp_error("cannot start '%s': %s", t->argv[0], strerror(errno));
+			return TP_FAIL;
+		}
+		t->stopped = false;
+		t->released = true;
+		comm_note_exec(t->child, t->path);
+		return TP_OK;
+	}
 	/* EPIPE: it failed before, the error pipe says why */
 	if (write(t->go_fd, "g", 1) < 0 && errno != EPIPE) {
 		tp_error("cannot start '%s': %s", t->argv[0], strerror(errno));
@@ -621,9 +756,7 @@ int target_release(struct target *t)
 	close(t->go_fd);
 	t->go_fd = -1;
 	/* EOF when exec succeeded (the pipe is close-on-exec) */
-	do {
-		r = read(t->err_fd, &e, sizeof(e));
-	} while (r < 0 && errno == EINTR);
+	r = read_full(t->err_fd, &e, sizeof(e));
 	close(t->err_fd);
 	t->err_fd = -1;
 	if (r == 0) {
@@ -632,15 +765,7 @@ int target_release(struct target *t)
 		comm_note_exec(t->child, t->path);
 		return TP_OK;
 	}
-	if (r == sizeof(e) && e.step >= 0 && e.step <= STEP_EXEC) {
-		if (e.step == STEP_EXEC)
-			tp_error("cannot run '%s': %s", t->argv[0], strerror(e.err));
-		else
-			tp_error("cannot run '%s' as '%s': %s: %s", t->argv[0],
-				 t->user ? t->user : "?", steps[e.step], strerror(e.err));
-	} else {
-		tp_error("cannot run '%s'", t->argv[0]);
-	}
+	child_error_report(t, r, &e);
 	return TP_FAIL;
 }
 
@@ -710,6 +835,15 @@ bool target_exit(const struct target *t, int *status, int *sig)
 	return true;
 }
 
+int target_status(const struct target *t)
+{
+	int status, sig;
+
+	if (!target_exit(t, &status, &sig) || !t->released || t->ended)
+		return 0;
+	return sig ? 128 + sig : status;
+}
+
 void target_finish(struct target *t)
 {
 	double end;
@@ -717,6 +851,9 @@ void target_finish(struct target *t)
 	if (!t->child || t->reaped)
 		return;
 	if (!t->released) {
+		/* stopped at its exec: it never ran an instruction of COMMAND */
+		if (t->traced)
+			kill(t->child, SIGKILL);
 		/* it never exec'd: EOF on the release pipe ends it, or it failed */
 		if (t->go_fd >= 0) {
 			close(t->go_fd);

@@ -58,8 +58,9 @@
  *  - when tracing stops first (a signal, --duration, a closed stdout),
  *    target_finish() sends it SIGTERM and, if it is still there after
  *    TARGET_GRACE_MS, SIGKILL.
- * tpctl's exit status never carries COMMAND's: target_exit() gives it to the
- * command, which reports it (stream --json: an {"type":"exit"} line).
+ * target_exit() gives COMMAND's end to the command, which reports it
+ * (stream --json: an {"type":"exit"} line); target_status() is tpctl's exit
+ * status when tpctl itself succeeded.
  */
 #ifndef TPCTL_TARGET_H
 #define TPCTL_TARGET_H
@@ -95,6 +96,7 @@ struct target {
 	int go_fd, err_fd;	/* the release pipe and the exec error pipe */
 	int *pidfds;		/* --pid without --follow: one per process */
 	bool released, reaped, ended;	/* ended: target_finish() had to stop it */
+	bool traced, stopped;	/* it stops at its exec (ptrace); it is stopped there now */
 	int wstatus;
 	bool checked;		/* target_check() went through */
 	double next_check;	/* when target_done() may read set_event_pid again */
@@ -185,6 +187,13 @@ bool target_done(struct target *t);
  */
 pid_t target_pid(const struct target *t);
 bool target_exit(const struct target *t, int *status, int *sig);
+
+/*
+ * What tpctl's exit status is for COMMAND's sake: its exit status, or 128 + N
+ * when signal N ended it; 0 when there is none, it never ran, or tpctl
+ * ended it (tracing stopped first: --duration, --count, a closed stdout).
+ */
+int target_status(const struct target *t);
 
 /* End COMMAND if it still runs (SIGTERM, SIGKILL after TARGET_GRACE_MS) and reap it. */
 void target_finish(struct target *t);

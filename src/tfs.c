@@ -702,6 +702,82 @@ static void print_verify_error(const struct tfs_event *ev, char *err)
 		put_detail(lines[i]);
 }
 
+/*
+ * The first word of expr in a field's place (before a comparison operator,
+ * outside quotes) that is no field of the event: told with the closest
+ * field and a caret under it, as the kernel would say "Field not found".
+ * False when every such word is a field (the error is of another kind).
+ */
+static bool unknown_field_error(const struct tfs_event *ev, struct tep_event *event,
+				const char *expr)
+{
+	const char *p = expr;
+	char quote = 0;
+
+	while (*p) {
+		const char *w, *q;
+		char name[128], caret[FILTER_MAX + 2], *best = NULL;
+		size_t bestd = (size_t)-1, len;
+		struct tep_format_field **f;
+		int k;
+
+		if (quote) {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == quote)
+				quote = 0;
+			p++;
+			continue;
+		}
+		if (*p == '"' || *p == '\'') {
+			quote = *p++;
+			continue;
+		}
+		if (!is_ident(*p) || (*p >= '0' && *p <= '9') || (p > expr && is_ident(p[-1]))) {
+			p++;
+			continue;
+		}
+		for (w = p; is_ident(*p); p++)
+			;
+		len = p - w;
+		for (q = p; *q == ' ' || *q == '\t'; q++)
+			;
+		/* a field is compared: "==", "!=", "<", ">", "<=", ">=", "~", "&" */
+		if (!strchr("=!<>~&", *q) || !*q || len >= sizeof(name))
+			continue;
+		memcpy(name, w, len);
+		name[len] = '\0';
+		if (tep_find_any_field(event, name))
+			continue;
+		for (k = 0; k < 2; k++) {
+			f = k ? tep_event_fields(event) : tep_event_common_fields(event);
+			for (int i = 0; f && f[i]; i++) {
+				size_t d = tfs_edit_distance(name, f[i]->name);
+
+				if (d < bestd) {
+					bestd = d;
+					best = f[i]->name;
+				}
+			}
+			free(f);
+		}
+		/* a suggestion only where it is close: at most a third of the name changed */
+		if (best && bestd > (len + 2) / 3)
+			best = NULL;
+		if (best)
+			tp_error("invalid filter for '%s:%s': unknown field '%s' (closest: '%s')",
+				 ev->system, ev->name, name, best);
+		else
+			tp_error("invalid filter for '%s:%s': unknown field '%s'", ev->system,
+				 ev->name, name);
+		put_detail(expr);
+		snprintf(caret, sizeof(caret), "%*s^", (int)(w - expr), "");
+		put_detail(caret);
+		return true;
+	}
+	return false;
+}
+
 int tfs_filter_check(struct tep_handle *tep, const struct tfs_event *ev, const char *expr)
 {
 	struct tep_event *event;
@@ -731,7 +807,8 @@ int tfs_filter_check(struct tep_handle *tep, const struct tfs_event *ev, const c
 	if (mentions_special_field(expr))
 		return TP_OK;
 	if (tracefs_filter_string_verify(event, expr, &err) < 0) {
-		print_verify_error(ev, err);
+		if (!unknown_field_error(ev, event, expr))
+			print_verify_error(ev, err);
 		free(err);
 		return TP_USAGE;
 	}

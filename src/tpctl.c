@@ -125,5 +125,7 @@ int main(int argc, char **argv)
 	optind = 0;
 	ret = c->fn(args.argc, args.argv);
 	state_rollback();
-	return tp_finish_stdout(ret);
+	ret = tp_finish_stdout(ret);
+	/* like time(1), strace and perf: a script sees how COMMAND did */
+	return ret == TP_OK ? tp.command_status : ret;
 }

@@ -23,6 +23,11 @@ struct tp_global {
 	int verbose;		/* -v, may repeat */
 	bool quiet;		/* -q: no warnings or notes on stderr */
 	const char *cmd;	/* name of the running command, for messages */
+	/*
+	 * -- COMMAND's exit status (128 + N for signal N) once it ended by
+	 * itself; tpctl's own when the command succeeded; 0 otherwise.
+	 */
+	int command_status;
 };
 
 extern struct tp_global tp;
@@ -37,8 +42,14 @@ void tp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tp_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tp_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Flush stdout and turn a failed write (EPIPE, ENOSPC, ...) into TP_FAIL. */
+/*
+ * Flush stdout and turn a failed write (ENOSPC, EBADF, ...) into TP_FAIL;
+ * a reader that went away (EPIPE) is a quiet TP_OK instead, as is a
+ * TP_FAIL the command returned for it.
+ */
 int tp_finish_stdout(int ret);
+/* Standard output is a pipe or socket whose reader is gone. */
+bool tp_stdout_gone(void);
 
 /* Parse a non-negative decimal integer; false on junk, sign or overflow. */
 bool tp_parse_uint(const char *s, unsigned long long *val);
@@ -47,9 +58,13 @@ bool tp_parse_uint(const char *s, unsigned long long *val);
  * False on junk, an empty list or item, a range going down, a CPU >= ncpu.
  */
 bool tp_parse_cpus(const char *s, bool *cpus, int ncpu);
-/* A duration with its unit ("5ms", "100us", "1.5s", "250ns") in ns; false on junk. */
+/*
+ * Durations, one syntax everywhere: a number with a unit (ns, us, ms, s, m,
+ * h) or a bare number of seconds ("250ns", "5ms", "1.5s", "2m", "0.5").
+ * tp_parse_duration() in ns, tp_parse_seconds() in seconds; false on junk,
+ * a sign or an unknown unit.
+ */
 bool tp_parse_duration(const char *s, unsigned long long *ns);
-/* Parse a duration in seconds ("1", "0.5", "2.25"); false on junk or negative. */
 bool tp_parse_seconds(const char *s, double *val);
 
 /*

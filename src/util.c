@@ -9,9 +9,11 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -101,12 +103,38 @@ void tp_debug(const char *fmt, ...)
 	va_end(ap);
 }
 
+bool tp_stdout_gone(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+	struct stat st;
+
+	if (fstat(STDOUT_FILENO, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return false;
+	/* a pipe with no reader left polls POLLERR for its writer; a socket POLLHUP */
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+/*
+ * A reader of stdout that went away (| head -1) is a normal end, as for
+ * stream, which stops when it sees it: exit 0 and no message, whatever the
+ * command made of the EPIPE (1, or a message of its own it then dropped).
+ * SIGPIPE is ignored (state.c) so that the private instance goes: a
+ * process killed by it, as git or coreutils are, could not clean up, and
+ * 141 would fail `set -o pipefail` for a plain `tpctl list | head -1`.
+ */
 int tp_finish_stdout(int ret)
 {
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		/* a reader that went away is not worth a message */
-		if (errno != EPIPE)
-			tp_error("cannot write to standard output: %s", strerror(errno));
+	bool failed = fflush(stdout) != 0 || ferror(stdout);
+	int err = errno;
+
+	if (ret != TP_USAGE && (failed ? err == EPIPE || tp_stdout_gone() : ret == TP_FAIL &&
+				tp_stdout_gone())) {
+		/* nothing more may reach it, not even from exit()'s flush */
+		clearerr(stdout);
+		return TP_OK;
+	}
+	if (failed) {
+		tp_error("cannot write to standard output: %s", strerror(err));
 		return ret ? ret : TP_FAIL;
 	}
 	return ret;
@@ -123,15 +151,45 @@ bool tp_parse_uint(const char *s, unsigned long long *val)
 	return errno == 0 && *end == '\0';
 }
 
-bool tp_parse_seconds(const char *s, double *val)
+/*
+ * One duration syntax for every option: a number with a unit (ns, us, ms,
+ * s, m, h) or a bare number of seconds, as in 500ms, 1.5s, 2m or 0.5.
+ * *mul is the unit in seconds.
+ */
+static bool duration_split(const char *s, double *v, double *mul)
 {
+	static const struct {
+		const char *unit;
+		double mul;
+	} u[] = { { "", 1 }, { "ns", 1e-9 }, { "us", 1e-6 }, { "ms", 1e-3 }, { "s", 1 },
+		  { "m", 60 }, { "h", 3600 } };
 	char *end;
+	size_t i;
 
-	if (!s || !*s || !((*s >= '0' && *s <= '9') || *s == '.'))
+	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
 		return false;
 	errno = 0;
-	*val = strtod(s, &end);
-	return errno == 0 && *end == '\0' && isfinite(*val) && *val >= 0;
+	*v = strtod(s, &end);
+	if (errno || end == s || !isfinite(*v) || *v < 0)
+		return false;
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (!strcmp(end, u[i].unit)) {
+			*mul = u[i].mul;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool tp_parse_seconds(const char *s, double *val)
+{
+	double v, mul;
+
+	if (!duration_split(s, &v, &mul))
+		return false;
+	/* a bare number stays exactly what strtod made of it */
+	*val = mul == 1 ? v : v * mul;
+	return isfinite(*val);
 }
 
 bool tp_parse_cpus(const char *s, bool *cpus, int ncpu)
@@ -224,27 +282,16 @@ fail:
 
 bool tp_parse_duration(const char *s, unsigned long long *ns)
 {
-	static const struct {
-		const char *unit;
-		double mul;
-	} u[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
-	char *end;
-	double v;
-	size_t i;
+	double v, mul, n;
 
-	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
+	if (!duration_split(s, &v, &mul))
 		return false;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s)
+	/* 1e9 * 1e-9 is not quite 1: count in the unit's own ns */
+	n = mul >= 1 ? v * (mul * 1e9) : v * (double)(unsigned long long)(mul * 1e9 + 0.5);
+	if (n >= 1.8e19)
 		return false;
-	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
-		if (!strcmp(end, u[i].unit) && v * u[i].mul < 1.8e19) {
-			*ns = (unsigned long long)(v * u[i].mul + 0.5);
-			return true;
-		}
-	}
-	return false;
+	*ns = (unsigned long long)(n + 0.5);
+	return true;
 }
 
 const char *tp_plugin_dir(void)

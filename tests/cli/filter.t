@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 make_instance
-plan 13
+plan 14
 T() { "$TPCTL" -i "$INST" "$@"; }
 F=$IDIR/events/sched/sched_switch/filter
 
@@ -22,8 +22,11 @@ echo 'prev_prio < 100' > "$TMP/expect"; cat "$F" > "$TMP/actual"
 test_cmp "joined filter reads back" "$TMP/expect" "$TMP/actual"
 
 expect_status "a filter naming no field is refused" 2 T filter sched:sched_switch 'prv_pid > 1'
-grep -q "^tpctl: filter: invalid filter for 'sched:sched_switch': field not valid" "$TMP/err"
-ok $? "with the reason"
+grep -qx "tpctl: filter: invalid filter for 'sched:sched_switch': unknown field 'prv_pid' (closest: 'prev_pid')" "$TMP/err"
+ok $? "with the reason and the closest field"
+printf '  %s\n' 'prev_prio < 9 && prev_pidd == 1' '                 ^' > "$TMP/expect"
+T filter sched:sched_switch 'prev_prio < 9 && prev_pidd == 1' 2>&1 | tail -2 > "$TMP/actual"
+test_cmp "the caret is under the unknown field" "$TMP/expect" "$TMP/actual"
 echo 'prev_prio < 100' > "$TMP/expect"; cat "$F" > "$TMP/actual"
 test_cmp "and the old filter stays" "$TMP/expect" "$TMP/actual"
 

@@ -4,7 +4,8 @@
 #
 # One JSON record per text line, in order; the header (pid, cpu, flags,
 # microseconds) must agree, and the task name unless one side found none
-# ("<...>"): the kernel's small cache of names changes between the two reads.  For the body, each event's print fmt (from
+# ("<...>"): the kernel's small cache of names changes between the two reads,
+# or JSON's is the one the records gave the task at the event's time.  For the body, each event's print fmt (from
 # EVENTS_DIR/<system>/<event>/format) is turned into a pattern: its literal
 # text, one group per conversion.  Where the kernel's line matches it, every
 # conversion whose argument is a plain field (REC->f, a cast of it,
@@ -104,7 +105,17 @@ errs, values, unmatched, comms = [], 0, 0, 0
 if len(recs) != len(text):
     errs.append("%d JSON records, %d kernel lines" % (len(recs), len(text)))
 hdr = re.compile(r"^ *(.{1,16}?)-(\d+) +\[(\d{3})\] (\S{5}) +(\d+)\.(\d{6}): (.*)$", re.S)
+# a task's name as the records so far give it: JSON's name at the event's time
+names = {}
+PAIRS = (("comm", "pid"), ("prev_comm", "prev_pid"), ("next_comm", "next_pid"),
+         ("parent_comm", "parent_pid"), ("newcomm", "pid"))
 for r, line in zip(recs, text):
+    fl = r.get("fields") or {}
+    for c, p in PAIRS:
+        if isinstance(fl.get(c), str):
+            names[fl.get(p, r.get("pid"))] = fl[c][:15]
+    if r.get("event") == "sched_process_exec" and isinstance(fl.get("filename"), str):
+        names[r.get("pid")] = fl["filename"].rsplit("/", 1)[-1][:15]
     m = hdr.match(line)
     if r.get("type") != "event" or not m:
         if not (r.get("type") == "lost" and "LOST" in line):
@@ -120,7 +131,8 @@ for r, line in zip(recs, text):
     # read; a busy machine replaces entries between its read and ours
     if r["comm"] != comm:
         # null: nothing knew the name when tpctl read the record (never "<...>")
-        if "<...>" not in (r["comm"], comm) and r["comm"] is not None:
+        if "<...>" not in (r["comm"], comm) and r["comm"] is not None and \
+                r["comm"] != names.get(r["pid"]):
             errs.append("task %r, the kernel's %r" % (r["comm"], comm))
         comms += 1
     f, sysname, ev = r["fields"], r["system"], r["event"]

@@ -117,7 +117,7 @@ expect_status "a match field one side lacks" 2 "$TPCTL" latency sched:sched_wake
 grep -q "unknown field 'nope' in 'sched:sched_switch'" "$TMP/err"
 ok $? "... the error names the field and the event"
 expect_status "an unknown key" 2 "$TPCTL" latency syscall --by nosuchkey
-expect_status "a duration without a unit" 2 "$TPCTL" latency syscall --linear 5
+expect_status "a duration with an unknown unit" 2 "$TPCTL" latency syscall --linear 5d
 "$TPCTL" record -o "$TMP/small.dat" syscalls:sys_enter_getpid -- "$G" 10 > /dev/null 2>&1
 expect_status "--input without the recipe's events" 2 "$TPCTL" latency wakeup --input "$TMP/small.dat"
 # INT: the totals printed, exit 0, the private instance gone

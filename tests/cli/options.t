@@ -157,5 +157,16 @@ else
 	skip "event names: no readable tracefs"
 fi
 
+# ---- latency's recipes: --help vs completions --------------------------------
+
+"$TPCTL" latency --help 2>&1 | sed -n 's/.*recipe: \(wakeup.*\)/\1/p' | tr -d ' ' | tr ',' '\n' |
+	sort > "$TMP/recipes"
+[ -s "$TMP/recipes" ]
+ok $? "latency --help lists its recipes"
+for sh in $shells; do
+	comp_$sh "tpctl latency " | grep -Fx -f "$TMP/recipes" | sort -u > "$TMP/got"
+	test_cmp "$sh completion offers every recipe of latency" "$TMP/recipes" "$TMP/got"
+done
+
 plan $_n
 done_testing

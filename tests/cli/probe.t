@@ -74,6 +74,13 @@ else
 	skip "no trace-cmd"; skip "no trace-cmd"; skip "no trace-cmd"
 fi
 
+# ---- text: the head of a probe event as the kernel's trace file writes it ---------
+"$TPCTL" stream --probe "u:$P:work" --probe "ur:$P:work retval" -- "$P" 1 > "$TMP/pt" 2> /dev/null
+ent=$(sed -n 's/.* work: (\(0x[0-9a-f]*\))$/\1/p' "$TMP/pt" | head -1)
+grep -Eq " work__return: \(0x[0-9a-f]+ <- $ent\) retval=0x" "$TMP/pt" && [ -n "$ent" ]
+ok $? "stream: 'work: (0xFUNC)' and 'work__return: (0xRET <- 0xFUNC)', as the kernel writes them"
+diag "$TMP/pt"
+
 # ---- persistent probes ---------------------------------------------------------
 expect_status "probe add" 0 "$TPCTL" probe add "u:$P:work" arg1 --name tpctl_test_work
 expect_status "probe list --json" 0 "$TPCTL" probe list --json
@@ -129,6 +136,12 @@ bad "name with .." probe remove ../x
 bad "event probe target with .." stream --probe "e:..:x" -- true
 bad "retval on an entry probe" stream --probe "u:$P:work retval" -- true
 bad "no such probe" probe remove tpctl:no_such_probe
+bad "an offset past the function's end" probe add "u:$LIBC:getenv+99999"
+grep -q "past the end of 'getenv'" "$TMP/err"; ok $? "the offset: says it is past the end"
+bad "argN at a return probe" probe add "ur:$LIBC:getenv" arg1
+expect_status "an offset inside the function: exit 0" 0 "$TPCTL" probe add "u:$LIBC:getenv+8" \
+	--name tpctl_test_off
+expect_status "and it goes" 0 "$TPCTL" probe remove tpctl_test_off
 if [ -e "$TRACEFS/kprobe_events" ]; then
 	skip "this kernel has kprobe events"
 	skip "this kernel has kprobe events"

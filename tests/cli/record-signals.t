@@ -84,7 +84,9 @@ ok $? "--filter: exits 0"
 ok $([ -s "$TMP/filt.txt" ] && ! grep -q 'prev_pid=0 \|next_pid=0 ' "$TMP/filt.txt"; echo $?) \
 	"--filter: only matching events are in the file"
 
-expect_status "no -o: usage error" 2 "$TPCTL" record sched:sched_switch
+# no -o: trace.dat in the current directory, as trace-cmd record
+(cd "$TMP" && "$TPCTL" record --duration 0.1 sched:sched_switch > /dev/null 2>&1)
+ok "$([ $? = 0 ] && [ -s "$TMP/trace.dat" ]; echo $?)" "no -o: trace.dat in the current directory"
 expect_status "no event: usage error" 2 "$TPCTL" record -o "$TMP/x.dat"
 expect_status "unknown event: usage error" 2 "$TPCTL" record -o "$TMP/x.dat" sched:no_such_event
 grep -q "no_such_event" "$TMP/err"

@@ -63,8 +63,8 @@ test_cmp "-- COMMAND: tpctl report agrees" "$TMP/want" "$TMP/got.tp"
 
 "$TPCTL" record -o "$TMP/st.dat" $EV -- sh -c 'exit 4' > /dev/null 2> "$TMP/st.err"
 st=$?
-[ $st = 0 ] && grep -qx "tpctl: record: 'sh' exited with status 4" "$TMP/st.err"
-ok $? "a command exiting with 4: record exits 0 (got $st), the note says 4"
+[ $st = 4 ] && grep -qx "tpctl: record: 'sh' exited with status 4" "$TMP/st.err"
+ok $? "a command exiting with 4: record exits 4 too (got $st), the note says 4"
 
 # ---- -a ----------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ for c in curl python3 prometheus promtool openssl; do
 	command -v $c > /dev/null || skip_all "$c is not installed (make deps installs it)"
 done
 need_tgen
-plan 38
+plan 39
 
 before=$(state_digest)
 N=2345
@@ -44,8 +44,10 @@ printf 'count syscalls:sys_enter_getpid\n# a comment\n\n  hist syscalls:sys_ente
 	> "$TMP/bad.conf"
 expect_status "a bad option in the config: exit 2" 2 "$TPCTL" serve --listen "127.0.0.1:$PORT" \
 	--config "$TMP/bad.conf"
-grep -q "^tpctl: serve: $TMP/bad.conf:4:3: hist: " "$TMP/err"
-ok $? "the error names the file, line 4 and column 3"
+grep -q "^tpctl: serve: $TMP/bad.conf:4:32: hist: unknown option '--bogus'" "$TMP/err"
+ok $? "the error names the file, line 4 and the column of the bad word, 32"
+grep -qx "try 'tpctl hist --help'" "$TMP/err"
+ok $? "and points at the metric's command's --help"
 diag "$TMP/err"
 printf "count 'syscalls:sys_enter_getpid\n" > "$TMP/bad2.conf"
 expect_status "an unclosed quote: exit 2" 2 "$TPCTL" serve --config "$TMP/bad2.conf"

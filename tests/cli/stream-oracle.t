@@ -88,11 +88,23 @@ if len(recs) != len(text):
     errs.append("%d JSON records, %d kernel lines" % (len(recs), len(text)))
 hdr = re.compile(r"^ *(.{1,16}?)-(\d+) +\[(\d{3})\] (\S{5}) +(\d+)\.(\d{6}): (.*)$")
 checks = 0
+# a task's name as the records so far give it (the name at the event's time,
+# which JSON says where the kernel's text has the name saved_cmdlines has now)
+names = {}
+PAIRS = (("comm", "pid"), ("prev_comm", "prev_pid"), ("next_comm", "next_pid"),
+         ("parent_comm", "parent_pid"), ("newcomm", "pid"))
 for r, line in zip(recs, text):
     m = hdr.match(line)
     comm, pid, cpu, flags, sec, usec, rest = m.groups()
+    f = r.get("fields") or {}
+    for c, p in PAIRS:
+        if isinstance(f.get(c), str):
+            names[f.get(p, r["pid"])] = f[c][:15]
+    if r.get("event") == "sched_process_exec" and isinstance(f.get("filename"), str):
+        names[r["pid"]] = f["filename"].rsplit("/", 1)[-1][:15]
     us = (r["ts_ns"] + 500) // 1000
-    got = (r["comm"], r["pid"], r["cpu"], r["flags"], us // 1000000, us % 1000000)
+    jcomm = comm if r["comm"] == names.get(r["pid"]) else r["comm"]
+    got = (jcomm, r["pid"], r["cpu"], r["flags"], us // 1000000, us % 1000000)
     want = (comm, int(pid), int(cpu), flags, int(sec), int(usec))
     checks += 1
     if got != want:

@@ -80,16 +80,16 @@ counts "$TMP/exec.json" > "$TMP/got"
 ok $? "exec chain: one pid for both programs"
 test_cmp "exec chain: 65 events of that pid" "$TMP/want" "$TMP/got"
 
-# the command's exit status reaches a script, tpctl's own stays 0
+# the command's exit status reaches a script: tpctl's own is the command's
 "$TPCTL" stream --json $EV -- "$G" 2 -- sh -c 'exit 3' > "$TMP/st.json" 2> "$TMP/st.err"
 st=$?
-[ $st = 0 ] && [ "$(tail -1 "$TMP/st.json" | jq -r '.status')" = 3 ] &&
+[ $st = 3 ] && [ "$(tail -1 "$TMP/st.json" | jq -r '.status')" = 3 ] &&
 	grep -q "^tpctl: stream: '$G' exited with status 3$" "$TMP/st.err"
-ok $? "exit status 3: tpctl exits 0 (got $st), the exit line and a note say 3"
+ok $? "exit status 3: tpctl exits 3 (got $st), the exit line and a note say 3"
 "$TPCTL" stream --json $EV -- sh -c 'kill -KILL $$' > "$TMP/sig.json" 2> "$TMP/sig.err"
 st=$?
-[ $st = 0 ] && [ "$(tail -1 "$TMP/sig.json" | jq -c '[.status, .signal]')" = '[null,9]' ]
-ok $? "killed by SIGKILL: the exit line says signal 9 (exit $st)"
+[ $st = 137 ] && [ "$(tail -1 "$TMP/sig.json" | jq -c '[.status, .signal]')" = '[null,9]' ]
+ok $? "killed by SIGKILL: the exit line says signal 9, tpctl exits 128 + 9 (got $st)"
 
 # ---- -a: every process while COMMAND runs ------------------------------------
 

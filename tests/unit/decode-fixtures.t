@@ -70,14 +70,26 @@ res.append((not bad and len(recs) == len(text),
             "%s: %d JSON lines parse, one per kernel line (%d)" % (name, len(recs), len(text))))
 hdr = re.compile(r"^ *(.{1,16}?)-(\d+) +\[(\d{3})\] (\S{5}) +(\d+)\.(\d{6}): (.*)$")
 checks, errs = 0, []
+# a task's name as the records so far give it: JSON's name at the event's time,
+# where the kernel's text has the name saved_cmdlines held when it was read
+names = {}
+PAIRS = (("comm", "pid"), ("prev_comm", "prev_pid"), ("next_comm", "next_pid"),
+         ("parent_comm", "parent_pid"), ("newcomm", "pid"))
 for r, line in zip(recs, text):
     m = hdr.match(line)
     if not m or r.get("type") != "event":
         errs.append("no header match: %r" % line[:80]); continue
     comm, pid, cpu, flags, sec, usec, rest = m.groups()
+    fl = r.get("fields") or {}
+    for c, p in PAIRS:
+        if isinstance(fl.get(c), str):
+            names[fl.get(p, r["pid"])] = fl[c][:15]
+    if r.get("event") == "sched_process_exec" and isinstance(fl.get("filename"), str):
+        names[r["pid"]] = fl["filename"].rsplit("/", 1)[-1][:15]
     us = (r["ts_ns"] + 500) // 1000
     want = (comm, int(pid), int(cpu), flags, int(sec), int(usec))
-    got = (r["comm"], r["pid"], r["cpu"], r["flags"], us // 1000000, us % 1000000)
+    jcomm = comm if r["comm"] == names.get(r["pid"]) else r["comm"]
+    got = (jcomm, r["pid"], r["cpu"], r["flags"], us // 1000000, us % 1000000)
     checks += 1
     if want != got:
         errs.append("header %r != %r" % (got, want)); continue

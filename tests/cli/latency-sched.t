@@ -77,8 +77,8 @@ ok $? "perf sched latency -p reads its recording"
 ok $? "sched-dat --json reads tpctl's recording"
 
 # every workload task in both, switches exactly, the times within 1.5/4 us or 1 %
-"$TPCTL" report --json "$TMP/t.dat" sched:sched_wakeup_new > "$TMP/new.json" 2>> "$TMP/err"
-python3 - "$TMP/mine.json" "$TMP/perf.txt" "$TMP/infer.json" "$TMP/new.json" > "$TMP/cmp" 2>&1 <<'EOF'
+"$TPCTL" report "$TMP/t.dat" sched:sched_wakeup_new > "$TMP/new.txt" 2>> "$TMP/err"
+python3 - "$TMP/mine.json" "$TMP/perf.txt" "$TMP/infer.json" "$TMP/new.txt" > "$TMP/cmp" 2>&1 <<'EOF'
 import json, re, sys
 
 doc = json.loads(open(sys.argv[1]).read())
@@ -105,12 +105,14 @@ for line in open(sys.argv[2]):
 
 # the workload's tasks: the tree of the process named "workload" (a task
 # started is woken first by sched_wakeup_new, in its parent), not another
-# sleep that ran meanwhile on a busy machine (the recordings are system-wide)
+# sleep that ran meanwhile on a busy machine (the recordings are system-wide).
+# The text's "COMM-PID" is the kernel's saved name: the workload's after its
+# exec (a wakeup_new record's comm field is its child's name at the fork)
 tree = set()
 for line in open(sys.argv[4]):
-    e = json.loads(line)
-    if e["comm"] == "workload" or e["pid"] in tree:
-        tree.add(e["fields"]["pid"])
+    m = re.match(r"\s*(.*)-(\d+)\s+\[\d+\].* sched_wakeup_new: .* pid=(\d+) ", line)
+    if m and (m.group(1) == "workload" or int(m.group(2)) in tree):
+        tree.add(int(m.group(3)))
 work = sorted(p for p, t in list(mine.items()) + list(perf.items())
               if t["comm"] in ("schedhog", "sleep") and p in tree)
 work = sorted(set(work))

@@ -211,6 +211,19 @@ uint64_t agg_refused(const struct agg *a);
 /* End of an interval: its rows join the totals and it starts empty. */
 void agg_interval_end(struct agg *a);
 
+/*
+ * Live (a loader of saved_cmdlines is set): what is kept per task goes when
+ * the task does.  agg_tasks_reap() asks /proc which of the tasks met are
+ * gone, drops their waiting STARTs (counted unmatched), folds the rows of
+ * their comm keys into rows of one per name and forgets them; it returns
+ * how many were gone.  The driver calls it now and then.
+ * agg_tasks_tracked(): the tasks (pids) with anything kept;
+ * agg_open_starts(): the STARTs waiting for their END.
+ */
+size_t agg_tasks_reap(struct agg *a);
+size_t agg_tasks_tracked(const struct agg *a);
+size_t agg_open_starts(const struct agg *a);
+
 /* ---- what the output layer prints ---- */
 
 enum agg_col_type {

@@ -378,6 +378,7 @@ struct scrape {
 		struct expo_metric em;
 		struct agg_table *t;
 		unsigned long long lost, dropped;
+		size_t tasks, open;		/* tasks tracked, STARTs waiting */
 		bool kernel;
 	} m[MAX_METRICS];
 };
@@ -419,6 +420,8 @@ static void scrape_take(struct scrape *sc, bool om)
 		sc->m[i].t = agg_snapshot(a, true, 0);
 		sc->m[i].lost = sc->m[i].t ? sc->m[i].t->lost : 0;
 		sc->m[i].dropped = agg_refused(a);
+		sc->m[i].tasks = agg_tasks_tracked(a);
+		sc->m[i].open = agg_open_starts(a);
 		sc->m[i].kernel = agg_set_kernel(srv.set, i);
 	}
 }
@@ -445,6 +448,20 @@ static void self_metrics(FILE *f, const struct scrape *sc, bool om, double t0)
 	for (i = 0; i < sc->n; i++)
 		fprintf(f, "tpctl_metric_info{metric=\"%s\",engine=\"%s\"} 1\n", sc->m[i].name,
 			sc->m[i].kernel ? "kernel" : "user");
+	/* what is kept per task: it follows the tasks alive, not all that ever ran */
+	fprintf(f, "# HELP tpctl_tasks_tracked tasks (pids) a metric keeps anything for: "
+		"a name, a START waiting for its END\n"
+		"# TYPE tpctl_tasks_tracked gauge\n");
+	for (i = 0; i < sc->n; i++)
+		fprintf(f, "tpctl_tasks_tracked{metric=\"%s\"} %zu\n", sc->m[i].name,
+			sc->m[i].tasks);
+	fprintf(f, "# HELP tpctl_latency_open_starts STARTs of a latency metric waiting for "
+		"their END\n"
+		"# TYPE tpctl_latency_open_starts gauge\n");
+	for (i = 0; i < sc->n; i++)
+		if (sc->m[i].em.seconds)
+			fprintf(f, "tpctl_latency_open_starts{metric=\"%s\"} %zu\n",
+				sc->m[i].name, sc->m[i].open);
 	fprintf(f, "# HELP tpctl_scrape_duration_seconds how long this scrape took up to here\n"
 		"# TYPE tpctl_scrape_duration_seconds gauge\n"
 		"tpctl_scrape_duration_seconds %.6f\n", now_s() - t0);

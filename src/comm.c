@@ -44,7 +44,8 @@ const char *comm_known(int pid)
 	return NULL;
 }
 
-size_t comm_proc(int pid, unsigned long long ts_ns, char *buf, size_t size)
+size_t comm_proc(int pid, unsigned long long ts_ns, char *buf, size_t size,
+		 unsigned long long *startp)
 {
 	char path[40], stat[512], *name, *end, *p;
 	unsigned long long start = 0;
@@ -53,6 +54,8 @@ size_t comm_proc(int pid, unsigned long long ts_ns, char *buf, size_t size)
 	int fd, i;
 
 	buf[0] = '\0';
+	if (startp)
+		*startp = 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	fd = pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	if (fd >= 0) {
@@ -89,5 +92,7 @@ size_t comm_proc(int pid, unsigned long long ts_ns, char *buf, size_t size)
 		len = size - 1;
 	memcpy(buf, name + 1, len);
 	buf[len] = '\0';
+	if (startp)
+		*startp = start;
 	return len;
 }

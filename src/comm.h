@@ -26,8 +26,10 @@ const char *comm_known(int pid);
  * A live task's name (/proc/PID/stat) into buf (at least COMM_MAX + 1
  * bytes); the length, 0 when it is gone or (ts_ns, the record's stamp in a
  * clock since boot; 0: no check) the pid now belongs to a task that began
- * after the record.
+ * after the record.  *start (when not NULL): when the task began, in clock
+ * ticks since boot (0 with a length of 0): a pid and its start name one task.
  */
-size_t comm_proc(int pid, unsigned long long ts_ns, char *buf, size_t size);
+size_t comm_proc(int pid, unsigned long long ts_ns, char *buf, size_t size,
+		 unsigned long long *start);
 
 #endif

@@ -337,7 +337,7 @@ static const char *json_comm(struct output *o, int pid, unsigned long long ts,
 	if (strcmp(comm, "<...>"))
 		return comm;
 	/* comm_fn: the records are live, not a recording's */
-	if (o->comm_fn && comm_proc(pid, o->ns_clock ? ts : 0, buf, size))
+	if (o->comm_fn && comm_proc(pid, o->ns_clock ? ts : 0, buf, size, NULL))
 		return buf;
 	return NULL;
 }

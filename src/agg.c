@@ -268,7 +268,7 @@ struct agg {
 	struct dname *dn;		/* the names of the tasks gone (agg_tasks_reap) */
 	uint32_t *dnslot;		/* index + 1, hashed by name; a power of two in size */
 	size_t ndn, adn, ndnslot;
-	struct tep_handle *names;	/* saved_cmdlines as last read (comm_of) */
+	struct comm_saved names;	/* saved_cmdlines as last read (comm_of) */
 	uint64_t lost_cur, lost_total;
 	uint64_t refused;		/* events not counted: their row would pass the bound */
 	int (*comm_fn)(struct tep_handle *tep, void *ctx);
@@ -426,8 +426,7 @@ void agg_free(struct agg *a)
 	free(a->pc);
 	free(a->dn);
 	free(a->dnslot);
-	if (a->names)
-		tep_free(a->names);
+	comm_saved_free(&a->names);
 	free(a->pend);
 	tab_free(&a->cur);
 	tab_free(&a->total);
@@ -2425,23 +2424,14 @@ static const char *comm_of(struct agg *a, int pid, bool *reloaded)
 	 * kernel's cmdlines as they are now (once a table), not as they were
 	 * when tpctl started.
 	 */
-	c = tep_data_comm_from_pid(a->tep, pid);
-	if (a->names && strcmp(n = tep_data_comm_from_pid(a->names, pid), "<...>"))
-		c = n;
-	else
+	/* read again into handles of their own (comm.h: the session's forgets no pid) */
+	c = comm_saved_find(&a->names, pid);
+	if (!c)
 		c = tep_data_comm_from_pid(a->tep, pid);
 	if ((p || !strcmp(c, "<...>")) && !*reloaded && a->comm_fn) {
-		/*
-		 * Into a handle of their own, made again each time: the session's
-		 * would keep every pid it was ever told of (libtraceevent forgets
-		 * none), and serve runs for weeks.
-		 */
 		*reloaded = true;
-		if (a->names)
-			tep_free(a->names);
-		a->names = tep_alloc();
-		if (a->names && a->comm_fn(a->names, a->comm_ctx) == 0 &&
-		    strcmp(n = tep_data_comm_from_pid(a->names, pid), "<...>"))
+		if (!comm_saved_reload(&a->names, a->comm_fn, a->comm_ctx) &&
+		    (n = comm_saved_find(&a->names, pid)))
 			c = n;
 	}
 	return c;

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <event-parse.h>
+
 #include "comm.h"
 
 /* tpctl starts one COMMAND per run (serve: one per metric at most) */
@@ -95,4 +97,42 @@ size_t comm_proc(int pid, unsigned long long ts_ns, char *buf, size_t size,
 	if (startp)
 		*startp = start;
 	return len;
+}
+
+int comm_saved_reload(struct comm_saved *s, int (*load)(struct tep_handle *tep, void *ctx),
+		      void *ctx)
+{
+	struct tep_handle *t = tep_alloc();
+
+	if (!t)
+		return -1;
+	if (load(t, ctx) < 0) {
+		tep_free(t);
+		return -1;
+	}
+	if (s->gen[1])
+		tep_free(s->gen[1]);
+	s->gen[1] = s->gen[0];
+	s->gen[0] = t;
+	return 0;
+}
+
+const char *comm_saved_find(const struct comm_saved *s, int pid)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (s->gen[i] && tep_is_pid_registered(s->gen[i], pid))
+			return tep_data_comm_from_pid(s->gen[i], pid);
+	return NULL;
+}
+
+void comm_saved_free(struct comm_saved *s)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (s->gen[i])
+			tep_free(s->gen[i]);
+	s->gen[0] = s->gen[1] = NULL;
 }

@@ -71,6 +71,7 @@ struct output {
 	void *comm_ctx;
 	struct timespec comm_last;
 	unsigned comm_gen;	/* bumped when saved_cmdlines was read again */
+	struct comm_saved names;	/* saved_cmdlines as read again (comm.h) */
 	struct pidinfo pids[PIDCACHE];
 	struct pendq *pq;	/* JSON with stacks (output_set_stacks), else NULL */
 	struct kframe *kframes;	/* KFRAMES kernel frames as written, on first use */
@@ -193,6 +194,7 @@ void output_free(struct output *o)
 	free(o->kframes);
 	trace_seq_destroy(&o->seq);
 	decoder_free(o->dec);
+	comm_saved_free(&o->names);
 	free(o);
 }
 
@@ -308,15 +310,23 @@ static bool comm_retry_due(struct output *o, struct timespec *now)
 
 static const char *comm_of(struct output *o, int pid)
 {
-	const char *comm = tep_data_comm_from_pid(o->tep, pid);
+	const char *comm = comm_saved_find(&o->names, pid);
 	struct timespec now;
 
-	/* a pid the saved_cmdlines we loaded did not know yet: ask again */
+	if (!comm)
+		comm = tep_data_comm_from_pid(o->tep, pid);
+	/*
+	 * a pid the saved_cmdlines we loaded did not know yet: ask again, into
+	 * handles of their own (comm.h: the session's forgets no pid)
+	 */
 	if (pid && !strcmp(comm, "<...>") && comm_retry_due(o, &now)) {
 		o->comm_last = now;
-		o->comm_fn(o->tep, o->comm_ctx);
-		o->comm_gen++;
-		comm = tep_data_comm_from_pid(o->tep, pid);
+		if (!comm_saved_reload(&o->names, o->comm_fn, o->comm_ctx)) {
+			o->comm_gen++;
+			comm = comm_saved_find(&o->names, pid);
+			if (!comm)
+				comm = "<...>";
+		}
 	}
 	return comm;
 }

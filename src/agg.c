@@ -2587,35 +2587,49 @@ static int key_fold(const struct agg *a, const unsigned char *raw, unsigned char
 	return n;
 }
 
-/* The rows of t with their gone tasks' comm cells folded: 0, or -1 (out of memory: t as it was). */
-static int tab_fold(struct agg *a, struct tab *t, const struct gone *g, size_t ng)
+/*
+ * The rows of t with their gone tasks' comm cells folded, in place: the
+ * rows that fold into one are merged, the rows and the keys' store made
+ * compact (a serve does this every second: no memory is asked for).
+ */
+static void tab_fold(struct agg *a, struct tab *t, const struct gone *g, size_t ng)
 {
-	unsigned char key[KEY_MAX];
-	struct tab nt = { 0 };
-	size_t i, n = 0;
+	size_t i, j, n = 0, klen = 0, s;
 
-	for (i = 0; i < t->n; i++)
-		n += key_fold(a, t->keys + t->rows[i].koff, NULL, g, ng) > 0;
-	if (!n)
-		return 0;
-	/* made again: the rows that fold into one are merged, the keys' store is compact */
 	for (i = 0; i < t->n; i++) {
-		const struct row *s = &t->rows[i];
-		struct row *r;
+		struct row *r = &t->rows[i];
 
-		memcpy(key, t->keys + s->koff, s->klen);
-		key_fold(a, key, key, g, ng);
-		r = tab_get(&nt, key, s->klen, hash_bytes(key, s->klen));
-		if (!r) {
-			tab_free(&nt);
-			return -1;
+		if (key_fold(a, t->keys + r->koff, t->keys + r->koff, g, ng)) {
+			r->hash = hash_bytes(t->keys + r->koff, r->klen);
+			n++;
 		}
-		row_merge(a, r, s);
 	}
-	nt.max = t->max;
-	tab_free(t);
-	*t = nt;
-	return 0;
+	if (!n)
+		return;
+	memset(t->slot, 0, t->nslot * sizeof(*t->slot));
+	for (i = j = 0; i < t->n; i++) {
+		struct row *r = &t->rows[i];
+
+		for (s = r->hash & (t->nslot - 1); t->slot[s]; s = (s + 1) & (t->nslot - 1)) {
+			const struct row *q = &t->rows[t->slot[s] - 1];
+
+			if (q->hash == r->hash && q->klen == r->klen &&
+			    !memcmp(t->keys + q->koff, t->keys + r->koff, r->klen))
+				break;
+		}
+		if (t->slot[s]) {
+			row_merge(a, &t->rows[t->slot[s] - 1], r);
+			continue;
+		}
+		/* keys are stored in row order: the kept ones only move down */
+		memmove(t->keys + klen, t->keys + r->koff, r->klen);
+		t->rows[j] = *r;
+		t->rows[j].koff = klen;
+		klen += r->klen;
+		t->slot[s] = ++j;
+	}
+	t->n = j;
+	t->klen = klen;
 }
 
 /* A waiting START's comm cells (of its role's keys) whose task is gone, folded too. */
@@ -2677,8 +2691,8 @@ size_t agg_tasks_reap(struct agg *a)
 	if (!ng)
 		goto out;
 	qsort(g, ng, sizeof(*g), gone_cmp);
-	if (tab_fold(a, &a->cur, g, ng) < 0 || tab_fold(a, &a->total, g, ng) < 0)
-		goto out;
+	tab_fold(a, &a->cur, g, ng);
+	tab_fold(a, &a->total, g, ng);
 	for (idx = a->oldest; idx; idx = next) {
 		struct jopen *o = &a->open[idx - 1];
 

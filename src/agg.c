@@ -2653,6 +2653,60 @@ static void open_fold(struct agg *a, struct jopen *o, const struct gone *g, size
 	}
 }
 
+/*
+ * The table of waiting STARTs made smaller once most of it is free (a burst
+ * of tasks that are gone now): a quarter used at least, the oldest first.
+ */
+static void open_shrink(struct agg *a)
+{
+	size_t cap = 64, nb, i, k = 0;
+	struct jopen *no;
+	uint32_t *nh, idx;
+
+	while (cap < a->nopen * 4)
+		cap *= 2;
+	if (a->nopen * 8 >= a->cap || cap >= a->cap)
+		return;
+	for (nb = 64; nb < cap * 2; nb *= 2)
+		;
+	no = calloc(cap, sizeof(*no));
+	nh = calloc(nb, sizeof(*nh));
+	if (!no || !nh) {
+		free(no);
+		free(nh);
+		return;
+	}
+	for (idx = a->oldest; idx; idx = a->open[idx - 1].newer, k++) {
+		no[k] = a->open[idx - 1];
+		no[k].older = k;
+		no[k].newer = 0;
+		if (k)
+			no[k - 1].newer = k + 1;
+		no[k].chain = nh[no[k].hash & (nb - 1)];
+		nh[no[k].hash & (nb - 1)] = k + 1;
+	}
+	/* the buffers of the free entries go; the waiting ones' moved */
+	for (i = 0; i < a->cap; i++) {
+		if (a->open[i].used)
+			continue;
+		free(a->open[i].skey);
+		free(a->open[i].srec);
+	}
+	free(a->open);
+	free(a->heads);
+	a->open = no;
+	a->heads = nh;
+	a->nbucket = nb;
+	a->cap = cap;
+	a->oldest = k ? 1 : 0;
+	a->newest = k;
+	a->free_list = 0;
+	for (i = cap; i-- > k;) {
+		no[i].chain = a->free_list;
+		a->free_list = i + 1;
+	}
+}
+
 /* Is the task met as p still there (the idle task always is)? */
 static bool task_alive(const struct pcomm *p)
 {
@@ -2704,6 +2758,8 @@ size_t agg_tasks_reap(struct agg *a)
 			open_fold(a, o, g, ng);
 		}
 	}
+	if (a->cap)
+		open_shrink(a);
 	/* the names of the tasks there, in a table sized for them */
 	left = a->npcused - ng;
 	for (n = 1024; n < left * 4 && n < 65536; n *= 2)

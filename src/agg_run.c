@@ -69,7 +69,6 @@ struct agg_set {
 	bool idle;			/* the last agg_set_read() found nothing more ready */
 	double start, last;		/* CLOCK_MONOTONIC seconds */
 	double reap_at;			/* when the tasks gone are looked for next */
-	double trim_at;			/* when free memory goes back to the system next */
 	size_t reap_tracked;		/* the tasks tracked after that look */
 	bool out_failed;
 	int out_errno;
@@ -782,9 +781,10 @@ int agg_set_start(struct agg_set *set)
  * (thousands of tasks, one read of /proc each), so that it stays 2% of a CPU
  * at most; sooner when the tasks tracked have doubled since (thousands of
  * processes a second).  Only live: a recording's pids are not this
- * machine's tasks.  Every 10 s the allocator gives back what is free: the
- * tables of scrapes and the names read again come and go in several
- * threads' arenas, whose free pages would otherwise stay resident.
+ * machine's tasks.  Then the allocator gives back what is free (its cost
+ * is in the look's): what the tasks held, the tables of scrapes and the
+ * names read again come and go in several threads' arenas, whose free pages
+ * would otherwise stay resident.
  */
 static void reap(struct agg_set *set)
 {
@@ -807,10 +807,7 @@ static void reap(struct agg_set *set)
 		}
 	set->reap_tracked = n;
 #ifdef __GLIBC__
-	if (t >= set->trim_at) {
-		malloc_trim(0);
-		set->trim_at = t + 10;
-	}
+	malloc_trim(0);
 #endif
 	cost = now_s() - t;
 	set->reap_at = t + (cost * 50 > 1 ? cost * 50 : 1);

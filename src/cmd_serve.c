@@ -18,6 +18,9 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -969,6 +972,7 @@ static void reload(const char *path, int argc, char **argv)
 int cmd_serve(int argc, char **argv)
 {
 	const char *listen = DEFAULT_LISTEN, *config = NULL, *web = NULL;
+
 	const char *cert = NULL, *key = NULL;
 	unsigned long long max_series = 10000;
 	const struct tp_opt opts[] = {
@@ -1002,6 +1006,15 @@ int cmd_serve(int argc, char **argv)
 	bool done = false;
 	int ret;
 
+#ifdef __GLIBC__
+	/*
+	 * A scrape's text and tables (MBs with thousands of series) come and go
+	 * every second, in the threads' arenas: from their own mappings, so that
+	 * they go back to the system when freed (glibc's threshold would follow
+	 * the largest freed one up to 32 MB and keep them on the heaps instead).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
 	ret = opt_parse(argc, argv, &spec, &args);
 	if (ret)
 		return opt_status(ret);

@@ -229,6 +229,7 @@ struct jopen {
 	uint32_t sreclen, srecalloc;
 	int scpu;
 	int32_t tpid;			/* the task it waits on (its match is the pid); 0: none */
+	bool orphan;			/* its task was gone at the last reap */
 };
 
 #define JOIN_OPEN_DEFAULT 65536
@@ -1337,6 +1338,7 @@ static void open_add(struct agg *a, const unsigned char *mkey, size_t mlen, uint
 	o->sreclen = a->pair_fn ? rec->size : 0;
 	o->scpu = rec->cpu;
 	o->tpid = tpid;
+	o->orphan = false;
 	o->hash = h;
 	o->ts = rec->ts;
 	o->mlen = mlen;
@@ -2457,8 +2459,9 @@ static const char *raw_str(const unsigned char *raw, size_t *r, size_t *len)
  * every short-lived process.  agg_tasks_reap() asks /proc which tracked
  * tasks are gone (a pid and the start time /proc gave when it was met name
  * one task: a pid used again is another), and then:
- *   - their waiting STARTs are dropped (unmatched: they never end: an
- *     exit_group has no sys_exit, a killed task's syscall neither);
+ *   - their waiting STARTs are dropped at the next look (unmatched: they
+ *     never end: an exit_group has no sys_exit, a killed task's syscall
+ *     neither; until then an END not read yet may still come);
  *   - their rows are folded into rows of one pid per name (-1 - index into
  *     a->dn), so that a comm key's series keep their counts and the rows
  *     are as many as the names, not the tasks;
@@ -2726,9 +2729,9 @@ size_t agg_tasks_reap(struct agg *a)
 	uint32_t idx, next;
 	bool reloaded = false;
 
-	if (!a->npcused)
+	if (!a->npcused && !a->nopen)
 		return 0;
-	g = malloc(a->npcused * sizeof(*g));
+	g = malloc((a->npcused + 1) * sizeof(*g));
 	if (!g)
 		return 0;
 	for (i = 0; i < a->npc; i++) {
@@ -2742,24 +2745,30 @@ size_t agg_tasks_reap(struct agg *a)
 			goto out;
 		ng++;
 	}
-	if (!ng)
-		goto out;
 	qsort(g, ng, sizeof(*g), gone_cmp);
-	tab_fold(a, &a->cur, g, ng);
-	tab_fold(a, &a->total, g, ng);
+	/*
+	 * A START of a task gone goes at the next look: its END, written before
+	 * the task ended, may still be in a sub-buffer not read yet.
+	 */
 	for (idx = a->oldest; idx; idx = next) {
 		struct jopen *o = &a->open[idx - 1];
 
 		next = o->newer;
-		if (gone_find(g, ng, o->tpid)) {
+		if (o->orphan) {
 			a->unmatched++;
 			open_unlink(a, idx);
-		} else {
-			open_fold(a, o, g, ng);
+			continue;
 		}
+		if (gone_find(g, ng, o->tpid))
+			o->orphan = true;
+		open_fold(a, o, g, ng);
 	}
 	if (a->cap)
 		open_shrink(a);
+	if (!ng)
+		goto out;
+	tab_fold(a, &a->cur, g, ng);
+	tab_fold(a, &a->total, g, ng);
 	/* the names of the tasks there, in a table sized for them */
 	left = a->npcused - ng;
 	for (n = 1024; n < left * 4 && n < 65536; n *= 2)

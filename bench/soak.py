@@ -5,8 +5,9 @@
 serve with a count, a hist and a latency metric, all by comm; a scrape a
 second; bench/churn making short-lived processes with changing names (50 of
 them) at a steady rate.  Every 10 s one line: the processes made so far, the
-RSS of serve, its gauges (tasks tracked, latency STARTs open), the series a
-scrape has, and the scrape's time (median and max of the last 10 s).  What
+RSS of serve (now, and the highest of the last 10 s, read every second), its
+gauges summed over the metrics (tasks tracked, latency STARTs open), the
+series a scrape has, and the scrape's time (median and max of the last 10 s).  What
 must hold: RSS and the gauges flat once the names' series exist, whatever
 the number of processes.
 
@@ -81,11 +82,11 @@ def main():
                 time.sleep(0.1)
         print(f"# serve pid {serve.pid}, {a.rate:g} processes/s for {a.seconds:g} s; "
               f"metrics: {' | '.join(METRICS)}", flush=True)
-        print(f"{'t_s':>6} {'procs':>9} {'rss_kb':>7} {'tracked':>8} {'open':>6} "
+        print(f"{'t_s':>6} {'procs':>9} {'rss_kb':>7} {'rss_max':>7} {'tracked':>8} {'open':>6} "
               f"{'series':>7} {'scrape_med_ms':>13} {'scrape_max_ms':>13}", flush=True)
         churn = subprocess.Popen([a.churn, "-r", str(a.rate), "0"], stderr=subprocess.DEVNULL)
         t0 = time.monotonic()
-        times = []
+        times, rss = [], []
         next_line = t0 + 10
         while True:
             t = time.monotonic()
@@ -93,14 +94,15 @@ def main():
             text = urllib.request.urlopen(url + "/metrics", timeout=30).read().decode(
                 "utf-8", "replace")
             times.append(time.monotonic() - s0)
+            rss.append(rss_kb(serve.pid))
             if t >= next_line or t - t0 >= a.seconds:
                 el = t - t0
-                print(f"{el:6.0f} {int(el * a.rate):9d} {rss_kb(serve.pid):7d} "
+                print(f"{el:6.0f} {int(el * a.rate):9d} {rss[-1]:7d} {max(rss):7d} "
                       f"{gauge(text, 'tpctl_tasks_tracked'):8d} "
                       f"{gauge(text, 'tpctl_latency_open_starts'):6d} {series(text):7d} "
                       f"{statistics.median(times) * 1e3:13.1f} {max(times) * 1e3:13.1f}",
                       flush=True)
-                times = []
+                times, rss = [], []
                 next_line += 10
                 if el >= a.seconds:
                     break

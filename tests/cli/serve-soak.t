@@ -28,7 +28,7 @@ wait_for "curl -sf -o /dev/null $URL/healthz || ! kill -0 $SPID 2>/dev/null" 400
 ok $? "serve answers /healthz"
 diag "$TMP/serve.err"
 
-# gauges FILE: "TRACKED_COUNT TRACKED_LATENCY OPEN" from a scrape (empty fields: missing)
+# gauges: "TRACKED_COUNT TRACKED_LATENCY OPEN" of the last scrape (none where missing)
 scrape() { curl -sf -o "$TMP/m.txt" "$URL/metrics"; }
 gauges() {
 	sed -n -e 's/^tpctl_tasks_tracked{metric="tpctl_events"} \([0-9]*\)$/a=\1/p' \

@@ -212,6 +212,7 @@ struct jside {
 	const struct dec_field *pid, *comm, *cond;
 	const struct dec_field *kf[AGG_MAX_KEYS];	/* key k's field here (its role's sides) */
 	struct names kn[AGG_MAX_KEYS];
+	bool task;			/* a START of it waits on its task (matched on the pid) */
 };
 
 /* A START waiting for its END. */
@@ -228,6 +229,8 @@ struct jopen {
 	unsigned char *srec;		/* --over: the START's record */
 	uint32_t sreclen, srecalloc;
 	int scpu;
+	int32_t tpid;			/* the task it waits on (its match is the pid); 0: none */
+	bool orphan;			/* its task was gone at the last reap */
 };
 
 #define JOIN_OPEN_DEFAULT 65536
@@ -239,6 +242,12 @@ static void join_record(struct agg *a, const struct ev *e, const struct tep_reco
 struct pcomm {
 	int pid;
 	bool used;
+	char comm[TASK_COMM + 1];
+	unsigned long long start;	/* when the task began (/proc); 0: gone when met */
+};
+
+/* The name of the tasks that are gone, folded into one pid of their own (-1 - index). */
+struct dname {
 	char comm[TASK_COMM + 1];
 };
 
@@ -258,6 +267,10 @@ struct agg {
 	bool kcomm;			/* kernel engine: a comm key is the entry's name, not a pid */
 	struct pcomm *pc;		/* pid -> its name when first counted (pcomm_set) */
 	size_t npc, npcused;
+	struct dname *dn;		/* the names of the tasks gone (agg_tasks_reap) */
+	uint32_t *dnslot;		/* index + 1, hashed by name; a power of two in size */
+	size_t ndn, adn, ndnslot;
+	struct comm_saved names;	/* saved_cmdlines as last read (comm_of) */
 	uint64_t lost_cur, lost_total;
 	uint64_t refused;		/* events not counted: their row would pass the bound */
 	int (*comm_fn)(struct tep_handle *tep, void *ctx);
@@ -413,6 +426,9 @@ void agg_free(struct agg *a)
 	join_free(a);
 	free(a->by_id);
 	free(a->pc);
+	free(a->dn);
+	free(a->dnslot);
+	comm_saved_free(&a->names);
 	free(a->pend);
 	tab_free(&a->cur);
 	tab_free(&a->total);
@@ -639,7 +655,8 @@ static struct pcomm *pcomm_slot(struct pcomm *pc, size_t n, int pid)
 	return &pc[i];
 }
 
-static void pcomm_set(struct agg *a, int pid, const char *comm, size_t len)
+static void pcomm_set(struct agg *a, int pid, const char *comm, size_t len,
+		      unsigned long long start)
 {
 	struct pcomm *p;
 
@@ -668,6 +685,7 @@ static void pcomm_set(struct agg *a, int pid, const char *comm, size_t len)
 		len = TASK_COMM;
 	p->used = true;
 	p->pid = pid;
+	p->start = start;
 	memcpy(p->comm, comm, len);
 	p->comm[len] = '\0';
 }
@@ -686,8 +704,10 @@ static const struct pcomm *pcomm_find(const struct agg *a, int pid)
 static void pcomm_learn(struct agg *a, int pid, unsigned long long ts)
 {
 	char buf[COMM_MAX + 2];
+	unsigned long long start;
+	size_t len = comm_proc(pid, ts, buf, sizeof(buf), &start);
 
-	pcomm_set(a, pid, buf, comm_proc(pid, ts, buf, sizeof(buf)));
+	pcomm_set(a, pid, buf, len, start);
 }
 
 
@@ -1041,6 +1061,9 @@ static int join_sides(struct agg *a)
 			return side_unknown(a, js->ev, as->pid);
 		if (as->comm && !(js->comm = side_field(a, js->ev, as->comm)))
 			return side_unknown(a, js->ev, as->comm);
+		/* matched on its task's pid: a START of a task that is gone never ends */
+		js->task = js->nm == 1 && !j->per_cpu &&
+			   !strcmp(as->match[0], as->pid ? as->pid : "common_pid");
 		if (as->cond == AGG_COND_RUNNABLE) {
 			js->cond = side_field(a, js->ev, "prev_state");
 			if (!js->cond)
@@ -1310,7 +1333,8 @@ static int buf_keep(unsigned char **buf, uint32_t *alloc, const void *p, size_t 
 }
 
 static void open_add(struct agg *a, const unsigned char *mkey, size_t mlen, uint64_t h,
-		     const struct tep_record *rec, const unsigned char *skey, size_t slen)
+		     const struct tep_record *rec, const unsigned char *skey, size_t slen,
+		     int32_t tpid)
 {
 	struct jopen *o;
 	uint32_t idx = open_find(a, mkey, mlen, h);
@@ -1334,6 +1358,8 @@ static void open_add(struct agg *a, const unsigned char *mkey, size_t mlen, uint
 	o->slen = slen;
 	o->sreclen = a->pair_fn ? rec->size : 0;
 	o->scpu = rec->cpu;
+	o->tpid = tpid;
+	o->orphan = false;
 	o->hash = h;
 	o->ts = rec->ts;
 	o->mlen = mlen;
@@ -1473,7 +1499,10 @@ static void join_side(struct agg *a, const struct jside *js, const struct tep_re
 	h = hash_bytes(mkey, mlen);
 	if (!js->end) {
 		plen = join_slots(a, js, rec, pid, part);
-		open_add(a, mkey, mlen, h, rec, part, plen);
+		/* live: the task is tracked, so that its START goes when it does */
+		if (js->task && pid > 0 && a->comm_fn && !pcomm_find(a, pid))
+			pcomm_learn(a, pid, rec->ts);
+		open_add(a, mkey, mlen, h, rec, part, plen, js->task && pid > 0 ? pid : 0);
 		return;
 	}
 	idx = open_find(a, mkey, mlen, h);
@@ -1632,6 +1661,27 @@ uint64_t agg_refused(const struct agg *a)
 	return a->refused;
 }
 
+/* Row s added to row r (of the same key, or of the key s folds into). */
+static void row_merge(const struct agg *a, struct row *r, const struct row *s)
+{
+	if (!r->count) {
+		r->min = s->min;
+		r->max = s->max;
+	} else if (a->vsign) {
+		if ((int64_t)s->min < (int64_t)r->min)
+			r->min = s->min;
+		if ((int64_t)s->max > (int64_t)r->max)
+			r->max = s->max;
+	} else {
+		if (s->min < r->min)
+			r->min = s->min;
+		if (s->max > r->max)
+			r->max = s->max;
+	}
+	r->count += s->count;
+	r->sum += s->sum;
+}
+
 /* The rows of src added to dst's (a's value signedness). */
 static void tab_merge(struct agg *a, struct tab *dst, const struct tab *src)
 {
@@ -1646,22 +1696,7 @@ static void tab_merge(struct agg *a, struct tab *dst, const struct tab *src)
 				a->refused += s->count;
 			continue;
 		}
-		if (!r->count) {
-			r->min = s->min;
-			r->max = s->max;
-		} else if (a->vsign) {
-			if ((int64_t)s->min < (int64_t)r->min)
-				r->min = s->min;
-			if ((int64_t)s->max > (int64_t)r->max)
-				r->max = s->max;
-		} else {
-			if (s->min < r->min)
-				r->min = s->min;
-			if (s->max > r->max)
-				r->max = s->max;
-		}
-		r->count += s->count;
-		r->sum += s->sum;
+		row_merge(a, r, s);
 	}
 }
 
@@ -1685,7 +1720,8 @@ void agg_merge(struct agg *a, struct agg *from)
 	/* the name a task had when first counted: the first one to know it wins */
 	for (i = 0; i < from->npc; i++)
 		if (from->pc[i].used && !pcomm_find(a, from->pc[i].pid))
-			pcomm_set(a, from->pc[i].pid, from->pc[i].comm, strlen(from->pc[i].comm));
+			pcomm_set(a, from->pc[i].pid, from->pc[i].comm, strlen(from->pc[i].comm),
+				  from->pc[i].start);
 }
 
 /* ---------------------------------------------------------------- kernel engine */
@@ -2413,9 +2449,15 @@ static const void *table_dup(struct agg_table *t, const void *p, size_t len)
 
 static const char *comm_of(struct agg *a, int pid, bool *reloaded)
 {
-	const struct pcomm *p = pcomm_find(a, pid);
+	const struct pcomm *p;
+	const char *c, *n;
+
+	/* the tasks of this name that are gone (agg_tasks_reap) */
+	if (pid < 0)
+		return (size_t)-1 - pid < a->ndn ? a->dn[-1 - pid].comm : "<...>";
+	p = pcomm_find(a, pid);
 	/* the COMMAND tpctl ran: its name even when it was gone before it was met */
-	const char *c = comm_known(pid);
+	c = comm_known(pid);
 
 	if (!c && p && p->comm[0])
 		c = p->comm;
@@ -2427,11 +2469,15 @@ static const char *comm_of(struct agg *a, int pid, bool *reloaded)
 	 * kernel's cmdlines as they are now (once a table), not as they were
 	 * when tpctl started.
 	 */
-	c = tep_data_comm_from_pid(a->tep, pid);
+	/* read again into handles of their own (comm.h: the session's forgets no pid) */
+	c = comm_saved_find(&a->names, pid);
+	if (!c)
+		c = tep_data_comm_from_pid(a->tep, pid);
 	if ((p || !strcmp(c, "<...>")) && !*reloaded && a->comm_fn) {
 		*reloaded = true;
-		a->comm_fn(a->tep, a->comm_ctx);
-		c = tep_data_comm_from_pid(a->tep, pid);
+		if (!comm_saved_reload(&a->names, a->comm_fn, a->comm_ctx) &&
+		    (n = comm_saved_find(&a->names, pid)))
+			c = n;
 	}
 	return c;
 }
@@ -2445,6 +2491,354 @@ static const char *raw_str(const unsigned char *raw, size_t *r, size_t *len)
 	*len = l16;
 	*r += 2 + l16;
 	return (const char *)raw + *r - l16;
+}
+
+/* ---------------------------------------------------------------- tasks gone */
+
+/*
+ * A long-running command (serve for weeks) meets every task that ever ran:
+ * what it keeps per pid (a name, a START waiting for its END, rows keyed by
+ * the pid of a comm key) must go when the task does, or memory grows with
+ * every short-lived process.  agg_tasks_reap() asks /proc which tracked
+ * tasks are gone (a pid and the start time /proc gave when it was met name
+ * one task: a pid used again is another), and then:
+ *   - their waiting STARTs are dropped at the next look (unmatched: they
+ *     never end: an exit_group has no sys_exit, a killed task's syscall
+ *     neither; until then an END not read yet may still come);
+ *   - their rows are folded into rows of one pid per name (-1 - index into
+ *     a->dn), so that a comm key's series keep their counts and the rows
+ *     are as many as the names, not the tasks;
+ *   - their names are forgotten.
+ */
+
+struct gone {
+	int32_t pid, to;		/* a task gone, the pid of its name */
+};
+
+static int gone_cmp(const void *x, const void *y)
+{
+	const struct gone *a = x, *b = y;
+
+	return (a->pid > b->pid) - (a->pid < b->pid);
+}
+
+static const struct gone *gone_find(const struct gone *g, size_t n, int32_t pid)
+{
+	struct gone k = { .pid = pid };
+
+	return pid > 0 && n ? bsearch(&k, g, n, sizeof(*g), gone_cmp) : NULL;
+}
+
+/* The pid of the tasks gone under a name, made when new; 0: out of memory. */
+static int32_t dname_pid(struct agg *a, const char *comm)
+{
+	size_t len = strnlen(comm, TASK_COMM), i, j, n;
+	uint64_t h = hash_bytes((const unsigned char *)comm, len);
+
+	if (a->ndn * 2 >= a->ndnslot) {
+		uint32_t *ns;
+
+		n = a->ndnslot ? a->ndnslot * 2 : 64;
+		ns = calloc(n, sizeof(*ns));
+		if (!ns)
+			return 0;
+		for (j = 0; j < a->ndn; j++) {
+			const char *c = a->dn[j].comm;
+
+			for (i = hash_bytes((const unsigned char *)c, strlen(c)) & (n - 1); ns[i];
+			     i = (i + 1) & (n - 1))
+				;
+			ns[i] = j + 1;
+		}
+		free(a->dnslot);
+		a->dnslot = ns;
+		a->ndnslot = n;
+	}
+	for (i = h & (a->ndnslot - 1); a->dnslot[i]; i = (i + 1) & (a->ndnslot - 1)) {
+		const char *c = a->dn[a->dnslot[i] - 1].comm;
+
+		if (strlen(c) == len && !memcmp(c, comm, len))
+			return -(int32_t)a->dnslot[i];
+	}
+	if (a->ndn == a->adn) {
+		struct dname *nd = realloc(a->dn, (a->adn * 2 + 16) * sizeof(*nd));
+
+		if (!nd)
+			return 0;
+		a->dn = nd;
+		a->adn = a->adn * 2 + 16;
+	}
+	memcpy(a->dn[a->ndn].comm, comm, len);
+	a->dn[a->ndn].comm[len] = '\0';
+	a->dnslot[i] = ++a->ndn;
+	return -(int32_t)a->ndn;
+}
+
+/*
+ * The comm cells (by pid) of a raw row key whose task is gone, set to the
+ * pid of its name in out (NULL: only counted; out may be raw).  The count.
+ */
+static int key_fold(const struct agg *a, const unsigned char *raw, unsigned char *out,
+		    const struct gone *g, size_t ng)
+{
+	const struct ev *e;
+	const struct gone *x;
+	size_t r = 4;
+	uint32_t idx;
+	uint16_t l16;
+	int32_t pid;
+	int k, n = 0;
+
+	memcpy(&idx, raw, 4);
+	e = &a->ev[idx - 1];
+	for (k = 0; k < a->spec->nkeys; k++) {
+		const struct col *c = &e->col[k];
+
+		switch (c->kind) {
+		case AGG_KEY_COMM:
+			if (a->kcomm) {
+				memcpy(&l16, raw + r, 2);
+				r += 2 + l16;
+				break;
+			}
+			memcpy(&pid, raw + r, 4);
+			x = gone_find(g, ng, pid);
+			if (x) {
+				n++;
+				if (out)
+					memcpy(out + r, &x->to, 4);
+			}
+			r += 4;
+			break;
+		case AGG_KEY_PID:
+		case AGG_KEY_CPU:
+			r += 4;
+			break;
+		case AGG_KEY_STACK:
+			memcpy(&l16, raw + r, 2);
+			r += 2 + l16 * 8;
+			break;
+		case AGG_KEY_FIELD:
+			if (c->str) {
+				memcpy(&l16, raw + r, 2);
+				r += 2 + l16;
+			} else {
+				r += 8;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	return n;
+}
+
+/*
+ * The rows of t with their gone tasks' comm cells folded, in place: the
+ * rows that fold into one are merged, the rows and the keys' store made
+ * compact (a serve does this every second: no memory is asked for).
+ */
+static void tab_fold(struct agg *a, struct tab *t, const struct gone *g, size_t ng)
+{
+	size_t i, j, n = 0, klen = 0, s;
+
+	for (i = 0; i < t->n; i++) {
+		struct row *r = &t->rows[i];
+
+		if (key_fold(a, t->keys + r->koff, t->keys + r->koff, g, ng)) {
+			r->hash = hash_bytes(t->keys + r->koff, r->klen);
+			n++;
+		}
+	}
+	if (!n)
+		return;
+	memset(t->slot, 0, t->nslot * sizeof(*t->slot));
+	for (i = j = 0; i < t->n; i++) {
+		struct row *r = &t->rows[i];
+
+		for (s = r->hash & (t->nslot - 1); t->slot[s]; s = (s + 1) & (t->nslot - 1)) {
+			const struct row *q = &t->rows[t->slot[s] - 1];
+
+			if (q->hash == r->hash && q->klen == r->klen &&
+			    !memcmp(t->keys + q->koff, t->keys + r->koff, r->klen))
+				break;
+		}
+		if (t->slot[s]) {
+			row_merge(a, &t->rows[t->slot[s] - 1], r);
+			continue;
+		}
+		/* keys are stored in row order: the kept ones only move down */
+		memmove(t->keys + klen, t->keys + r->koff, r->klen);
+		t->rows[j] = *r;
+		t->rows[j].koff = klen;
+		klen += r->klen;
+		t->slot[s] = ++j;
+	}
+	t->n = j;
+	t->klen = klen;
+}
+
+/* A waiting START's comm cells (of its role's keys) whose task is gone, folded too. */
+static void open_fold(struct agg *a, struct jopen *o, const struct gone *g, size_t ng)
+{
+	const struct gone *x;
+	size_t sp = 0;
+	int32_t pid;
+	int k;
+
+	for (k = 0; k < a->spec->nkeys && sp < o->slen; k++) {
+		if (a->kend[k])
+			continue;
+		if (a->ev[a->jev].col[k].kind == AGG_KEY_COMM) {
+			memcpy(&pid, o->skey + sp, 4);
+			x = gone_find(g, ng, pid);
+			if (x)
+				memcpy(o->skey + sp, &x->to, 4);
+		}
+		sp += slot_len(a, k, o->skey + sp);
+	}
+}
+
+/*
+ * The table of waiting STARTs made smaller once most of it is free (a burst
+ * of tasks that are gone now): a quarter used at least, the oldest first.
+ */
+static void open_shrink(struct agg *a)
+{
+	size_t cap = 64, nb, i, k = 0;
+	struct jopen *no;
+	uint32_t *nh, idx;
+
+	while (cap < a->nopen * 4)
+		cap *= 2;
+	if (a->nopen * 8 >= a->cap || cap >= a->cap)
+		return;
+	for (nb = 64; nb < cap * 2; nb *= 2)
+		;
+	no = calloc(cap, sizeof(*no));
+	nh = calloc(nb, sizeof(*nh));
+	if (!no || !nh) {
+		free(no);
+		free(nh);
+		return;
+	}
+	for (idx = a->oldest; idx; idx = a->open[idx - 1].newer, k++) {
+		no[k] = a->open[idx - 1];
+		no[k].older = k;
+		no[k].newer = 0;
+		if (k)
+			no[k - 1].newer = k + 1;
+		no[k].chain = nh[no[k].hash & (nb - 1)];
+		nh[no[k].hash & (nb - 1)] = k + 1;
+	}
+	/* the buffers of the free entries go; the waiting ones' moved */
+	for (i = 0; i < a->cap; i++) {
+		if (a->open[i].used)
+			continue;
+		free(a->open[i].skey);
+		free(a->open[i].srec);
+	}
+	free(a->open);
+	free(a->heads);
+	a->open = no;
+	a->heads = nh;
+	a->nbucket = nb;
+	a->cap = cap;
+	a->oldest = k ? 1 : 0;
+	a->newest = k;
+	a->free_list = 0;
+	for (i = cap; i-- > k;) {
+		no[i].chain = a->free_list;
+		a->free_list = i + 1;
+	}
+}
+
+/* Is the task met as p still there (the idle task always is)? */
+static bool task_alive(const struct pcomm *p)
+{
+	char buf[COMM_MAX + 2];
+	unsigned long long start;
+
+	if (p->pid <= 0)
+		return true;
+	return p->start && comm_proc(p->pid, 0, buf, sizeof(buf), &start) && start == p->start;
+}
+
+size_t agg_tasks_reap(struct agg *a)
+{
+	struct gone *g;
+	struct pcomm *np;
+	size_t ng = 0, i, n, left;
+	uint32_t idx, next;
+	bool reloaded = false;
+
+	if (!a->npcused && !a->nopen)
+		return 0;
+	g = malloc((a->npcused + 1) * sizeof(*g));
+	if (!g)
+		return 0;
+	for (i = 0; i < a->npc; i++) {
+		const struct pcomm *p = &a->pc[i];
+
+		if (!p->used || task_alive(p))
+			continue;
+		g[ng].pid = p->pid;
+		g[ng].to = dname_pid(a, comm_of(a, p->pid, &reloaded));
+		if (!g[ng].to)
+			goto out;
+		ng++;
+	}
+	qsort(g, ng, sizeof(*g), gone_cmp);
+	/*
+	 * A START of a task gone goes at the next look: its END, written before
+	 * the task ended, may still be in a sub-buffer not read yet.
+	 */
+	for (idx = a->oldest; idx; idx = next) {
+		struct jopen *o = &a->open[idx - 1];
+
+		next = o->newer;
+		if (o->orphan) {
+			a->unmatched++;
+			open_unlink(a, idx);
+			continue;
+		}
+		if (gone_find(g, ng, o->tpid))
+			o->orphan = true;
+		open_fold(a, o, g, ng);
+	}
+	if (a->cap)
+		open_shrink(a);
+	if (!ng)
+		goto out;
+	tab_fold(a, &a->cur, g, ng);
+	tab_fold(a, &a->total, g, ng);
+	/* the names of the tasks there, in a table sized for them */
+	left = a->npcused - ng;
+	for (n = 1024; n < left * 4 && n < 65536; n *= 2)
+		;
+	np = calloc(n, sizeof(*np));
+	if (!np)
+		goto out;
+	for (i = 0; i < a->npc; i++)
+		if (a->pc[i].used && !gone_find(g, ng, a->pc[i].pid))
+			*pcomm_slot(np, n, a->pc[i].pid) = a->pc[i];
+	free(a->pc);
+	a->pc = np;
+	a->npc = n;
+	a->npcused = left;
+out:
+	free(g);
+	return ng;
+}
+
+size_t agg_tasks_tracked(const struct agg *a)
+{
+	return a->npcused;
+}
+
+size_t agg_open_starts(const struct agg *a)
+{
+	return a->nopen;
 }
 
 /*

@@ -219,6 +219,19 @@ void agg_interval_end(struct agg *a);
  */
 void agg_merge(struct agg *a, struct agg *from);
 
+/*
+ * Live (a loader of saved_cmdlines is set): what is kept per task goes when
+ * the task does.  agg_tasks_reap() asks /proc which of the tasks met are
+ * gone, drops their waiting STARTs at its next call (counted unmatched),
+ * folds the rows of their comm keys into rows of one per name and forgets
+ * them; it returns how many were gone.  The driver calls it now and then.
+ * agg_tasks_tracked(): the tasks (pids) with anything kept;
+ * agg_open_starts(): the STARTs waiting for their END.
+ */
+size_t agg_tasks_reap(struct agg *a);
+size_t agg_tasks_tracked(const struct agg *a);
+size_t agg_open_starts(const struct agg *a);
+
 /* ---- what the output layer prints ---- */
 
 enum agg_col_type {

@@ -30,6 +30,9 @@
  * so that every event made before the end is counted.
  */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <poll.h>
 #include <pthread.h>
 #include <stdio_ext.h>
@@ -86,6 +89,8 @@ struct agg_set {
 	bool reading;			/* a job of the user engine: records are read */
 	bool idle;			/* the last agg_set_read() found nothing more ready */
 	double start, last;		/* CLOCK_MONOTONIC seconds */
+	double reap_at;			/* when the tasks gone are looked for next */
+	size_t reap_tracked;		/* the tasks tracked after that look */
 	bool out_failed;
 	int out_errno;
 	/* thread mode: the reader threads and their rows */
@@ -992,6 +997,44 @@ int agg_set_start(struct agg_set *set)
 	return live_start(set->l);
 }
 
+/*
+ * What the jobs keep per task goes with the task (agg_tasks_reap): looked
+ * for every second, or 50 times what the last look cost when that is more
+ * (thousands of tasks, one read of /proc each), so that it stays 2% of a CPU
+ * at most; sooner when the tasks tracked have doubled since (thousands of
+ * processes a second).  Only live: a recording's pids are not this
+ * machine's tasks.  Then the allocator gives back what is free (its cost
+ * is in the look's): what the tasks held, the tables of scrapes and the
+ * names read again come and go in several threads' arenas, whose free pages
+ * would otherwise stay resident.
+ */
+static void reap(struct agg_set *set)
+{
+	double t, cost;
+	size_t n = 0;
+	int k;
+
+	if (!live_instance(set->l))
+		return;
+	for (k = 0; k < set->njobs; k++)
+		if (!set->jobs[k].kernel)
+			n += agg_tasks_tracked(set->jobs[k].agg);
+	t = now_s();
+	if (t < set->reap_at && n <= set->reap_tracked * 2 + 4096)
+		return;
+	for (k = 0, n = 0; k < set->njobs; k++)
+		if (!set->jobs[k].kernel) {
+			agg_tasks_reap(set->jobs[k].agg);
+			n += agg_tasks_tracked(set->jobs[k].agg);
+		}
+	set->reap_tracked = n;
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+	cost = now_s() - t;
+	set->reap_at = t + (cost * 50 > 1 ? cost * 50 : 1);
+}
+
 int agg_set_read(struct agg_set *set, int timeout_ms, bool *done)
 {
 	struct tep_record rec;
@@ -1037,6 +1080,7 @@ int agg_set_read(struct agg_set *set, int timeout_ms, bool *done)
 	}
 	if (r < 0)
 		return TP_FAIL;
+	reap(set);
 	set->idle = !r;
 	/* the target is gone: what it left in the buffers is read by agg_set_drain */
 	if (!r && live_done(set->l))

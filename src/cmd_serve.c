@@ -18,6 +18,9 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -440,6 +443,7 @@ struct scrape {
 		struct expo_metric em;
 		struct agg_table *t;
 		unsigned long long lost, dropped;
+		size_t tasks, open;		/* tasks tracked, STARTs waiting */
 		bool kernel;
 	} m[MAX_METRICS];
 };
@@ -481,6 +485,8 @@ static void scrape_take(struct scrape *sc, bool om)
 		sc->m[i].t = agg_snapshot(a, true, 0);
 		sc->m[i].lost = sc->m[i].t ? sc->m[i].t->lost : 0;
 		sc->m[i].dropped = agg_refused(a);
+		sc->m[i].tasks = agg_tasks_tracked(a);
+		sc->m[i].open = agg_open_starts(a);
 		sc->m[i].kernel = agg_set_kernel(srv.set, i);
 	}
 }
@@ -507,6 +513,20 @@ static void self_metrics(FILE *f, const struct scrape *sc, bool om, double t0)
 	for (i = 0; i < sc->n; i++)
 		fprintf(f, "tpctl_metric_info{metric=\"%s\",engine=\"%s\"} 1\n", sc->m[i].name,
 			sc->m[i].kernel ? "kernel" : "user");
+	/* what is kept per task: it follows the tasks alive, not all that ever ran */
+	fprintf(f, "# HELP tpctl_tasks_tracked tasks (pids) a metric keeps anything for: "
+		"a name, a START waiting for its END\n"
+		"# TYPE tpctl_tasks_tracked gauge\n");
+	for (i = 0; i < sc->n; i++)
+		fprintf(f, "tpctl_tasks_tracked{metric=\"%s\"} %zu\n", sc->m[i].name,
+			sc->m[i].tasks);
+	fprintf(f, "# HELP tpctl_latency_open_starts STARTs of a latency metric waiting for "
+		"their END\n"
+		"# TYPE tpctl_latency_open_starts gauge\n");
+	for (i = 0; i < sc->n; i++)
+		if (sc->m[i].em.seconds)
+			fprintf(f, "tpctl_latency_open_starts{metric=\"%s\"} %zu\n",
+				sc->m[i].name, sc->m[i].open);
 	fprintf(f, "# HELP tpctl_scrape_duration_seconds how long this scrape took up to here\n"
 		"# TYPE tpctl_scrape_duration_seconds gauge\n"
 		"tpctl_scrape_duration_seconds %.6f\n", now_s() - t0);
@@ -1014,6 +1034,7 @@ static void reload(const char *path, int argc, char **argv)
 int cmd_serve(int argc, char **argv)
 {
 	const char *listen = DEFAULT_LISTEN, *config = NULL, *web = NULL;
+
 	const char *cert = NULL, *key = NULL;
 	unsigned long long max_series = 10000;
 	const struct tp_opt opts[] = {
@@ -1047,6 +1068,15 @@ int cmd_serve(int argc, char **argv)
 	bool done = false;
 	int ret;
 
+#ifdef __GLIBC__
+	/*
+	 * A scrape's text and tables (MBs with thousands of series) come and go
+	 * every second, in the threads' arenas: from their own mappings, so that
+	 * they go back to the system when freed (glibc's threshold would follow
+	 * the largest freed one up to 32 MB and keep them on the heaps instead).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
 	ret = opt_parse(argc, argv, &spec, &args);
 	if (ret)
 		return opt_status(ret);

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <event-parse.h>
+
 #include "comm.h"
 
 /* tpctl starts one COMMAND per run (serve: one per metric at most) */
@@ -44,7 +46,8 @@ const char *comm_known(int pid)
 	return NULL;
 }
 
-size_t comm_proc(int pid, unsigned long long ts_ns, char *buf, size_t size)
+size_t comm_proc(int pid, unsigned long long ts_ns, char *buf, size_t size,
+		 unsigned long long *startp)
 {
 	char path[40], stat[512], *name, *end, *p;
 	unsigned long long start = 0;
@@ -53,6 +56,8 @@ size_t comm_proc(int pid, unsigned long long ts_ns, char *buf, size_t size)
 	int fd, i;
 
 	buf[0] = '\0';
+	if (startp)
+		*startp = 0;
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	fd = pid > 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	if (fd >= 0) {
@@ -89,5 +94,45 @@ size_t comm_proc(int pid, unsigned long long ts_ns, char *buf, size_t size)
 		len = size - 1;
 	memcpy(buf, name + 1, len);
 	buf[len] = '\0';
+	if (startp)
+		*startp = start;
 	return len;
+}
+
+int comm_saved_reload(struct comm_saved *s, int (*load)(struct tep_handle *tep, void *ctx),
+		      void *ctx)
+{
+	struct tep_handle *t = tep_alloc();
+
+	if (!t)
+		return -1;
+	if (load(t, ctx) < 0) {
+		tep_free(t);
+		return -1;
+	}
+	if (s->gen[1])
+		tep_free(s->gen[1]);
+	s->gen[1] = s->gen[0];
+	s->gen[0] = t;
+	return 0;
+}
+
+const char *comm_saved_find(const struct comm_saved *s, int pid)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (s->gen[i] && tep_is_pid_registered(s->gen[i], pid))
+			return tep_data_comm_from_pid(s->gen[i], pid);
+	return NULL;
+}
+
+void comm_saved_free(struct comm_saved *s)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (s->gen[i])
+			tep_free(s->gen[i]);
+	s->gen[0] = s->gen[1] = NULL;
 }

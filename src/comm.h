@@ -26,8 +26,29 @@ const char *comm_known(int pid);
  * A live task's name (/proc/PID/stat) into buf (at least COMM_MAX + 1
  * bytes); the length, 0 when it is gone or (ts_ns, the record's stamp in a
  * clock since boot; 0: no check) the pid now belongs to a task that began
- * after the record.
+ * after the record.  *start (when not NULL): when the task began, in clock
+ * ticks since boot (0 with a length of 0): a pid and its start name one task.
  */
-size_t comm_proc(int pid, unsigned long long ts_ns, char *buf, size_t size);
+size_t comm_proc(int pid, unsigned long long ts_ns, char *buf, size_t size,
+		 unsigned long long *start);
+
+/*
+ * saved_cmdlines as read the last two times, each into a handle of its own
+ * made for it: a long-running command reads it again and again, and
+ * libtraceevent's handle forgets no pid it was ever told of (a pid_max of
+ * 4194304 would be hundreds of MB over weeks of short-lived processes).
+ * The time before is kept too, so that a name read once is not lost at
+ * the next read when the kernel has dropped it meanwhile.
+ */
+struct tep_handle;
+struct comm_saved {
+	struct tep_handle *gen[2];	/* the last read, the one before */
+};
+/* Read again through load (a session's loader of saved_cmdlines); 0, or -1: none read. */
+int comm_saved_reload(struct comm_saved *s, int (*load)(struct tep_handle *tep, void *ctx),
+		      void *ctx);
+/* pid's name in the last two reads; NULL: in neither. */
+const char *comm_saved_find(const struct comm_saved *s, int pid);
+void comm_saved_free(struct comm_saved *s);
 
 #endif

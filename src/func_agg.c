@@ -103,7 +103,7 @@ static struct frow *row_get(struct fagg *a, unsigned long long ip, int pid)
 		if (!c && a->tep) {
 			c = tep_data_comm_from_pid(a->tep, pid);
 			if (c && !strcmp(c, "<...>"))
-				c = comm_proc(pid, 0, r->comm_buf, sizeof(r->comm_buf)) ? r->comm_buf :
+				c = comm_proc(pid, 0, r->comm_buf, sizeof(r->comm_buf), NULL) ? r->comm_buf :
 										  NULL;
 		}
 		if (c && c != r->comm_buf)

@@ -96,6 +96,7 @@ struct output {
 	void *comm_ctx;
 	struct timespec comm_last;
 	unsigned comm_gen;	/* bumped when saved_cmdlines was read again */
+	struct comm_saved names;	/* saved_cmdlines as read again (comm.h) */
 	struct pidinfo pids[PIDCACHE];
 	struct learned *learned;	/* LEARNED entries, on first use */
 	unsigned learn_gen;
@@ -245,6 +246,7 @@ void output_free(struct output *o)
 	free(o->plans);
 	trace_seq_destroy(&o->seq);
 	decoder_free(o->dec);
+	comm_saved_free(&o->names);
 	free(o);
 }
 
@@ -425,15 +427,23 @@ static bool comm_retry_due(struct output *o, struct timespec *now)
 
 static const char *comm_of(struct output *o, int pid)
 {
-	const char *comm = tep_data_comm_from_pid(o->tep, pid);
+	const char *comm = comm_saved_find(&o->names, pid);
 	struct timespec now;
 
-	/* a pid the saved_cmdlines we loaded did not know yet: ask again */
+	if (!comm)
+		comm = tep_data_comm_from_pid(o->tep, pid);
+	/*
+	 * a pid the saved_cmdlines we loaded did not know yet: ask again, into
+	 * handles of their own (comm.h: the session's forgets no pid)
+	 */
 	if (pid && !strcmp(comm, "<...>") && comm_retry_due(o, &now)) {
 		o->comm_last = now;
-		o->comm_fn(o->tep, o->comm_ctx);
-		o->comm_gen++;
-		comm = tep_data_comm_from_pid(o->tep, pid);
+		if (!comm_saved_reload(&o->names, o->comm_fn, o->comm_ctx)) {
+			o->comm_gen++;
+			comm = comm_saved_find(&o->names, pid);
+			if (!comm)
+				comm = "<...>";
+		}
 	}
 	return comm;
 }
@@ -579,7 +589,7 @@ static const char *json_comm(struct output *o, int pid, unsigned long long ts,
 	if (strcmp(comm, "<...>"))
 		return comm;
 	/* comm_fn: the records are live, not a recording's */
-	if (o->comm_fn && comm_proc(pid, o->ns_clock ? ts : 0, buf, size))
+	if (o->comm_fn && comm_proc(pid, o->ns_clock ? ts : 0, buf, size, NULL))
 		return buf;
 	return NULL;
 }

@@ -14,7 +14,13 @@
  * A kernel stack record: "ftrace:kernel_stack CPU PID frames=ADDR,ADDR,...".
  *
  * OPTIONS: --formats DIR (format files named sys:event), --by KEYS,
- * --field F, --linear STEP, --top N, --text, --kallsyms FILE.
+ * --field F, --linear STEP, --top N, --text, --kallsyms FILE, --reap,
+ * --max-rows N (agg_set_max_rows).
+ *
+ * --reap: as live, with a loader of saved_cmdlines (the "comm" lines), so
+ * that the tasks are tracked (their /proc entries read); a line "reap" then
+ * forgets the tasks that are gone (agg_tasks_reap), a line "tick" ends an
+ * interval.  At the end "tracked N open M refused R" on stderr.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,13 +143,30 @@ static int make_record(struct tep_handle *tep, char *line, struct tep_record *re
 	return 0;
 }
 
+/* the "comm" lines, for the loader of --reap */
+static struct {
+	int pid;
+	char name[64];
+} comms[256];
+static int ncomms;
+
+static int load_comms(struct tep_handle *tep, void *ctx)
+{
+	int i;
+
+	(void)ctx;
+	for (i = 0; i < ncomms; i++)
+		tep_register_comm(tep, comms[i].name, comms[i].pid);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *formats = "tests/unit/fixtures/host/formats", *by = NULL, *field = NULL;
 	const char *hist[16];
 	struct agg_spec spec = { 0 };
-	unsigned long long step = 0, top = 0;
-	bool text = false, kernel;
+	unsigned long long step = 0, top = 0, max_rows = 0;
+	bool text = false, kernel, reap = false;
 	struct tep_handle *tep;
 	struct agg_table *t;
 	struct agg *a;
@@ -153,6 +176,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc && !strncmp(argv[i], "--", 2); i++) {
 		if (!strcmp(argv[i], "--text"))
 			text = true;
+		else if (!strcmp(argv[i], "--reap"))
+			reap = true;
 		else if (i + 1 >= argc)
 			return 2;
 		else if (!strcmp(argv[i], "--formats"))
@@ -163,6 +188,8 @@ int main(int argc, char **argv)
 			field = argv[++i];
 		else if (!strcmp(argv[i], "--linear"))
 			step = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--max-rows"))
+			max_rows = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--top"))
 			top = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--kallsyms"))
@@ -218,6 +245,9 @@ int main(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
+	if (reap)
+		agg_set_comm_loader(a, load_comms, NULL);
+	agg_set_max_rows(a, max_rows);
 	if (kernel) {
 		for (int k = 0; k < nhist && k < agg_nevents(a); k++) {
 			const char *why;
@@ -247,8 +277,21 @@ int main(int argc, char **argv)
 				char name[64];
 				int pid;
 
-				if (sscanf(line, "comm %d %63s", &pid, name) == 2)
+				if (sscanf(line, "comm %d %63s", &pid, name) == 2) {
 					tep_register_comm(tep, name, pid);
+					if (ncomms < 256) {
+						comms[ncomms].pid = pid;
+						snprintf(comms[ncomms++].name, 64, "%s", name);
+					}
+				}
+				continue;
+			}
+			if (!strcmp(line, "reap\n")) {
+				agg_tasks_reap(a);
+				continue;
+			}
+			if (!strcmp(line, "tick\n")) {
+				agg_interval_end(a);
 				continue;
 			}
 			if (make_record(tep, line, &rec, data) < 0) {
@@ -260,6 +303,9 @@ int main(int argc, char **argv)
 		agg_flush(a);
 	}
 	agg_interval_end(a);
+	if (reap)
+		fprintf(stderr, "tracked %zu open %zu refused %llu\n", agg_tasks_tracked(a),
+			agg_open_starts(a), (unsigned long long)agg_refused(a));
 	t = agg_snapshot(a, true, top);
 	{
 		struct output_agg oa = {

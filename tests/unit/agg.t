@@ -189,6 +189,53 @@ check_json("hist: linear 1000, by pid", ["--by", "pid", "--field", "count", "--l
                                          "user", "syscalls:sys_enter_read"], stdin_reads,
            aggregate(reads, ["pid"], "count", step=1000), "hist")
 
+# tasks gone (--reap: live, the tasks tracked): each "reap" line forgets the
+# pids that are not there (from 5000000 up: never a pid), their rows folded
+# into one per name (two pids of one name, one without a name), as "tick"
+# lines end intervals: the tables are what they would be without
+GONE = {5000100: "bash", 5000200: "dd", 5000300: None, 5000400: "bash"}
+lines = ["comm %d %s" % (p, c) for p, c in GONE.items() if c]
+evs = []
+for i in range(3000):
+    pid = rnd.choice(list(GONE))
+    fd = rnd.choice([0, 3, 4])
+    count = rnd.choice([1, 4096, rnd.randrange(1, 100000)])
+    lines.append("syscalls:sys_enter_read %d %d fd=%d count=%d" % (i % 2, pid, fd, count))
+    evs.append({"pid": pid, "fd": fd, "count": count, "comm": GONE[pid]})
+    if rnd.random() < 0.01:
+        lines.append(rnd.choice(["reap", "tick"]))
+stdin = "\n".join(lines) + "\nreap\n"
+for by, field in (("comm,fd", None), ("comm,pid", None), ("comm", "count")):
+    args = ["--by", by] + (["--field", field] if field else []) + ["user",
+                                                                    "syscalls:sys_enter_read"]
+    kind = "hist" if field else "count"
+    plain = run(args, stdin.replace("reap\n", "").replace("tick\n", ""))
+    check_json("tasks gone: --by %s%s, their rows folded by name" %
+               (by, " --field " + field if field else ""), ["--reap"] + args, stdin,
+               json.loads(plain[1])["groups" if field else "rows"], kind)
+    want = aggregate(evs, by.split(","), field)
+    ok(json.loads(plain[1])["groups" if field else "rows"] == want,
+       "tasks gone: --by %s, the same without --reap is the oracle's" % by, plain[1][:500])
+rc, out, err = run(["--reap", "--by", "comm", "user", "syscalls:sys_enter_read"], stdin)
+ok(rc == 0 and err == "tracked 0 open 0 refused 0\n", "tasks gone: none tracked after the last reap",
+   err)
+# a task's rows are gone with it, not only its name: 400 tasks of 2 names, one
+# after another, fit in 4 rows (--by comm, a name and its interval's) when each
+# is reaped before the next
+lines = ["comm %d t%d" % (5000000 + i, i % 2) for i in range(400)]
+for i in range(400):
+    lines += ["syscalls:sys_enter_getpid 0 %d" % (5000000 + i)] * 3 + ["tick", "reap"]
+stdin = "\n".join(lines) + "\n"
+rc, out, err = run(["--reap", "--max-rows", "4", "--by", "comm", "user",
+                    "syscalls:sys_enter_getpid"], stdin)
+ok(rc == 0 and err == "tracked 0 open 0 refused 0\n" and json.loads(out)["rows"] ==
+   [{"key": {"comm": "t0"}, "count": 600}, {"key": {"comm": "t1"}, "count": 600}],
+   "tasks gone: 400 tasks of 2 names in 4 rows", out + err)
+rc, out, err = run(["--max-rows", "4", "--by", "comm", "user", "syscalls:sys_enter_getpid"],
+                   stdin.replace("reap\n", ""))
+ok(rc == 0 and sum(r["count"] for r in json.loads(out)["rows"]) == 12,
+   "tasks gone: without reaping them 4 rows hold 4 tasks", out + err)
+
 # signed values: sys_exit_read's ret (long), negative ones included
 lines, evs = [], []
 for i in range(2000):

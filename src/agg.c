@@ -23,6 +23,7 @@
 #include "agg.h"
 #include "comm.h"
 #include "decode.h"
+#include "tfs.h"
 #include "tpctl.h"
 
 /* Longest string key kept; longer ones are cut (and so merged) there. */
@@ -2265,8 +2266,8 @@ const char *agg_kernel_join(struct agg *a, const char *name, const char *filter,
 		    (tracefs_synth_append_start_filter(syn, TRACEFS_FILTER_AND, NULL, 0, NULL) < 0 ||
 		     tracefs_synth_append_end_filter(syn, TRACEFS_FILTER_AND, NULL, 0, NULL) < 0))
 			why = "the filter cannot be given to the kernel's triggers";
-		else if (agg_filter_walk(filter, synth_start_filter, syn) < 0 ||
-			 agg_filter_walk(filter, synth_end_filter, syn) < 0)
+		else if (tfs_filter_walk(filter, synth_start_filter, syn) < 0 ||
+			 tfs_filter_walk(filter, synth_end_filter, syn) < 0)
 			why = "the filter cannot be given to the kernel's triggers";
 	}
 	if (why) {

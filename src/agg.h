@@ -186,18 +186,6 @@ int agg_kernel_join_ev(const struct agg *a);
 /* String keys of --strings events the kernel could not fetch, counted as "(fault)". */
 unsigned long long agg_faults(const struct agg *a);
 
-/*
- * A filter as libtracefs's filter builders take it (tracefs_hist_append_filter,
- * tracefs_synth_append_*_filter): the grammar tfs_filter_check verified
- * (comparisons "field op value", !, &&, ||, parentheses) in calls of fn.
- * -1 when a part cannot be given that way (the kernel's CPU and COMM, say)
- * or fn failed.
- */
-enum tracefs_filter;
-enum tracefs_compare;
-typedef int (*agg_filter_fn)(void *ctx, enum tracefs_filter type, const char *field,
-			     enum tracefs_compare cmp, const char *val);
-int agg_filter_walk(const char *expr, agg_filter_fn fn, void *ctx);
 int agg_kernel_update(struct agg *a, int i, const char *text, uint64_t *dropped);
 
 /* Events lost in the current interval (ring-buffer overruns, a full kernel table). */

@@ -137,82 +137,6 @@ int agg_opt_engine(const struct tp_opt *o, const char *arg)
 	return TP_OK;
 }
 
-/* See agg.h: the filter as libtracefs's filter calls take it. */
-int agg_filter_walk(const char *expr, agg_filter_fn fn, void *ctx)
-{
-	static const struct {
-		const char *op;
-		enum tracefs_compare cmp;
-	} ops[] = {
-		{ "==", TRACEFS_COMPARE_EQ }, { "!=", TRACEFS_COMPARE_NE },
-		{ ">=", TRACEFS_COMPARE_GE }, { "<=", TRACEFS_COMPARE_LE },
-		{ ">", TRACEFS_COMPARE_GT }, { "<", TRACEFS_COMPARE_LT },
-		{ "~", TRACEFS_COMPARE_RE }, { "&", TRACEFS_COMPARE_AND },
-	};
-	const char *p = expr;
-	char field[256], val[4096];
-	size_t i, n;
-
-	while (*p) {
-		enum tracefs_filter type = TRACEFS_FILTER_COMPARE;
-		enum tracefs_compare cmp = TRACEFS_COMPARE_EQ;
-
-		if (*p == ' ' || *p == '\t') {
-			p++;
-			continue;
-		}
-		if (*p == '(' || *p == ')') {
-			type = *p == '(' ? TRACEFS_FILTER_OPEN_PAREN : TRACEFS_FILTER_CLOSE_PAREN;
-			p++;
-		} else if (!strncmp(p, "&&", 2) || !strncmp(p, "||", 2)) {
-			type = *p == '&' ? TRACEFS_FILTER_AND : TRACEFS_FILTER_OR;
-			p += 2;
-		} else if (*p == '!' && p[1] != '=' && p[1] != '~') {
-			type = TRACEFS_FILTER_NOT;
-			p++;
-		} else {
-			for (n = 0; p[n] == '_' || ((p[n] | 0x20) >= 'a' && (p[n] | 0x20) <= 'z') ||
-				    (n && p[n] >= '0' && p[n] <= '9'); n++)
-				;
-			if (!n || n >= sizeof(field))
-				return -1;
-			memcpy(field, p, n);
-			field[n] = '\0';
-			for (p += n; *p == ' ' || *p == '\t'; p++)
-				;
-			for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-				if (!strncmp(p, ops[i].op, strlen(ops[i].op)))
-					break;
-			if (i == sizeof(ops) / sizeof(ops[0]) || (*p == '&' && p[1] == '&'))
-				return -1;
-			cmp = ops[i].cmp;
-			for (p += strlen(ops[i].op); *p == ' ' || *p == '\t'; p++)
-				;
-			if (*p == '"' || *p == '\'') {
-				/* the quoted string as written, escapes and all */
-				for (n = 1; p[n] && p[n] != *p; n++)
-					if (p[n] == '\\' && p[n + 1])
-						n++;
-				if (!p[n])
-					return -1;
-				n++;
-			} else {
-				for (n = 0; p[n] && !strchr(" \t()&|!", p[n]); n++)
-					;
-			}
-			if (!n || n >= sizeof(val))
-				return -1;
-			memcpy(val, p, n);
-			val[n] = '\0';
-			p += n;
-		}
-		if (fn(ctx, type, type == TRACEFS_FILTER_COMPARE ? field : NULL, cmp,
-		       type == TRACEFS_FILTER_COMPARE ? val : NULL) < 0)
-			return -1;
-	}
-	return 0;
-}
-
 static int hist_append(void *ctx, enum tracefs_filter type, const char *field,
 		       enum tracefs_compare cmp, const char *val)
 {
@@ -221,7 +145,7 @@ static int hist_append(void *ctx, enum tracefs_filter type, const char *field,
 
 static int hist_filter(struct tracefs_hist *hist, const char *expr)
 {
-	return agg_filter_walk(expr, hist_append, hist);
+	return tfs_filter_walk(expr, hist_append, hist);
 }
 
 /*

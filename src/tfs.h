@@ -101,6 +101,18 @@ char *tfs_event_format_text(const char *sys, const char *name, int *size);
  * Prints the error; TP_USAGE when invalid.
  */
 int tfs_filter_check(struct tep_handle *tep, const struct tfs_event *ev, const char *expr);
+/*
+ * A filter as libtracefs's filter builders take it (tracefs_hist_append_filter,
+ * tracefs_synth_append_*_filter): the grammar tfs_filter_check verified
+ * (comparisons "field op value", !, &&, ||, parentheses) in calls of fn.
+ * -1 when a part cannot be given that way (the kernel's CPU and COMM, say)
+ * or fn failed.
+ */
+enum tracefs_filter;
+enum tracefs_compare;
+typedef int (*tfs_filter_fn)(void *ctx, enum tracefs_filter type, const char *field,
+			     enum tracefs_compare cmp, const char *val);
+int tfs_filter_walk(const char *expr, tfs_filter_fn fn, void *ctx);
 /* Load saved_cmdlines into tep so comm names resolve. */
 int tfs_tep_load_cmdlines(struct tep_handle *tep);
 

@@ -44,7 +44,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "agg.h"
+#include "agg_run.h"
 #include "live.h"
 #include "opt.h"
 #include "output.h"

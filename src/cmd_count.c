@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agg.h"
+#include "agg_run.h"
 #include "ftr.h"
 #include "opt.h"
 #include "percpu.h"

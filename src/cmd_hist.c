@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "agg.h"
+#include "agg_run.h"
 #include "opt.h"
 #include "percpu.h"
 #include "strings.h"

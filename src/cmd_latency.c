@@ -17,7 +17,7 @@
 
 #include <event-parse.h>
 
-#include "agg.h"
+#include "agg_run.h"
 #include "ftr.h"
 #include "live.h"
 #include "opt.h"

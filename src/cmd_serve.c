@@ -36,7 +36,7 @@
 
 #include <microhttpd.h>
 
-#include "agg.h"
+#include "agg_run.h"
 #include "opt.h"
 #include "serve.h"
 #include "state.h"

@@ -31,7 +31,7 @@
 
 #include <event-parse.h>
 
-#include "agg.h"
+#include "agg_run.h"
 #include "comm.h"
 #include "decode.h"
 #include "ftr.h"

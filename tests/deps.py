@@ -174,7 +174,8 @@ def main():
         print("deps: FAIL: %d circle%s between files of src/ (DESIGN.md section 3)"
               % (bad, "" if bad == 1 else "s"))
         return 1
-    print("deps: ok: no circle between files of src/ but the allowed ones")
+    print("deps: ok: no circle between files of src/%s"
+          % (" but the allowed ones" if ALLOWED else ""))
     return 0
 
 

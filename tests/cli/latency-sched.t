@@ -1,5 +1,5 @@
 #!/bin/bash
-# The sched recipe's table (src/sched.c, written by src/output.c) against
+# The sched recipe's table (src/sched.c, written by src/output_table.c) against
 # perf sched latency -p (Debian's linux-perf) on the same workload: perf
 # records the events perf sched latency acts on, system-wide, while tpctl
 # records the same events around it; three CPU hogs on the 2 CPUs and a

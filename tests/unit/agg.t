@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The count/hist row model (src/agg.c) and its output (src/output.c) without
+"""The count/hist row model (src/agg.c) and its output (src/output_table.c) without
 tracefs, through tests/unit/bin/agg.
 
 User engine: random records (fixed seed) of real formats go in as text lines;

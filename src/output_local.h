@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * output_local - what the files of the output layer share and nothing else
+ * sees: struct output and the structures it holds, the small writers every
+ * printer uses per field (static inline, so the per-record path stays
+ * within one file's calls), and the functions one file gives those above it.
+ * From the bottom: output.c (one record as a text line or a JSON object),
+ * output_ftrace.c (the function tracers' layout), output_stack.c (JSON
+ * events waiting for their stacks), output_record.c (output_record() and
+ * the order records go out in).  output_table.c writes the tables apart.
+ * output.h is the interface.
+ */
+#ifndef TPCTL_OUTPUT_LOCAL_H
+#define TPCTL_OUTPUT_LOCAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <errno.h>
+#include <time.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+
+#include "comm.h"
+#include "decode.h"
+#include "output.h"
+
+/*
+ * What a record header needs of its task, formatted once per pid: the text
+ * prefix "%16s-%-7d " and the JSON ,"pid":N,"comm":"..." members.  Direct
+ * mapped by pid; rebuilt when saved_cmdlines is read again.
+ */
+#define PIDCACHE 256
+struct pidinfo {
+	int pid;
+	unsigned gen;
+	unsigned lgen;		/* the learned name's generation it was made with */
+	bool unknown;		/* "<...>": look again (rate limited) */
+	unsigned short tlen, jlen;
+	char text[48];
+	char json[112];
+};
+
+/*
+ * A kernel frame as it is written, " => name\n" or {"addr":..,"sym":..,"off":..}
+ * (see json_frames), rendered once per address: stacks repeat the same
+ * return addresses over and over, and the symbol search is the dearest part.
+ */
+struct kframe {
+	uint64_t addr;
+	char *s;
+	size_t len;
+};
+
+/*
+ * Task names learned from the records as they are written (JSON): what a
+ * task was called at the time of its events, where saved_cmdlines may say
+ * "<...>", an older task's name of the same pid, or the name it has now.
+ */
+#define LEARNED 4096		/* a power of two; a colliding pid forgets the other */
+
+struct learned {
+	int pid;
+	unsigned gen;		/* bumped (from o->learn_gen) when the name changes */
+	char name[COMM_MAX + 1];
+};
+
+/* Which fields of an event name a task: comm and pid pairs, an exec's file. */
+#define NAME_PAIRS 4
+
+struct name_plan {
+	bool built;
+	signed char npair;
+	short comm[NAME_PAIRS], pid[NAME_PAIRS];	/* field indexes; pid -1: common_pid */
+	short exec_file;				/* sched_process_exec's filename, or -1 */
+};
+
+struct output {
+	struct tep_handle *tep;
+	struct decoder *dec;
+	FILE *f;
+	enum output_mode mode;
+	bool ns_clock;
+	bool lazy_flags;	/* 6.13+: flag bit 1 is NEED_RESCHED_LAZY */
+	bool sys_decimal;	/* 6.18+: syscall arguments below 10 in decimal */
+	struct trace_seq seq;
+	output_comm_fn comm_fn;
+	void *comm_ctx;
+	struct timespec comm_last;
+	unsigned comm_gen;	/* bumped when saved_cmdlines was read again */
+	struct comm_saved names;	/* saved_cmdlines as read again (comm.h) */
+	struct pidinfo pids[PIDCACHE];
+	struct learned *learned;	/* LEARNED entries, on first use */
+	unsigned learn_gen;
+	struct name_plan *plans;	/* by event id */
+	int nplans;
+	struct pendq *pq;	/* JSON with stacks (output_set_stacks), else NULL */
+	struct kframe *kframes;	/* KFRAMES kernel frames as written, on first use */
+	output_usym_fn usym_fn;
+	void *usym_ctx;
+	unsigned long long faults;	/* strings the kernel could not fetch (--strings) */
+	struct graph *graph;	/* function_graph records seen: their state, else NULL */
+	/* the flags column of the last record: consecutive records mostly share it */
+	unsigned fkey;		/* its flags and preempt bytes; above 0xffff: none yet */
+	char ftxt[6];
+	unsigned retry_tick;	/* pid_info: the clock is looked at every RETRY_EVERY uses */
+	/* a stamp's digits above the last eight, as last written: they seldom change */
+	uint64_t ts_hi;
+	char ts_hi_txt[24];
+	unsigned ts_hi_len;
+	/* text: the seconds of the last stamp, as written ("%5llu.") */
+	unsigned long long sec;
+	char sec_txt[32];
+	unsigned sec_len;
+};
+
+#define RETRY_EVERY 256
+
+#define KFRAMES 4096		/* a power of two */
+
+#define GRAPH_DEPTH 50		/* the kernel's FTRACE_RETFUNC_DEPTH */
+#define GRAPH_HOLD_NS 100000000ULL
+
+struct gcpu {
+	int last_pid;		/* -1: nothing printed yet on this CPU */
+	unsigned long long enter[GRAPH_DEPTH];	/* the function entered at each depth */
+};
+
+struct grec {
+	struct dec_event *de;
+	int cpu, size;
+	unsigned long long ts;
+	unsigned char *data;
+	size_t alloc;
+};
+
+struct graph {
+	struct gcpu *cpu;
+	int ncpu;
+	int width;		/* digits of the highest CPU number */
+	struct grec *q;		/* records waiting behind an entry, in order */
+	size_t n, cap;
+	unsigned long long idle;	/* CLOCK_MONOTONIC ns of the first idle point waited through */
+};
+
+/*
+ * JSON with stacks.  The kernel writes a stack as records of their own, on
+ * the same CPU right after the event (ftrace:kernel_stack for
+ * options/stacktrace and the stacktrace trigger, ftrace:user_stack for
+ * options/userstacktrace, in either order), and they go into the event's
+ * object.  So every record waits in a queue, in the order it came (the
+ * merged timestamp order), and the queue is written from its head.  An
+ * event stays open for stacks until the next record of its CPU arrives
+ * (nothing more can follow it then), or a record stamped HOLD_NS after it
+ * arrives on any CPU (the reader hands records out in timestamp order, so a
+ * stack already committed would have come first), or, when nothing is ready,
+ * at an idle point HOLD_NS after the first idle point it waited through, or
+ * at output_flush().  A stack that finds no open event of its task on its
+ * CPU is written as the ftrace event it is, with its frames.
+ */
+#define HOLD_NS 10000000ULL
+#define PEND_MAX 65536		/* longest queue: the head is written when it is reached */
+
+struct pend {
+	bool lost;		/* a lost-events marker, not a record */
+	long long count;	/* lost: how many (-1 unknown) */
+	bool open;		/* the event may still get stacks */
+	int cpu, size;		/* buf: the record, then its stack records as they came */
+	int koff, klen, uoff, ulen;	/* where its kernel and user stack records are in buf */
+	unsigned long long ts;
+	unsigned long long idle;	/* CLOCK_MONOTONIC ns of the first idle point, or 0 */
+	struct dec_event *de, *kde, *ude;
+	unsigned char *buf;
+	size_t alloc;
+};
+
+struct pendq {
+	struct pend *v;
+	size_t cap;		/* a power of two */
+	size_t head, tail;	/* absolute indices: slot i & (cap - 1) */
+	long long *open;	/* per CPU: index of its open event, -1 none */
+	int ncpu;
+};
+
+/*
+ * A record is written as a dozen short pieces, and fwrite_unlocked() costs
+ * about 100 instructions a call before it copies a byte: more than the
+ * pieces themselves, and the larger part of a JSON line's cost.  glibc's
+ * FILE has public write pointers (its putc_unlocked() macro works on them),
+ * so a piece that fits into the buffer is copied there directly; anything
+ * else (no room, line-buffered or unbuffered stdout, another libc) goes
+ * through fwrite_unlocked().
+ */
+static inline void put_mem(FILE *f, const void *s, size_t n)
+{
+#ifdef __GLIBC__
+	if ((size_t)(f->_IO_write_end - f->_IO_write_ptr) >= n) {
+		memcpy(f->_IO_write_ptr, s, n);
+		f->_IO_write_ptr += n;
+		return;
+	}
+#endif
+	fwrite_unlocked(s, 1, n, f);
+}
+
+static inline void put_str(FILE *f, const char *s)
+{
+	put_mem(f, s, strlen(s));
+}
+
+/* A string literal, its length known at compile time. */
+#define put_lit(f, lit) put_mem(f, lit, sizeof(lit) - 1)
+
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Decimal digits of v into the end of buf; returns the start. */
+static inline char *fmt_u64(char *end, uint64_t v)
+{
+	uint32_t w;
+
+	*--end = '\0';
+	/*
+	 * A nanosecond stamp has 13 digits or more: eight at a time in 32-bit
+	 * arithmetic, two per step (cheaper than 64-bit divisions per digit)
+	 */
+	while (v >= 100000000) {
+		uint32_t lo = v % 100000000;
+		int k;
+
+		v /= 100000000;
+		for (k = 0; k < 4; k++) {
+			end -= 2;
+			memcpy(end, digit_pairs + 2 * (lo % 100), 2);
+			lo /= 100;
+		}
+	}
+	w = v;
+	while (w >= 100) {
+		end -= 2;
+		memcpy(end, digit_pairs + 2 * (w % 100), 2);
+		w /= 100;
+	}
+	if (w >= 10) {
+		end -= 2;
+		memcpy(end, digit_pairs + 2 * w, 2);
+	} else {
+		*--end = '0' + w;
+	}
+	return end;
+}
+
+/* Eight digits of v (below 10^8), zero-padded, at w. */
+static inline void fmt_8(char *w, uint32_t v)
+{
+	memcpy(w + 6, digit_pairs + 2 * (v % 100), 2);
+	v /= 100;
+	memcpy(w + 4, digit_pairs + 2 * (v % 100), 2);
+	v /= 100;
+	memcpy(w + 2, digit_pairs + 2 * (v % 100), 2);
+	v /= 100;
+	memcpy(w, digit_pairs + 2 * v, 2);
+}
+
+static inline void put_u64(FILE *f, uint64_t v)
+{
+	/* small numbers (pids, priorities, flags) are the common case */
+	if (v < 100) {
+		char two[2];
+
+		if (v < 10) {
+			putc_unlocked('0' + v, f);
+			return;
+		}
+		memcpy(two, digit_pairs + 2 * v, 2);
+		put_mem(f, two, 2);
+		return;
+	}
+	char buf[24], *p = fmt_u64(buf + sizeof(buf), v);
+
+	put_mem(f, p, buf + sizeof(buf) - 1 - p);
+}
+
+static inline void put_i64(FILE *f, int64_t v)
+{
+	if (v < 0) {
+		putc_unlocked('-', f);
+		put_u64(f, -(uint64_t)v);
+	} else {
+		put_u64(f, v);
+	}
+}
+
+
+/*
+ * The name the kernel prints for a kernel frame: its symbol, or the markers
+ * of ftrace trampolines and of functions a kretprobe returns through; NULL
+ * for an address no symbol holds.  *sym: it is a symbol and *off is valid.
+ */
+static inline const char *frame_name(uint64_t addr, unsigned long long *off, bool *sym)
+{
+	const char *name;
+
+	*sym = false;
+	if (addr == DECODE_FRAME_TRAMPOLINE)
+		return "[FTRACE TRAMPOLINE]";
+	name = decode_ksym(addr, off);
+	if (name && !*off && (!strcmp(name, "__kretprobe_trampoline") ||
+			      !strcmp(name, "kretprobe_trampoline")))
+		return "[unknown/kretprobe'd]";
+	*sym = name != NULL;
+	return name;
+}
+
+/* Field k of a function tracer's record (decode.h: dec_event.ff). */
+static inline uint64_t ffield(const struct dec_event *de, int k, const void *data, int size)
+{
+	uint64_t v = 0;
+
+	decode_int(de->ff[k], data, size, &v);
+	return v;
+}
+
+static inline struct pend *pend_at(struct pendq *q, size_t i)
+{
+	return &q->v[i & (q->cap - 1)];
+}
+
+static inline int flush_table(FILE *f)
+{
+	if (fflush(f) || ferror(f)) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/* output.c: the task of a record, one record as a text line or a JSON object */
+const char *out_comm_of(struct output *o, int pid);
+const struct pidinfo *out_pid_info(struct output *o, int pid, unsigned long long ts);
+int out_text_record(struct output *o, struct dec_event *de, struct tep_record *rec);
+int out_json_record(struct output *o, struct dec_event *de, struct tep_record *rec);
+void out_json_open(struct output *o, struct dec_event *de, const struct tep_record *rec);
+void out_json_frames(struct output *o, const struct dec_event *de, const void *data, int size);
+void out_lost_write(struct output *o, int cpu, long long count);
+
+/* output_ftrace.c: function and function_graph records */
+struct graph *out_graph_new(void);
+void out_graph_free(struct graph *g);
+int out_graph_push(struct output *o, struct dec_event *de, const struct tep_record *rec);
+void out_text_graph(struct output *o, struct dec_event *de, const struct tep_record *rec,
+		    const struct tep_record *leaf);
+void out_json_function(struct output *o, struct dec_event *de, const struct tep_record *rec,
+		       const struct tep_record *leaf);
+
+/* output_stack.c: JSON events waiting for their stacks */
+void out_pendq_free(struct pendq *q);
+void out_pend_write(struct output *o);
+void out_pend_drain(struct output *o, unsigned long long now);
+struct pend *out_pend_push(struct output *o, int cpu);
+int out_pend_record(struct output *o, struct dec_event *de, struct tep_record *rec);
+
+#endif

@@ -44,8 +44,8 @@ LIVE = []
 class Gen:
     """bench/gen on CPU 1, waiting for its start line."""
 
-    def __init__(self, path, n, rate=0):
-        args = ["taskset", "-c", "1", path, str(n)] + ([str(rate)] if rate else [])
+    def __init__(self, path, n, rate=0, cpu=1):
+        args = ["taskset", "-c", str(cpu), path, str(n)] + ([str(rate)] if rate else [])
         self.p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         LIVE.append(self.p)
         self.pid = int(self.p.stdout.readline())
@@ -54,9 +54,14 @@ class Gen:
         self.p.stdin.write("go\n")
         self.p.stdin.flush()
 
-    def wait(self):
+    def finish(self):
+        """Its last line, split: the calls made and the seconds they took."""
         out = self.p.stdout.readline().split()
         self.p.wait()
+        return out
+
+    def wait(self):
+        out = self.finish()
         return float(out[1]) if len(out) >= 2 else 0.0
 
 

@@ -29,6 +29,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import agg  # noqa: E402  (bench/agg.py: its Gen)
+
 TRACEFS = "/sys/kernel/tracing"
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GEN = os.path.join(TOP, "bench", "gen")
@@ -40,19 +43,14 @@ def rd(path):
         return f.read()
 
 
-class Gen:
-    def __init__(self, n, cpu):
-        self.p = subprocess.Popen(["taskset", "-c", str(cpu), GEN, str(n)],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self.pid = int(self.p.stdout.readline())
+class Gen(agg.Gen):
+    """bench/gen pinned to cpu; wait() gives the calls made and their seconds."""
 
-    def go(self):
-        self.p.stdin.write("go\n")
-        self.p.stdin.flush()
+    def __init__(self, n, cpu):
+        super().__init__(GEN, n, cpu=cpu)
 
     def wait(self):
-        out = self.p.stdout.readline().split()
-        self.p.wait()
+        out = self.finish()
         return int(out[0]), float(out[1])
 
 

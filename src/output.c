@@ -202,16 +202,9 @@ static const struct name_plan *name_plan(struct output *o, const struct dec_even
 
 	if (de->id < 0 || de->id > 65535)
 		return NULL;
-	if (de->id >= o->nplans) {
-		int n = de->id + 64;
-		struct name_plan *np = realloc(o->plans, n * sizeof(*np));
-
-		if (!np)
-			return NULL;
-		memset(np + o->nplans, 0, (n - o->nplans) * sizeof(*np));
-		o->plans = np;
-		o->nplans = n;
-	}
+	if (de->id >= o->nplans && !tp_array_grow(&o->plans, &o->nplans, de->id + 64,
+						  sizeof(*o->plans)))
+		return NULL;
 	pl = &o->plans[de->id];
 	if (pl->built)
 		return pl;

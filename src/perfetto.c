@@ -22,6 +22,7 @@
 #include "json.h"
 #include "output.h"
 #include "perfetto.h"
+#include "tpctl.h"
 
 /* Field numbers, from Perfetto's protos/perfetto/... (the .proto file named). */
 enum {
@@ -375,16 +376,8 @@ static struct plan *plan_get(struct perfetto *p, int id, struct dec_event **dep)
 	*dep = de;
 	if (!de)
 		return NULL;
-	if (id >= p->nplans) {
-		int n = id + 64;
-		struct plan *v = realloc(p->plans, n * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		memset(v + p->nplans, 0, (n - p->nplans) * sizeof(*v));
-		p->plans = v;
-		p->nplans = n;
-	}
+	if (id >= p->nplans && !tp_array_grow(&p->plans, &p->nplans, id + 64, sizeof(*p->plans)))
+		return NULL;
 	if (!p->plans[id].built)
 		plan_build(&p->plans[id], de);
 	return p->plans[id].f ? &p->plans[id] : NULL;

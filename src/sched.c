@@ -358,16 +358,8 @@ static bool cpu_check(struct sched *s, int i, const struct tep_record *rec)
 
 	if (rec->cpu < 0 || rec->cpu >= 4096)
 		return true;
-	if (rec->cpu >= s->ncpu) {
-		int n = rec->cpu + 1;
-		struct cpu_seen *nc = realloc(s->cpu, n * sizeof(*nc));
-
-		if (!nc)
-			return false;
-		memset(nc + s->ncpu, 0, (n - s->ncpu) * sizeof(*nc));
-		s->cpu = nc;
-		s->ncpu = n;
-	}
+	if (!tp_array_grow(&s->cpu, &s->ncpu, rec->cpu + 1, sizeof(*s->cpu)))
+		return false;
 	c = &s->cpu[rec->cpu];
 	pid = tep_data_pid(s->tep, (struct tep_record *)rec);
 	if (i == EV_RUNTIME && pid > 0 && inum(rec, s->ev[i].f[F_PID]) == pid) {

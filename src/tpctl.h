@@ -68,6 +68,12 @@ bool tp_parse_duration(const char *s, unsigned long long *ns);
 bool tp_parse_seconds(const char *s, double *val);
 
 /*
+ * Make the array *arr of *n elements of size bytes hold at least want, the
+ * new ones zeroed; false (the array as it was) when out of memory.
+ */
+bool tp_array_grow(void *arr, int *n, int want, size_t size);
+
+/*
  * A whole file, read to its end (procfs and tracefs files report size 0),
  * NUL-terminated; its length in *len unless len is NULL.  NULL with errno
  * set on failure.

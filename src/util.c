@@ -241,6 +241,22 @@ int tp_option_error(char **argv, int opt, const char *long_name)
 	return TP_USAGE;
 }
 
+bool tp_array_grow(void *arr, int *n, int want, size_t size)
+{
+	void **pp = arr;
+	char *v;
+
+	if (want <= *n)
+		return true;
+	v = realloc(*pp, (size_t)want * size);
+	if (!v)
+		return false;
+	memset(v + (size_t)*n * size, 0, (size_t)(want - *n) * size);
+	*pp = v;
+	*n = want;
+	return true;
+}
+
 char *tp_read_file(const char *path, size_t *len)
 {
 	size_t n = 0, alloc = 4096;

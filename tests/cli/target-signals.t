@@ -26,11 +26,18 @@ child_of() {
 	ps -o pid=,comm= --ppid "$1" 2> /dev/null | awk -v c="$2" '$2 == c {print $1; exit}'
 }
 
+# ... and runs: tpctl has let it go from its stop at the exec (no tracer any more)
+child_runs() {
+	local c
+	c=$(child_of "$1" "$2")
+	[ -n "$c" ] && grep -q '^TracerPid:[[:space:]]*0$' "/proc/$c/status" 2> /dev/null
+}
+
 for sig in INT TERM HUP; do
 	"$TPCTL" stream --json $EV -- sleep 60 > "$TMP/out.$sig" 2> "$TMP/err.$sig" &
 	tp=$!
 	runs="$runs $tp"
-	wait_for "[ -n \"\$(child_of $tp sleep)\" ]"
+	wait_for "child_runs $tp sleep"
 	c=$(child_of $tp sleep)
 	grep -qx "$c" "$TRACEFS/instances/tpctl-$tp/set_event_pid" 2> /dev/null &&
 		grep -qx 1 "$TRACEFS/instances/tpctl-$tp/options/event-fork"

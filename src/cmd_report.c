@@ -250,10 +250,8 @@ static struct tep_handle *datfile_tep(struct dat_file *df)
 	if (s && *s)
 		tep_parse_printk_formats(tep, s);
 	free(s);
-	s = blob_str(df->cmdlines, df->cmdlines_len);
-	if (s && *s)
-		tep_parse_saved_cmdlines(tep, s);
-	free(s);
+	if (df->cmdlines)
+		tfs_tep_parse_cmdlines(tep, df->cmdlines, df->cmdlines_len);
 	return tep;
 }
 

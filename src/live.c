@@ -738,6 +738,9 @@ static int open_input(struct live *l)
 	if (!l->in)
 		return TP_FAIL;
 	l->tep = tracecmd_get_tep(l->in);
+	/* libtracecmd's reader stops at a name that holds a newline: the rest too */
+	if (l->df.cmdlines)
+		tfs_tep_parse_cmdlines(l->tep, l->df.cmdlines, l->df.cmdlines_len);
 	ret = input_sources(l);
 	if (ret)
 		return ret;

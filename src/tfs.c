@@ -574,9 +574,49 @@ struct tep_event *tfs_tep_add_event(struct tep_handle *tep, const char *sys, con
 	return ev;
 }
 
+void tfs_tep_parse_cmdlines(struct tep_handle *tep, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len, *nl, *name;
+	char comm[64];
+	long pid;
+
+	/*
+	 * libtraceevent's tep_parse_saved_cmdlines() (and libtracefs's
+	 * tracefs_load_cmdlines(), libtracecmd's reader) stop at the first line
+	 * that is not "PID NAME": a task whose name holds a newline (prctl and
+	 * $0 allow one) ends every name after it.  Such a line is skipped here,
+	 * each other one registered; a pid known already keeps its name.
+	 */
+	while (p < end) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		if (*p >= '0' && *p <= '9') {
+			char *e;
+
+			pid = strtol(p, &e, 10);
+			name = e + 1;
+			if (e < nl && *e == ' ' && name < nl && pid > 0 && pid <= INT32_MAX &&
+			    (size_t)(nl - name) < sizeof(comm)) {
+				memcpy(comm, name, nl - name);
+				comm[nl - name] = '\0';
+				tep_register_comm(tep, comm, (int)pid);
+			}
+		}
+		p = nl + 1;
+	}
+}
+
 int tfs_tep_load_cmdlines(struct tep_handle *tep)
 {
-	return tracefs_load_cmdlines(tracing_dir, tep);
+	int size = 0;
+	char *s = tracefs_instance_file_read(NULL, "saved_cmdlines", &size);
+
+	if (!s)
+		return -1;
+	tfs_tep_parse_cmdlines(tep, s, size > 0 ? (size_t)size : 0);
+	free(s);
+	return 0;
 }
 
 static int event_write(struct tracefs_instance *inst, const struct tfs_event *ev,

@@ -115,6 +115,8 @@ typedef int (*tfs_filter_fn)(void *ctx, enum tracefs_filter type, const char *fi
 int tfs_filter_walk(const char *expr, tfs_filter_fn fn, void *ctx);
 /* Load saved_cmdlines into tep so comm names resolve. */
 int tfs_tep_load_cmdlines(struct tep_handle *tep);
+/* saved_cmdlines' text (a recording's too) into tep, past lines that are no "PID NAME". */
+void tfs_tep_parse_cmdlines(struct tep_handle *tep, const char *text, size_t len);
 
 /* The kernel's explanation from error_log (NULL: top level), its last entry with the caret. */
 void tfs_error_log_print(struct tracefs_instance *inst);

@@ -157,3 +157,12 @@ top_pid_lists() {
 		"$TRACEFS/options/event-fork"
 	cat "$TRACEFS/set_event_notrace_pid" 2> /dev/null
 }
+
+# cmp_tracecmd NAME TC TP: trace-cmd report's and tpctl's normalised text of
+# the same records are the same (tests/cli/cmp-tracecmd.py: a task trace-cmd
+# leaves unnamed may be named in tpctl's)
+cmp_tracecmd() {
+	python3 "$TOP/tests/cli/cmp-tracecmd.py" "$2" "$3" > "$TMP/cmp-tracecmd" 2>&1
+	ok $? "$1"
+	diag "$TMP/cmp-tracecmd"
+}

@@ -69,7 +69,7 @@ if [ -x "$TC" ] && command -v python3 > /dev/null; then
 		[ "$(grep -c ' work__return: ' "$TMP/tp.n")" = $N ] &&
 		[ "$(grep -c ' getenv: .* name="TPCTL_PROBE_' "$TMP/tp.n")" = $N ]
 	ok $? "tpctl report: $N events of each probe, getenv's strings"; diag "$TMP/tp.n"
-	test_cmp "trace-cmd report shows the same" "$TMP/tc.n" "$TMP/tp.n"
+	cmp_tracecmd "trace-cmd report shows the same" "$TMP/tc.n" "$TMP/tp.n"
 else
 	skip "no trace-cmd"; skip "no trace-cmd"; skip "no trace-cmd"
 fi

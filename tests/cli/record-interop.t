@@ -87,7 +87,7 @@ diag "$TMP/tc.err"
 ok $? "tpctl report reads the file"
 python3 "$NORM" < "$TMP/tc.txt" | grep -Ev "$sym_re" > "$TMP/tc.n"
 python3 "$NORM" < "$TMP/tp.txt" | grep -Ev "$sym_re" > "$TMP/tp.n"
-test_cmp "trace-cmd report and tpctl report show the same events ($(wc -l < "$TMP/tp.n"))" \
+cmp_tracecmd "trace-cmd report and tpctl report show the same events ($(wc -l < "$TMP/tp.n"))" \
 	"$TMP/tc.n" "$TMP/tp.n"
 [ "$(python3 "$NORM" < "$TMP/tc.txt" | grep -Ec "$sym_re")" = \
 	"$(python3 "$NORM" < "$TMP/tp.txt" | grep -Ec "$sym_re")" ] &&

@@ -39,7 +39,7 @@ awk '/: <stack trace>$/ { k++; n = 0; s = 1; next } /: <user stack trace>$/ { u+
 read -r nk nu maxf < "$TMP/counts"
 ok $([ "$nk" -ge 5 ] && [ "$nu" -ge 5 ] && [ "$maxf" -gt 8 ]; echo $?) \
 	"the file has $nk kernel stacks (longest $maxf frames) and $nu user stacks"
-test_cmp "same records and frames as trace-cmd report ($(wc -l < "$TMP/tp.n") lines)" \
+cmp_tracecmd "same records and frames as trace-cmd report ($(wc -l < "$TMP/tp.n") lines)" \
 	"$TMP/tc.n" "$TMP/tp.n"
 
 "$TPCTL" report --json "$TMP/tp.dat" > "$TMP/tp.json" 2> "$TMP/err"
@@ -96,6 +96,6 @@ ok $? "tpctl report reads it, with stacks"
 diag "$TMP/err"
 python3 "$NORM" --strip-instance < "$TMP/tc2.txt" > "$TMP/tc2.n"
 python3 "$NORM" < "$TMP/tp2.txt" > "$TMP/tp2.n"
-test_cmp "same records and frames as trace-cmd report ($(grep -c '<stack trace>' "$TMP/tp2.n") stacks)" \
+cmp_tracecmd "same records and frames as trace-cmd report ($(grep -c '<stack trace>' "$TMP/tp2.n") stacks)" \
 	"$TMP/tc2.n" "$TMP/tp2.n"
 done_testing

@@ -57,28 +57,7 @@ for v in 7 6; do
 	python3 "$NORM" < "$TMP/tp.txt" > "$TMP/tp.n"
 	ok $([ "$(wc -l < "$TMP/tp.n")" -gt 0 ]; echo $?) \
 		"version $v: the file has events ($(wc -l < "$TMP/tp.n"))"
-	# the same lines; a task trace-cmd leaves unnamed (<...>) may have its
-	# name in tpctl: libtracecmd stops reading saved_cmdlines at a name that
-	# holds a newline (comm-newline.t makes one), tpctl reads past it
-	python3 - "$TMP/tc.n" "$TMP/tp.n" > "$TMP/cmp" 2>&1 <<'PY'
-import re, sys
-a = open(sys.argv[1]).read().split("\n")
-b = open(sys.argv[2]).read().split("\n")
-task = re.compile(r"^(.*)-(\d+) ")
-bad = []
-if len(a) != len(b):
-    bad.append("%d lines against %d" % (len(a), len(b)))
-for i, (x, y) in enumerate(zip(a, b)):
-    mx, my = task.match(x), task.match(y)
-    if x == y or (mx and my and mx.group(1) == "<...>" and mx.group(2) == my.group(2) and
-                  x[mx.end():] == y[my.end():]):
-        continue
-    bad.append("line %d:\n- %s\n+ %s" % (i + 1, x, y))
-print("\n".join(bad[:10]))
-sys.exit(1 if bad else 0)
-PY
-	ok $? "version $v: same events and text as trace-cmd report"
-	diag "$TMP/cmp"
+	cmp_tracecmd "version $v: same events and text as trace-cmd report" "$TMP/tc.n" "$TMP/tp.n"
 
 	"$TPCTL" report --json "$TMP/$f" > "$TMP/tp.json" &&
 		jq -c . "$TMP/tp.json" > /dev/null 2>&1 &&

@@ -67,7 +67,7 @@ ok $? "tpctl report shows the kernel's loss marker ($(grep -c '^CPU:' "$TMP/tp.t
 # trace-cmd, see tpctl-report(1)), and the loss markers in place
 (cd "$TMP" && "$TC" report -N loss.dat 2> /dev/null) | python3 "$NORM" | cut -d' ' -f1-3 > "$TMP/tc.n"
 python3 "$NORM" < "$TMP/tp.txt" | cut -d' ' -f1-3 > "$TMP/tp.n"
-test_cmp "trace-cmd report shows the same events and losses" "$TMP/tc.n" "$TMP/tp.n"
+cmp_tracecmd "trace-cmd report shows the same events and losses" "$TMP/tc.n" "$TMP/tp.n"
 "$TPCTL" report --json "$TMP/loss.dat" > "$TMP/tp.json"
 [ "$(grep -c '^{"type":"lost"' "$TMP/tp.json")" = "$(grep -c '^CPU:' "$TMP/tp.txt")" ]
 ok $? "report --json has one lost object per marker"

@@ -166,3 +166,22 @@ cmp_tracecmd() {
 	ok $? "$1"
 	diag "$TMP/cmp-tracecmd"
 }
+
+# tracecmd_named TPCTL_TEXT < TRACE_CMD_TEXT: trace-cmd report's text with a
+# task it leaves unnamed ("<...>-PID") named as tpctl's text of the same file
+# names that pid (see tests/cli/cmp-tracecmd.py for why trace-cmd cannot)
+tracecmd_named() {
+	python3 -c '
+import re, sys
+names = {}
+for l in open(sys.argv[1], errors="replace"):
+    m = re.match(r"^\s*(.*?)-(\d+)\s+\[", l)
+    if m and m.group(1) != "<...>":
+        names[m.group(2)] = m.group(1)
+for l in sys.stdin:
+    m = re.match(r"^(\s*)<\.\.\.>-(\d+)(\s)", l)
+    if m and m.group(2) in names:
+        l = m.group(1) + names[m.group(2)] + "-" + m.group(2) + l[m.end() - 1:]
+    sys.stdout.write(l)
+' "$1"
+}

@@ -36,8 +36,10 @@ diag "$TMP/err2"
 
 # "comm-pid [cpu] ts: hrtimer_setup: hrtimer=... clockid=C mode=M" -> "comm C M"
 modes() { sed -n 's/^ *\([^ ]*\)-[0-9]* .*hrtimer_setup: .* clockid=\([A-Z_]*\) mode=\([^ ]*\).*/\1 \2 \3/p'; }
-(cd "$TMP" && "$TC" report rec.dat > tc.txt 2> tc.err)
+(cd "$TMP" && "$TC" report rec.dat > tc.raw 2> tc.err)
 ok $? "trace-cmd report reads the file"
+"$TPCTL" report "$TMP/rec.dat" > "$TMP/tp.names" 2> /dev/null
+tracecmd_named "$TMP/tp.names" < "$TMP/tc.raw" > "$TMP/tc.txt"
 diag "$TMP/tc.err"
 modes < "$TMP/tc.txt" | grep '^sleep ' | sort > "$TMP/tc.modes"
 [ -s "$TMP/tc.modes" ] && ! grep -q ' 0x' "$TMP/tc.modes" && grep -qE ' (ABS|REL)' "$TMP/tc.modes"
@@ -50,7 +52,9 @@ st=$?
 ok $st "... the names the kernel prints for the same timers"
 [ $st = 0 ] || diag "$TMP/kernel.modes"
 
-(cd "$TMP" && "$TC" report nobtf.dat > tc2.txt 2> /dev/null)
+(cd "$TMP" && "$TC" report nobtf.dat > tc2.raw 2> /dev/null)
+"$TPCTL" report "$TMP/nobtf.dat" > "$TMP/tp2.names" 2> /dev/null
+tracecmd_named "$TMP/tp2.names" < "$TMP/tc2.raw" > "$TMP/tc2.txt"
 modes < "$TMP/tc2.txt" | grep '^sleep ' > "$TMP/tc2.modes"
 [ -s "$TMP/tc2.modes" ] && ! grep -qE ' (ABS|REL)' "$TMP/tc2.modes"
 ok $? "from the kernel's own format it cannot ($(sort -u "$TMP/tc2.modes" | tr '\n' ';'))"

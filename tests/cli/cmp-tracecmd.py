@@ -12,7 +12,7 @@ import sys
 
 a = open(sys.argv[1]).read().split("\n")
 b = open(sys.argv[2]).read().split("\n")
-task = re.compile(r"^(.*)-(\d+) ")
+task = re.compile(r"^(.*?)-(\d+) \[")
 bad = []
 if len(a) != len(b):
     bad.append("%d lines against %d" % (len(a), len(b)))

@@ -576,7 +576,7 @@ struct tep_event *tfs_tep_add_event(struct tep_handle *tep, const char *sys, con
 
 void tfs_tep_parse_cmdlines(struct tep_handle *tep, const char *text, size_t len)
 {
-	const char *p = text, *end = text + len, *nl, *name;
+	const char *p = text, *end = text + len, *nl, *name, *e;
 	char comm[64];
 	long pid;
 
@@ -591,10 +591,10 @@ void tfs_tep_parse_cmdlines(struct tep_handle *tep, const char *text, size_t len
 		nl = memchr(p, '\n', end - p);
 		if (!nl)
 			nl = end;
-		if (*p >= '0' && *p <= '9') {
-			char *e;
-
-			pid = strtol(p, &e, 10);
+		/* digits by hand: the text need not end in a NUL (a file's section) */
+		for (e = p, pid = 0; e < nl && *e >= '0' && *e <= '9' && pid <= INT32_MAX; e++)
+			pid = pid * 10 + (*e - '0');
+		if (e > p) {
 			name = e + 1;
 			if (e < nl && *e == ' ' && name < nl && pid > 0 && pid <= INT32_MAX &&
 			    (size_t)(nl - name) < sizeof(comm)) {

@@ -669,6 +669,9 @@ void agg_record(struct agg *a, const struct tep_record *rec)
 	if (rec->size < 8)
 		return;
 	id = decode_type(data);
+	/* a fork, exec or rename: the task's name from now on (counted only if an EVENT) */
+	if (a->nnameev && agg_nameev_record(a, id, rec) && (id >= a->nid || !a->by_id[id]))
+		return;
 	if (id == a->kstack_id) {
 		stack_record(a, rec);
 		return;
@@ -695,6 +698,7 @@ void agg_record(struct agg *a, const struct tep_record *rec)
 			/* live (a loader of cmdlines is set): learn the name while the task runs */
 			if (a->comm_fn && !pcomm_find(a, pid))
 				agg_pcomm_learn(a, pid, rec->ts);
+			pid = agg_comm_key(a, pid);
 			memcpy(key + k, &pid, 4);
 			k += 4;
 			break;
@@ -809,12 +813,13 @@ void agg_merge(struct agg *a, struct agg *from)
 {
 	size_t i;
 
+	agg_names_from(a, from);
 	tab_merge(a, &a->cur, &from->cur);
 	tab_clear(&from->cur);
 	a->refused += from->refused;
 	a->faults += from->faults;
 	from->refused = from->faults = 0;
-	/* the name a task had when first counted: the first one to know it wins */
+	/* the tasks' names as known: the first one to know a pid wins */
 	for (i = 0; i < from->npc; i++)
 		if (from->pc[i].used && !pcomm_find(a, from->pc[i].pid))
 			agg_pcomm_set(a, from->pc[i].pid, from->pc[i].comm, strlen(from->pc[i].comm),

@@ -131,8 +131,10 @@ void agg_set_pair_fn(struct agg *a, uint64_t over_ns, agg_pair_fn fn, void *ctx)
 
 /*
  * A live trace: the user engine learns a task's name from /proc/PID/comm
- * when it first counts it, and fn is called when a pid has no name in tep's
- * cmdlines yet (at most once per snapshot).  Without it names come from tep.
+ * when it first counts it (then from the records that rename it: a comm key
+ * is the name at the event's time), and fn is called when a pid has no name
+ * in tep's cmdlines yet (at most once per snapshot).  Without it names come
+ * from the records and tep.
  */
 void agg_set_comm_loader(struct agg *a, int (*fn)(struct tep_handle *tep, void *ctx),
 			 void *ctx);

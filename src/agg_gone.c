@@ -37,7 +37,8 @@ static const struct gone *gone_find(const struct gone *g, size_t n, int32_t pid)
 {
 	struct gone k = { .pid = pid };
 
-	return pid > 0 && n ? bsearch(&k, g, n, sizeof(*g), gone_cmp) : NULL;
+	/* a pid, or a name's own (-1 - index: agg_names_from) */
+	return pid != 0 && n ? bsearch(&k, g, n, sizeof(*g), gone_cmp) : NULL;
 }
 
 /*
@@ -284,6 +285,33 @@ size_t agg_tasks_reap(struct agg *a)
 out:
 	free(g);
 	return ng;
+}
+
+/*
+ * from's rows keyed by names of its own (-1 - index into from->dn: names
+ * at the event's time, agg_comm_key) made a's: the same names' keys in a.
+ */
+void agg_names_from(struct agg *a, struct agg *from)
+{
+	struct gone *g;
+	size_t i;
+
+	if (!from->ndn || !from->cur.n)
+		return;
+	g = malloc(from->ndn * sizeof(*g));
+	if (!g)
+		return;
+	for (i = 0; i < from->ndn; i++) {
+		g[i].pid = -1 - (int32_t)i;
+		g[i].to = agg_dname_pid(a, from->dn[i].comm);
+		if (!g[i].to) {
+			free(g);
+			return;
+		}
+	}
+	qsort(g, from->ndn, sizeof(*g), gone_cmp);
+	tab_fold(from, &from->cur, g, from->ndn);
+	free(g);
 }
 
 size_t agg_tasks_tracked(const struct agg *a)

@@ -228,6 +228,7 @@ int agg_ready(struct agg *a)
 	int k, s, ret;
 	bool owner_comm = true;
 
+	agg_nameev_find(a);
 	if (!j)
 		return TP_OK;
 	a->njs = j->nside;
@@ -509,7 +510,10 @@ static size_t join_slots(struct agg *a, const struct jside *js, const struct tep
 			/* live: learn the name while the task runs */
 			if (a->comm_fn && !pcomm_find(a, pid))
 				agg_pcomm_learn(a, pid, rec->ts);
-			/* fall through */
+			i32 = agg_comm_key(a, pid);
+			memcpy(out + k, &i32, 4);
+			k += 4;
+			break;
 		case LK_PID:
 			memcpy(out + k, &pid, 4);
 			k += 4;

@@ -152,8 +152,18 @@ struct pcomm {
 	int pid;
 	bool used;
 	char comm[TASK_COMM + 1];
+	int32_t key;			/* its name's key (agg_comm_key); 0: not made yet */
 	unsigned long long start;	/* when the task began (/proc); 0: gone when met */
 };
+
+/* A record that names a task (agg_task.c: names at the event's time). */
+struct nameev {
+	int id;
+	const struct dec_field *pid;	/* NULL: the task that traced it */
+	const struct dec_field *comm;
+	bool path;			/* comm is an exec's file: its basename */
+};
+#define NAMEEV_MAX 3
 
 /* The name of the tasks that are gone, folded into one pid of their own (-1 - index). */
 struct dname {
@@ -180,6 +190,8 @@ struct agg {
 	uint32_t *dnslot;		/* index + 1, hashed by name; a power of two in size */
 	size_t ndn, adn, ndnslot;
 	struct comm_saved names;	/* saved_cmdlines as last read (comm_of) */
+	struct nameev nameev[NAMEEV_MAX];	/* the events that name tasks, in tep */
+	int nnameev;
 	uint64_t lost_cur, lost_total;
 	uint64_t refused;		/* events not counted: their row would pass the bound */
 	int (*comm_fn)(struct tep_handle *tep, void *ctx);
@@ -266,14 +278,19 @@ static inline struct pcomm *pcomm_slot(struct pcomm *pc, size_t n, int pid)
 	return &pc[i];
 }
 
-static inline const struct pcomm *pcomm_find(const struct agg *a, int pid)
+static inline struct pcomm *pcomm_get(struct agg *a, int pid)
 {
-	const struct pcomm *p;
+	struct pcomm *p;
 
 	if (!a->npc)
 		return NULL;
 	p = pcomm_slot(a->pc, a->npc, pid);
 	return p->used ? p : NULL;
+}
+
+static inline const struct pcomm *pcomm_find(const struct agg *a, int pid)
+{
+	return pcomm_get((struct agg *)a, pid);
 }
 
 void agg_pcomm_set(struct agg *a, int pid, const char *comm, size_t len,
@@ -284,8 +301,22 @@ void agg_pcomm_learn(struct agg *a, int pid, unsigned long long ts);
 const char *agg_comm_of(struct agg *a, int pid, bool *reloaded);
 /* The pid of the tasks gone under a name, made when new; 0: out of memory. */
 int32_t agg_dname_pid(struct agg *a, const char *comm);
+/* The events that name tasks, found in tep (agg_ready). */
+void agg_nameev_find(struct agg *a);
+/* rec names a task (its name from now on): true when it is one of those events. */
+bool agg_nameev_record(struct agg *a, int id, const struct tep_record *rec);
+/*
+ * The cell of a comm key for pid's record now: the pid of its name
+ * (agg_dname_pid) when its name is known, else pid (named at print time).
+ */
+int32_t agg_comm_key(struct agg *a, int pid);
 /* Is the task met as p still there (the idle task always is)? */
 bool agg_task_alive(const struct pcomm *p);
+
+/* ---------------------------------------------------------------- agg_gone.c */
+
+/* from's rows keyed by its own names' keys rewritten to a's (before they merge). */
+void agg_names_from(struct agg *a, struct agg *from);
 
 /* ---------------------------------------------------------------- agg_join.c */
 

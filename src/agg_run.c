@@ -810,9 +810,13 @@ static int set_session(struct agg_set *set)
 	for (k = 0; k < set->njobs; k++) {
 		const struct agg_spec *as = &set->jobs[k].o->spec;
 
-		for (i = 0; !set->jobs[k].try_kernel && i < as->nkeys; i++)
+		for (i = 0; !set->jobs[k].try_kernel && i < as->nkeys; i++) {
 			if (as->kind[i] == AGG_KEY_STACK)
 				spec.flags |= LIVE_KSTACK;
+			/* a comm key names a task as it was at the event (agg_comm_key) */
+			if (as->kind[i] == AGG_KEY_COMM)
+				spec.flags |= LIVE_NAMES;
+		}
 	}
 	if (!set->reading)
 		spec.flags |= LIVE_NOREAD;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * agg_task - the names of the tasks the rows count: pid -> its name when
- * first met (/proc), saved_cmdlines at print time, and the names the tasks
- * gone are folded under (agg_gone.c).
+ * agg_task - the names of the tasks the rows count: pid -> its name at the
+ * event's time (the records that name tasks, else /proc when first met),
+ * saved_cmdlines at print time, and the names the tasks gone are folded
+ * under (agg_gone.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +13,13 @@
 #include "agg_local.h"
 
 /*
- * pid -> the task's name when it was first counted: what the kernel's
- * execname key saw (kernel engine), or /proc/PID/comm when the user engine
- * first meets the pid (saved_cmdlines, read when a table is printed, holds
- * only the last names it saw, and loses short-lived tasks on a busy system).
- * An empty name: not known, saved_cmdlines is asked then.
+ * pid -> the task's name now, as far as the records read say: set when the
+ * pid is first met (what the kernel's execname key saw, kernel engine; the
+ * COMMAND's exec'd name, or /proc/PID/comm, user engine), changed by the
+ * records that rename it (agg_nameev_record).  saved_cmdlines, read when a
+ * table is printed, holds only the last names it saw and loses short-lived
+ * tasks on a busy system.  An empty name: not known, saved_cmdlines is
+ * asked then.
  */
 void agg_pcomm_set(struct agg *a, int pid, const char *comm, size_t len,
 		      unsigned long long start)
@@ -48,6 +51,7 @@ void agg_pcomm_set(struct agg *a, int pid, const char *comm, size_t len,
 		len = TASK_COMM;
 	p->used = true;
 	p->pid = pid;
+	p->key = 0;
 	p->start = start;
 	memcpy(p->comm, comm, len);
 	p->comm[len] = '\0';
@@ -59,8 +63,16 @@ void agg_pcomm_learn(struct agg *a, int pid, unsigned long long ts)
 	char buf[COMM_MAX + 2];
 	unsigned long long start;
 	size_t len = comm_proc(pid, ts, buf, sizeof(buf), &start);
+	/*
+	 * The COMMAND tpctl ran: the name of its exec (its first records come
+	 * before any that renames it; /proc, read later, may have the new name)
+	 */
+	const char *known = comm_known(pid);
 
-	agg_pcomm_set(a, pid, buf, len, start);
+	if (known)
+		agg_pcomm_set(a, pid, known, strlen(known), start);
+	else
+		agg_pcomm_set(a, pid, buf, len, start);
 }
 
 
@@ -142,6 +154,111 @@ int32_t agg_dname_pid(struct agg *a, const char *comm)
 	a->dn[a->ndn].comm[len] = '\0';
 	a->dnslot[i] = ++a->ndn;
 	return -(int32_t)a->ndn;
+}
+
+/*
+ * Names at the event's time.  A task's records are counted under the name
+ * it had when it traced them: a shell's child that calls getpid and then
+ * execs gen files that getpid under the shell's name, gen's own calls under
+ * gen.  /proc, read when the records are (later), knows only the last name;
+ * the records that name a task say when it changed:
+ *   sched_process_fork   the child, named as its parent is
+ *   sched_process_exec   the kernel's new name: the file's basename
+ *   task_rename          prctl(PR_SET_NAME), /proc/PID/comm written
+ * The live session enables them in its instance without counting them
+ * (LIVE_NAMES); they are counted only where they are the command's EVENTs.
+ * Each per-CPU reader (--threads) learns from its own CPU's records only:
+ * a child's records before its exec on another CPU than its fork may take
+ * /proc's (later) name.
+ */
+static const struct {
+	const char *sys, *name, *pid, *comm;
+	bool path;
+} nameev_def[NAMEEV_MAX] = {
+	{ "sched", "sched_process_fork", "child_pid", "child_comm", false },
+	{ "sched", "sched_process_exec", "pid", "filename", true },
+	/* task_rename lost its pid field in later kernels: then the task that traced it */
+	{ "task", "task_rename", "pid", "newcomm", false },
+};
+
+void agg_nameev_find(struct agg *a)
+{
+	size_t i;
+
+	a->nnameev = 0;
+	for (i = 0; i < NAMEEV_MAX; i++) {
+		struct tep_event *ev = tep_find_event_by_name(a->tep, nameev_def[i].sys,
+							      nameev_def[i].name);
+		const struct dec_event *de = ev ? decoder_event(a->dec, ev->id) : NULL;
+		struct nameev *n = &a->nameev[a->nnameev];
+
+		if (!de)
+			continue;
+		n->id = ev->id;
+		n->pid = agg_field_find(de, nameev_def[i].pid);
+		n->comm = agg_field_find(de, nameev_def[i].comm);
+		n->path = nameev_def[i].path;
+		if (!n->comm || n->comm->kind != DK_STR || (n->pid && n->pid->kind != DK_INT))
+			continue;
+		a->nnameev++;
+	}
+}
+
+bool agg_nameev_record(struct agg *a, int id, const struct tep_record *rec)
+{
+	const struct nameev *n = NULL;
+	const char *p, *b;
+	unsigned long long start = 0;
+	char buf[COMM_MAX + 2];
+	struct pcomm *pc;
+	uint64_t v;
+	size_t len;
+	int i, pid;
+
+	for (i = 0; i < a->nnameev && !n; i++)
+		if (a->nameev[i].id == id)
+			n = &a->nameev[i];
+	if (!n)
+		return false;
+	pid = decode_pid(rec->data);
+	if (n->pid) {
+		if (!decode_int(n->pid, rec->data, rec->size, &v))
+			return true;
+		pid = (int)v;
+	}
+	if (pid <= 0 || !decode_span(n->comm, rec->data, rec->size, &p, &len) || !len)
+		return true;
+	if (n->path && (b = memrchr(p, '/', len))) {
+		len -= b + 1 - p;
+		p = b + 1;
+	}
+	if (len > COMM_MAX)
+		len = COMM_MAX;
+	pc = pcomm_get(a, pid);
+	if (pc) {
+		if (strlen(pc->comm) != len || memcmp(pc->comm, p, len)) {
+			memcpy(pc->comm, p, len);
+			pc->comm[len] = '\0';
+			pc->key = 0;
+		}
+		return true;
+	}
+	/* live: when the task began, so that it is known to be gone later */
+	if (a->comm_fn)
+		comm_proc(pid, rec->ts, buf, sizeof(buf), &start);
+	agg_pcomm_set(a, pid, p, len, start);
+	return true;
+}
+
+int32_t agg_comm_key(struct agg *a, int pid)
+{
+	struct pcomm *p = pcomm_get(a, pid);
+
+	if (pid <= 0 || !p || !p->comm[0])
+		return pid;
+	if (!p->key)
+		p->key = agg_dname_pid(a, p->comm);
+	return p->key ? p->key : pid;
 }
 
 /* Is the task met as p still there (the idle task always is)? */

@@ -44,6 +44,9 @@ struct live {
 	 * place, index for index) and what the probes need in the instance
 	 */
 	struct tfs_event_list named;
+	/* LIVE_NAMES: the events enabled for names only, and their ids */
+	struct tfs_event_list nameevs;
+	int nameids[3], nnameids;
 	struct strings *str;
 	struct tracefs_instance *inst;
 	bool private_inst;		/* tpctl-<pid>, ours (else the -i instance, read only) */
@@ -326,6 +329,43 @@ static int resolve_named(struct live *l)
 	return ret;
 }
 
+/*
+ * LIVE_NAMES: the events that say a task's name changed, those of them the
+ * kernel has that are not EVENTs already; their formats loaded.
+ */
+static int resolve_name_events(struct live *l)
+{
+	static const char *const ev[][2] = {
+		{ "sched", "sched_process_fork" }, { "sched", "sched_process_exec" },
+		{ "task", "task_rename" },
+	};
+	struct tep_event *te;
+	size_t i;
+
+	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		if (tfs_event_list_has(&l->evs, ev[i][0], ev[i][1]) ||
+		    load_format(l->tep, ev[i][0], ev[i][1]) < 0 ||
+		    !(te = tep_find_event_by_name(l->tep, ev[i][0], ev[i][1])))
+			continue;
+		if (tfs_event_list_add(&l->nameevs, ev[i][0], ev[i][1]) < 0) {
+			tp_error("out of memory");
+			return TP_FAIL;
+		}
+		l->nameids[l->nnameids++] = te->id;
+	}
+	return TP_OK;
+}
+
+bool live_name_event(struct live *l, int id)
+{
+	int i;
+
+	for (i = 0; i < l->nnameids; i++)
+		if (l->nameids[i] == id)
+			return true;
+	return false;
+}
+
 /* The EVENT patterns resolved, their formats loaded, the filter checked against each. */
 static int resolve_events(struct live *l)
 {
@@ -357,6 +397,8 @@ static int resolve_events(struct live *l)
 		load_format(l->tep, l->evs.v[i].system, l->evs.v[i].name);
 	for (i = 0; !ret && s->filter && i < l->evs.n; i++)
 		ret = tfs_filter_check(l->tep, &l->evs.v[i], s->filter);
+	if (!ret && (s->flags & LIVE_NAMES) && !s->input)
+		ret = resolve_name_events(l);
 	return ret;
 }
 
@@ -459,6 +501,11 @@ static int setup_instance(struct live *l)
 		if (!ret)
 			ret = tfs_event_enable(l->inst, &l->evs.v[i], true);
 	}
+	/* unfiltered: a task's name changes whatever the EVENTs' filter says */
+	if (l->top)
+		l->nnameids = 0;
+	for (i = 0; !ret && !(f & LIVE_NOREAD) && !l->top && i < l->nameevs.n; i++)
+		ret = tfs_event_enable(l->inst, &l->nameevs.v[i], true);
 	if (!ret && (f & LIVE_KSTACK) && !(f & (LIVE_HOLD | LIVE_NOREAD)))
 		ret = tfs_instance_write(l->inst, "tracing_on", "1");
 	if (!ret)
@@ -908,6 +955,7 @@ static void live_free(struct live *l)
 		tracefs_instance_free(l->inst);
 	tfs_event_list_free(&l->evs);
 	tfs_event_list_free(&l->named);
+	tfs_event_list_free(&l->nameevs);
 	strings_free(l->str);
 	if (l->spec.target == &l->no_target)
 		target_free(&l->no_target);

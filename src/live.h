@@ -68,6 +68,14 @@ enum {
 	LIVE_NOREAD = 1 << 5,	/* nothing is read: tracing_on stays 0 (hist triggers) */
 	LIVE_HOLD = 1 << 6,	/* tracing_on 0 until live_start(): every event over one window */
 	LIVE_EARLY_STOP = 1 << 7, /* INT/TERM/HUP only set state_stop from live_open() on */
+	/*
+	 * The events that name tasks (sched_process_fork, sched_process_exec,
+	 * task_rename) enabled too in the private instance, unfiltered, where
+	 * the kernel has them: their records come out of live_next() for the
+	 * command to learn names at the event's time from (live_name_event()),
+	 * not to show or count unless they are among its EVENTs.
+	 */
+	LIVE_NAMES = 1 << 8,
 };
 
 struct live_spec {
@@ -149,6 +157,9 @@ bool live_target_exit(struct live *l, int *pid, int *status, int *sig);
  * everything freed.  Returns ret.  NULL is fine.
  */
 int live_close(struct live *l, int ret);
+
+/* LIVE_NAMES: id is one of the events enabled only for names (not an EVENT). */
+bool live_name_event(struct live *l, int id);
 
 /* What the command reads the records with. */
 struct tep_handle *live_tep(struct live *l);

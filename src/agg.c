@@ -90,7 +90,7 @@ struct row *agg_tab_get(struct tab *t, const void *key, uint32_t klen, uint64_t 
 	return r;
 }
 
-static void tab_clear(struct tab *t)
+void agg_tab_clear(struct tab *t)
 {
 	if (t->slot)
 		memset(t->slot, 0, t->nslot * sizeof(*t->slot));
@@ -247,15 +247,6 @@ int agg_nevents(const struct agg *a)
 	return a->nev;
 }
 
-const struct dec_field *agg_field_find(const struct dec_event *de, const char *name)
-{
-	int i;
-
-	for (i = 0; i < de->nfields; i++)
-		if (!strcmp(de->fields[i].name, name))
-			return &de->fields[i];
-	return NULL;
-}
 
 
 /* "unknown field 'x' in 'sys:ev' (its fields: a, b, c)" */
@@ -784,7 +775,7 @@ void agg_row_merge(const struct agg *a, struct row *r, const struct row *s)
 }
 
 /* The rows of src added to dst's (a's value signedness). */
-static void tab_merge(struct agg *a, struct tab *dst, const struct tab *src)
+void agg_tab_merge(struct agg *a, struct tab *dst, const struct tab *src)
 {
 	size_t i;
 
@@ -803,28 +794,12 @@ static void tab_merge(struct agg *a, struct tab *dst, const struct tab *src)
 
 void agg_interval_end(struct agg *a)
 {
-	tab_merge(a, &a->total, &a->cur);
-	tab_clear(&a->cur);
+	agg_tab_merge(a, &a->total, &a->cur);
+	agg_tab_clear(&a->cur);
 	a->lost_total += a->lost_cur;
 	a->lost_cur = 0;
 }
 
-void agg_merge(struct agg *a, struct agg *from)
-{
-	size_t i;
-
-	agg_names_from(a, from);
-	tab_merge(a, &a->cur, &from->cur);
-	tab_clear(&from->cur);
-	a->refused += from->refused;
-	a->faults += from->faults;
-	from->refused = from->faults = 0;
-	/* the tasks' names as known: the first one to know a pid wins */
-	for (i = 0; i < from->npc; i++)
-		if (from->pc[i].used && !pcomm_find(a, from->pc[i].pid))
-			agg_pcomm_set(a, from->pc[i].pid, from->pc[i].comm, strlen(from->pc[i].comm),
-				  from->pc[i].start);
-}
 
 /* ---------------------------------------------------------------- tables */
 

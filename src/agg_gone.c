@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * agg_gone - tasks gone (see agg.h, agg_tasks_reap): their waiting STARTs
- * dropped, their rows folded into rows of one per name, their names forgotten.
+ * dropped, their rows folded into rows of one per name, their names
+ * forgotten; and a reader thread's rows folded into the metric's (agg_merge).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -291,7 +292,7 @@ out:
  * from's rows keyed by names of its own (-1 - index into from->dn: names
  * at the event's time, agg_comm_key) made a's: the same names' keys in a.
  */
-void agg_names_from(struct agg *a, struct agg *from)
+static void agg_names_from(struct agg *a, struct agg *from)
 {
 	struct gone *g;
 	size_t i;
@@ -312,6 +313,24 @@ void agg_names_from(struct agg *a, struct agg *from)
 	qsort(g, from->ndn, sizeof(*g), gone_cmp);
 	tab_fold(from, &from->cur, g, from->ndn);
 	free(g);
+}
+
+/* Rows of a reader thread (names translated, agg_names_from) into the metric's. */
+void agg_merge(struct agg *a, struct agg *from)
+{
+	size_t i;
+
+	agg_names_from(a, from);
+	agg_tab_merge(a, &a->cur, &from->cur);
+	agg_tab_clear(&from->cur);
+	a->refused += from->refused;
+	a->faults += from->faults;
+	from->refused = from->faults = 0;
+	/* the tasks' names as known: the first one to know a pid wins */
+	for (i = 0; i < from->npc; i++)
+		if (from->pc[i].used && !pcomm_find(a, from->pc[i].pid))
+			agg_pcomm_set(a, from->pc[i].pid, from->pc[i].comm, strlen(from->pc[i].comm),
+				  from->pc[i].start);
 }
 
 size_t agg_tasks_tracked(const struct agg *a)

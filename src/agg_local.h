@@ -246,7 +246,20 @@ void agg_row_merge(const struct agg *a, struct row *r, const struct row *s);
 /* key holds k bytes of keys; the bucket goes after them (room for it is there). */
 void agg_rows_add(struct agg *a, struct tab *t, unsigned char *key, size_t k, uint64_t v,
 		  uint64_t n);
-const struct dec_field *agg_field_find(const struct dec_event *de, const char *name);
+/* src's rows added to dst's (a's tables); a row beyond dst's bound is refused. */
+void agg_tab_merge(struct agg *a, struct tab *dst, const struct tab *src);
+void agg_tab_clear(struct tab *t);
+
+static inline const struct dec_field *agg_field_find(const struct dec_event *de,
+						     const char *name)
+{
+	int i;
+
+	for (i = 0; i < de->nfields; i++)
+		if (!strcmp(de->fields[i].name, name))
+			return &de->fields[i];
+	return NULL;
+}
 int agg_field_unknown(const struct dec_event *de, const char *what, const char *name,
 		      const char *label);
 enum agg_col_type agg_col_type_of(const struct col *c);
@@ -312,11 +325,6 @@ bool agg_nameev_record(struct agg *a, int id, const struct tep_record *rec);
 int32_t agg_comm_key(struct agg *a, int pid);
 /* Is the task met as p still there (the idle task always is)? */
 bool agg_task_alive(const struct pcomm *p);
-
-/* ---------------------------------------------------------------- agg_gone.c */
-
-/* from's rows keyed by its own names' keys rewritten to a's (before they merge). */
-void agg_names_from(struct agg *a, struct agg *from);
 
 /* ---------------------------------------------------------------- agg_join.c */
 

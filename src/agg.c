@@ -11,6 +11,7 @@
  * copies; names (events, tasks, symbols) are looked up only when a table
  * is printed, once per row instead of once per event.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,55 @@ int agg_spec_keys(struct agg_spec *spec, const char *by)
 		spec->nkeys++;
 	}
 	return TP_OK;
+}
+
+int agg_spec_bounds(struct agg_spec *spec, const char *list, bool dur)
+{
+	char *copy = strdup(list ? list : ""), *tok, *save = NULL, *end;
+	int n = 0, ret = TP_OK;
+
+	if (!copy) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long ns;
+		long long v = 0;
+		bool good;
+
+		if (dur) {
+			good = tp_parse_duration(tok, &ns) && ns <= INT64_MAX;
+			v = (long long)ns;
+		} else {
+			errno = 0;
+			v = strtoll(tok, &end, 0);
+			good = *tok && !*end && !errno;
+		}
+		if (!good) {
+			tp_error(dur ? "invalid bucket bound '%s' in '--buckets': a duration "
+				 "(ns, us, ms, s, m, h; seconds when bare), as in 10us,1ms,100ms" :
+				 "invalid bucket bound '%s' in '--buckets': an integer", tok);
+			ret = TP_USAGE;
+		} else if (n == AGG_BOUNDS_MAX) {
+			tp_error("too many bucket bounds in '--buckets': at most %d", AGG_BOUNDS_MAX);
+			ret = TP_USAGE;
+		} else if (n && v <= spec->bounds[n - 1]) {
+			tp_error("bucket bounds in '--buckets' must ascend: '%s' after '%lld'", tok,
+				 (long long)spec->bounds[n - 1]);
+			ret = TP_USAGE;
+		} else {
+			spec->bounds[n++] = v;
+		}
+	}
+	free(copy);
+	if (!ret && !n) {
+		tp_error("no bucket bound in '--buckets'");
+		ret = TP_USAGE;
+	}
+	spec->nbounds = ret ? 0 : n;
+	if (!ret)
+		spec->scale = AGG_SCALE_LIST;
+	return ret;
 }
 
 void agg_spec_release(struct agg_spec *spec)
@@ -437,6 +487,20 @@ static uint64_t bucket_of(const struct agg *a, uint64_t v)
 		if (a->vsign && (int64_t)v < 0)
 			return (uint64_t)-1;
 		return v ? 64 - __builtin_clzll(v) : 0;
+	}
+	if (s->scale == AGG_SCALE_LIST) {
+		/* the first bound the value does not pass: value <= bound */
+		__int128 x = a->vsign ? (__int128)(int64_t)v : (__int128)v;
+		int lo = 0, hi = s->nbounds, m;
+
+		while (lo < hi) {
+			m = (lo + hi) / 2;
+			if (s->bounds[m] < x)
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		return lo;
 	}
 	if (s->scale == AGG_SCALE_LINEAR) {
 		if (a->vsign) {
@@ -827,10 +891,29 @@ static void bucket_bounds(const struct agg *a, uint64_t b, struct agg_bucket *ou
 	out->hi *= a->vdiv;
 }
 
+void agg_list_bucket(const struct agg_spec *s, bool vsign, int k, struct agg_bucket *out)
+{
+	out->index = k;
+	/* [lo, hi) as everywhere: (bound k-1, bound k] of integers */
+	if (k)
+		out->lo = (__int128)s->bounds[k - 1] + 1;
+	else
+		out->lo = vsign || s->bounds[0] < 0 ? (__int128)INT64_MIN : 0;
+	if (k < s->nbounds)
+		out->hi = (__int128)s->bounds[k] + 1;
+	else
+		out->hi = vsign ? (__int128)INT64_MAX + 1 : (__int128)UINT64_MAX + 1;
+}
+
 static void bucket_bounds_raw(const struct agg *a, uint64_t b, struct agg_bucket *out)
 {
 	const struct agg_spec *s = a->spec;
 
+	out->index = (int64_t)b;
+	if (s->scale == AGG_SCALE_LIST) {
+		agg_list_bucket(s, a->vsign, (int)b, out);
+		return;
+	}
 	if (s->scale == AGG_SCALE_LOG2) {
 		int64_t k = (int64_t)b;
 

@@ -43,7 +43,11 @@ enum agg_scale {
 	AGG_SCALE_NONE,		/* count: no value */
 	AGG_SCALE_LOG2,		/* [0], [1], [2, 4), [4, 8), ... */
 	AGG_SCALE_LINEAR,	/* [0, step), [step, 2 * step), ... */
+	AGG_SCALE_LIST,		/* --buckets: [min, b0], (b0, b1], ..., (bN-1, max] */
 };
+
+/* --buckets: at most this many bounds */
+#define AGG_BOUNDS_MAX 64
 
 /*
  * latency: rows of START/END pairs instead of events.  A START is remembered
@@ -89,6 +93,8 @@ struct agg_spec {
 	const char *value;			/* hist: the field whose values are counted */
 	enum agg_scale scale;
 	uint64_t step;				/* AGG_SCALE_LINEAR */
+	int64_t bounds[AGG_BOUNDS_MAX];		/* AGG_SCALE_LIST: ascending, each a bucket's top */
+	int nbounds;
 	const struct agg_join *join;		/* latency: pairs, the value their time */
 	char *text;				/* private: the names point into it */
 };
@@ -101,6 +107,13 @@ struct agg_spec {
  */
 int agg_spec_keys(struct agg_spec *spec, const char *by);
 void agg_spec_release(struct agg_spec *spec);
+/*
+ * Parse "--buckets 10us,100us,1ms" (dur: durations, kept in ns) or "0,10,100"
+ * (integers) into spec's bounds, scale AGG_SCALE_LIST: each value counts in
+ * the first bucket whose bound it does not pass (Prometheus' le).  Strictly
+ * ascending, at most AGG_BOUNDS_MAX.  Prints the error: TP_USAGE.
+ */
+int agg_spec_bounds(struct agg_spec *spec, const char *list, bool dur);
 
 struct agg;
 /* tep: the formats of the events (agg_add_event); it resolves comm from its cmdlines. */
@@ -235,9 +248,13 @@ struct agg_cell {
 
 struct agg_bucket {
 	__int128 lo, hi;	/* [lo, hi) */
-	int64_t index;		/* log2: -1 for the negative ones, 0 for [0], k for [2^(k-1), 2^k) */
+	int64_t index;		/* log2: -1 for the negative ones, 0 for [0], k for [2^(k-1), 2^k);
+				   list: k for the bucket that ends at bound k (nbounds: the last) */
 	uint64_t count;
 };
+
+/* --buckets: bucket k (0 to nbounds) of spec's list, for values signed or not. */
+void agg_list_bucket(const struct agg_spec *s, bool vsign, int k, struct agg_bucket *out);
 
 struct agg_group {
 	struct agg_cell key[AGG_MAX_KEYS];

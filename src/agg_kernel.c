@@ -44,6 +44,8 @@ static const char *kernel_plan(struct agg *a, struct ev *e)
 	const struct dec_event *de = decoder_event(a->dec, e->id);
 	int k;
 
+	if (s->scale == AGG_SCALE_LIST)
+		return "--buckets (the kernel's buckets are powers of two or of one width)";
 	for (k = 0; k < s->nkeys; k++) {
 		comm |= s->kind[k] == AGG_KEY_COMM;
 		pid |= s->kind[k] == AGG_KEY_PID;
@@ -450,6 +452,8 @@ const char *agg_kernel_join(struct agg *a, const char *name, const char *filter,
 	int k, s, m;
 
 	memset(kj, 0, sizeof(*kj));
+	if (a->spec->scale == AGG_SCALE_LIST)
+		return "--buckets (the kernel's buckets are powers of two or of one width)";
 	for (s = 0; s < j->nside; s++) {
 		if (j->side[s].end && !es)
 			es = &j->side[s];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tpctl hist EVENT... --field FIELD [--by KEY,...] [--log2 | --linear STEP]
+ * tpctl hist EVENT... --field FIELD [--by KEY,...] [--log2 | --linear STEP | --buckets N,...]
  *            [--filter EXPR] [--top N] [--interval SEC] [--duration SEC] [--json]
  *            [--engine kernel|user]
  *
@@ -19,7 +19,7 @@
 
 int hist_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 {
-	const char *by = NULL, *field = NULL;
+	const char *by = NULL, *field = NULL, *buckets = NULL;
 	unsigned long long top = 0, step = 0;
 	bool log2 = false;
 	const struct tp_opt opts[] = {
@@ -31,6 +31,9 @@ int hist_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		OPT_BOOL(0, "log2", &log2, "power-of-two buckets: [0], [1], [2, 4), ... (the default)"),
 		OPT_UINT(0, "linear", &step, "STEP", 1, INT64_MAX,
 			 "buckets STEP wide: [0, STEP), [STEP, 2*STEP), ..."),
+		OPT_STRING(0, "buckets", &buckets, "N,...",
+			   "buckets that end at these values, ascending: [min, N1],\n"
+			   "(N1, N2], ..., (Nlast, max] (serve: its le)"),
 		AGG_OPTS(o, &top, "only the events matching EXPR",
 			 "only the N histograms with the most events",
 			 "histograms every SEC seconds (of that interval), the totals at the end"),
@@ -41,7 +44,8 @@ int hist_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
-		"tpctl hist EVENT... --field FIELD [--by KEY,...] [--log2 | --linear STEP]\n"
+		"tpctl hist EVENT... --field FIELD [--by KEY,...]\n"
+		"                  [--log2 | --linear STEP | --buckets N,...]\n"
 		"                  [--filter EXPR] [--top N] [--interval SEC] [--duration SEC]\n"
 		"                  [--json] [--engine ENGINE] [--threads N] [--buffer-kb N]\n"
 		"                  [--probe SPEC]... [--strings]\n"
@@ -60,14 +64,16 @@ int hist_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		tp_error("no event given");
 	else if (!field)
 		tp_error("no field given; use --field FIELD");
-	else if (log2 && step)
-		tp_error("'--log2' and '--linear' cannot be used together");
+	else if (log2 + !!step + !!buckets > 1)
+		tp_error("'--log2', '--linear' and '--buckets' cannot be used together");
 	else
 		/* without --by: one histogram of every event */
 		ret = by ? agg_spec_keys(&o->spec, by) : TP_OK;
 	o->spec.value = field;
 	o->spec.scale = step ? AGG_SCALE_LINEAR : AGG_SCALE_LOG2;
 	o->spec.step = step;
+	if (!ret && buckets)
+		ret = agg_spec_bounds(&o->spec, buckets, false);
 	return agg_parse_end(o, &args, top, ret);
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tpctl latency START END --match FIELD[=FIELD] | RECIPE [--by KEY,...]
- *               [--log2 | --linear STEP] [--filter EXPR] [--top N] [--interval SEC]
+ *               [--log2 | --linear STEP | --buckets D,...] [--filter EXPR] [--top N] [--interval SEC]
  *               [--duration SEC] [--json] [--engine E] [--input FILE] [TARGET]
  *
  * How long from one event to another: the pairs of a START and the END
@@ -283,7 +283,7 @@ static struct ftr_spec latency_fs;
 
 int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 {
-	const char *by = NULL;
+	const char *by = NULL, *buckets = NULL;
 	char *match = NULL;
 	unsigned long long top = 0, step = 0, over = 0;
 	const struct recipe *r = NULL;
@@ -302,6 +302,9 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		OPT_BOOL(0, "log2", &log2, "power-of-two buckets of microseconds (the default)"),
 		OPT_CALLBACK(0, "linear", &step, "STEP", opt_duration,
 			     "buckets STEP wide (a duration: 100us, 1ms)"),
+		OPT_STRING(0, "buckets", &buckets, "DURATION,...",
+			   "buckets that end at these durations, ascending:\n"
+			   "[0, D1], (D1, D2], ..., (Dlast, ...) (serve: its le)"),
 		OPT_CALLBACK(0, "over", &over, "DURATION", opt_duration,
 			     "also print each pair longer than DURATION as it\n"
 			     "closes, with both events (5ms)"),
@@ -316,7 +319,8 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	};
 	const struct tp_cmd_spec spec = {
 		"tpctl latency START END --match FIELD[=FIELD] | RECIPE [--by KEY,...]\n"
-		"                     [--log2 | --linear STEP] [--over DURATION] [--filter EXPR] [--top N]\n"
+		"                     [--log2 | --linear STEP | --buckets DURATION,...] [--over DURATION]\n"
+		"                     [--filter EXPR] [--top N]\n"
 		"                     [--interval SEC] [--duration SEC] [--json] [--engine ENGINE]\n"
 		"                     [--input FILE] [--sort KEY,...] [--probe SPEC]...\n"
 		"                     [--function FUNC]\n"
@@ -332,11 +336,13 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		return ret;
 	ret = TP_USAGE;
 	if (latency_fs.ngraph) {
-		if (args.argc || match || o->sort || step || over || o->interval > 0 || o->filter ||
+		if (args.argc || match || o->sort || step || buckets || over || o->interval > 0 ||
+		    o->filter ||
 		    o->probes.n || latency_fs.ngraph > 1 || strpbrk(latency_fs.graph[0], "*?[!") ||
 		    o->engine == AGG_ENGINE_KERNEL)
 			tp_error("'--function FUNC' times one function: no START END or RECIPE, "
-				 "--match, --sort, --linear, --over, --interval, --filter, --probe or "
+				 "--match, --sort, --linear, --buckets, --over, --interval, --filter, "
+				 "--probe or "
 				 "--engine kernel");
 		else
 			ret = agg_spec_keys(&o->spec, by);
@@ -353,7 +359,7 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	}
 	if (args.argc == 1 && !strcmp(args.argv[0], "sched")) {
 		/* perf sched latency's table: none of the histograms' options */
-		if (match || by || log2 || step || over || top || o->interval > 0 ||
+		if (match || by || log2 || step || buckets || over || top || o->interval > 0 ||
 		    o->filter || o->engine == AGG_ENGINE_KERNEL)
 			tp_error("recipe 'sched' takes only --sort, --duration, --json, --input, "
 				 "--engine user and a target");
@@ -393,8 +399,8 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		tp_error(args.argc ? "too many arguments: START END, or a RECIPE" :
 			 "no events: START END --match FIELD, or a RECIPE");
 	}
-	if (!ret && log2 && step) {
-		tp_error("'--log2' and '--linear' cannot be used together");
+	if (!ret && log2 + !!step + !!buckets > 1) {
+		tp_error("'--log2', '--linear' and '--buckets' cannot be used together");
 		ret = TP_USAGE;
 	}
 	/* without keys: one histogram of every pair */
@@ -406,6 +412,11 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	o->spec.join = r ? &r->join : &o->join;
 	o->spec.scale = step ? AGG_SCALE_LINEAR : AGG_SCALE_LOG2;
 	o->spec.step = step;
+	if (buckets) {
+		ret = agg_spec_bounds(&o->spec, buckets, true);
+		if (ret)
+			return agg_parse_end(o, &args, top, ret);
+	}
 	o->over = over;
 	/* the session traces the sides' events, each once */
 	for (s = 0; s < o->spec.join->nside; s++) {

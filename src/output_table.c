@@ -146,6 +146,29 @@ static void dur_text(char *buf, size_t size, __int128 ns)
 	snprintf(buf, size, "%lldns", (long long)ns);
 }
 
+/* --buckets: (bound k-1, bound k], the first from the least value, the last open */
+static void list_label(char *buf, size_t size, const struct agg_spec *s, bool dur,
+		       const struct agg_bucket *b)
+{
+	char lo[48] = "", hi[48] = "";
+	int k = (int)b->index;
+
+	if (k && dur)
+		dur_text(lo, sizeof(lo), s->bounds[k - 1]);
+	else if (k)
+		snprintf(lo, sizeof(lo), "%lld", (long long)s->bounds[k - 1]);
+	if (k < s->nbounds && dur)
+		dur_text(hi, sizeof(hi), s->bounds[k]);
+	else if (k < s->nbounds)
+		snprintf(hi, sizeof(hi), "%lld", (long long)s->bounds[k]);
+	if (!k)
+		snprintf(buf, size, b->lo == 0 ? "[0, %s]" : "(..., %s]", hi);
+	else if (k == s->nbounds)
+		snprintf(buf, size, "(%s, ...)", lo);
+	else
+		snprintf(buf, size, "(%s, %s]", lo, hi);
+}
+
 static void bucket_label(char *buf, size_t size, bool log2, bool dur, const struct agg_bucket *b)
 {
 	char lo[48], hi[48];
@@ -184,6 +207,51 @@ static struct agg_bucket bucket_next(bool log2, __int128 unit, const struct agg_
 	return n;
 }
 
+/* One bar of a histogram: label, count, '@' as many as count is of maxc. */
+static void hist_line(FILE *f, const char *label, size_t lw, uint64_t count, size_t cw,
+		      uint64_t maxc)
+{
+	size_t len = maxc ? (size_t)((unsigned __int128)count * BAR_WIDTH / maxc) : 0;
+	char bar[BAR_WIDTH + 1];
+
+	memset(bar, '@', len);
+	memset(bar + len, ' ', BAR_WIDTH - len);
+	bar[BAR_WIDTH] = '\0';
+	fprintf(f, "%-*s %*llu |%s|\n", (int)lw, label, (int)cw, (unsigned long long)count, bar);
+}
+
+/* --buckets: every bucket of the list from the first that holds values to the last. */
+static void list_hist_group(FILE *f, const struct agg_table *t, const struct agg_group *g)
+{
+	const struct agg_spec *s = t->spec;
+	int first = (int)g->buckets[0].index, last = (int)g->buckets[g->nbuckets - 1].index, k;
+	struct agg_bucket all[AGG_BOUNDS_MAX + 1];
+	char label[112], num[32];
+	size_t lw = 0, cw = 8, i;
+	uint64_t maxc = 0;
+
+	for (k = first; k <= last; k++) {
+		agg_list_bucket(s, t->vsign, k, &all[k - first]);
+		all[k - first].count = 0;
+	}
+	for (i = 0; i < g->nbuckets; i++)
+		all[g->buckets[i].index - first].count += g->buckets[i].count;
+	for (k = first; k <= last; k++) {
+		list_label(label, sizeof(label), s, s->join != NULL, &all[k - first]);
+		if (strlen(label) > lw)
+			lw = strlen(label);
+		if (all[k - first].count > maxc)
+			maxc = all[k - first].count;
+		if ((size_t)snprintf(num, sizeof(num), "%llu",
+				     (unsigned long long)all[k - first].count) > cw)
+			cw = strlen(num);
+	}
+	for (k = first; k <= last; k++) {
+		list_label(label, sizeof(label), s, s->join != NULL, &all[k - first]);
+		hist_line(f, label, lw, all[k - first].count, cw, maxc);
+	}
+}
+
 static void text_hist_group(FILE *f, const struct agg_table *t, const struct agg_group *g)
 {
 	bool log2 = t->spec->scale == AGG_SCALE_LOG2, dur = t->spec->join != NULL;
@@ -191,11 +259,15 @@ static void text_hist_group(FILE *f, const struct agg_table *t, const struct agg
 	__int128 unit = dur && log2 ? 1000 : 1;
 	struct agg_bucket *all, cur;
 	size_t n = 0, i, lw = 0, cw = 8, maxc = 0;
-	char label[112], num[32], bar[BAR_WIDTH + 1];
+	char label[112], num[32];
 	bool fill = true;
 
 	if (!g->nbuckets)
 		return;
+	if (t->spec->scale == AGG_SCALE_LIST) {
+		list_hist_group(f, t, g);
+		return;
+	}
 	if (!log2) {
 		__int128 span = (g->buckets[g->nbuckets - 1].hi - g->buckets[0].lo) /
 				(g->buckets[0].hi - g->buckets[0].lo);
@@ -223,14 +295,8 @@ static void text_hist_group(FILE *f, const struct agg_table *t, const struct agg
 			cw = strlen(num);
 	}
 	for (i = 0; i < n; i++) {
-		size_t len = maxc ? (size_t)((unsigned __int128)all[i].count * BAR_WIDTH / maxc) : 0;
-
 		bucket_label(label, sizeof(label), log2, dur, &all[i]);
-		memset(bar, '@', len);
-		memset(bar + len, ' ', BAR_WIDTH - len);
-		bar[BAR_WIDTH] = '\0';
-		fprintf(f, "%-*s %*llu |%s|\n", (int)lw, label, (int)cw,
-			(unsigned long long)all[i].count, bar);
+		hist_line(f, label, lw, all[i].count, cw, maxc);
 	}
 	free(all);
 }

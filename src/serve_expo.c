@@ -8,7 +8,8 @@
  * exporter, every bucket written from the first scrape on (a layout that
  * grows or differs between series breaks histogram_quantile() and rate()
  * over buckets): latency in seconds, powers of two from 1us to 2^26 us
- * (67.1 s); hist the integers 2^k - 1 for k = 0..32 (0, 1, 3, 7, ...).
+ * (67.1 s); hist the integers 2^k - 1 for k = 0..32 (0, 1, 3, 7, ...); or
+ * the metric's --buckets, exactly (its buckets end at them).
  * Each "le" counts the values at most le: the rows' own buckets
  * ([lo, hi), whose largest value is hi - 1) whose largest value is at most
  * le; a --linear bucket that straddles an le counts from the next one on.
@@ -179,13 +180,15 @@ void expo_metric(FILE *f, const struct expo_metric *m, const struct agg_table *t
 	fprintf(f, "# HELP %s %s\n# TYPE %s histogram\n", m->name, help, m->name);
 	for (i = 0; i < t->n; i++) {
 		const struct agg_group *g = &t->g[i];
-		int k, nle = m->seconds ? LAT_LE_N : HIST_LE_N;
+		bool list = t->spec->scale == AGG_SCALE_LIST;
+		int k, nle = list ? t->spec->nbounds : m->seconds ? LAT_LE_N : HIST_LE_N;
 		uint64_t cum = 0;
 		char le[64];
 		FILE *lf;
 
 		for (k = 0, b = 0; k < nle; k++) {
-			__int128 lim = m->seconds ? (__int128)1000 << k : ((__int128)1 << k) - 1;
+			__int128 lim = list ? (__int128)t->spec->bounds[k] :
+				       m->seconds ? (__int128)1000 << k : ((__int128)1 << k) - 1;
 			char *buf = NULL;
 			size_t len = 0;
 

@@ -156,10 +156,12 @@ for line in open(path):
     cnt[r["pid"]] += 1
     if r["cpu"] != cpu[r["pid"]]:
         errs.append("pid %d on cpu %d" % (r["pid"], r["cpu"]))
-    # a record being committed while the other CPU is read may come a few
-    # microseconds late (see src/reader.c); a whole sub-buffer out of order
-    # would be far more
-    if r["ts_ns"] < last - 100000:
+    # a record being committed while the other CPU is read may come late
+    # (see src/reader.c): microseconds, or as long as its CPU is held up in
+    # the commit (a virtual CPU the host stops: 124 us seen on an idle VM);
+    # a merge that failed would hand out batches of the 16 MB buffer, far
+    # more than 5 ms late
+    if r["ts_ns"] < last - 5000000:
         errs.append("ts %d after %d" % (r["ts_ns"], last))
     late += r["ts_ns"] < last
     last = max(last, r["ts_ns"])

@@ -18,7 +18,8 @@ v.results_or_fail(t)
 PAIRS = ["count_sys", "count_field", "hist_log2", "hist_linear", "count_str", "hist_str"]
 if v.text("agg_available").strip() != "yes":
     for name in PAIRS + ["agg_default", "agg_kernel_stack", "agg_kernel_keys", "agg_auto_keys",
-                         "agg_interval", "agg_target_kernel", "agg_target_user", "agg_stack",
+                         "agg_interval", "agg_target_kernel", "agg_target_user", "agg_true",
+                         "agg_stack",
                          "agg_left",
                          "rmdir"]:
         t.skip(name, "count/hist not built yet")
@@ -102,6 +103,16 @@ for e in ("kernel", "user"):
          d["rows"] == [{"key": {"comm": "aggload"}, "count": 501}] and d["lost"] == 0,
          "-- aggload sys 500, --engine %s: its 501 getpid() calls, nothing else" % e,
          v.step_diag("agg_target_" + e))
+# -- /bin/true: both engines count from its exec on (tpctl holds it at its exec
+# until the pid filter is set), so they count the same syscalls
+cnt = {}
+for e in ("kernel", "user"):
+    d = doc("agg_true_" + e)
+    cnt[e] = sum(r["count"] for r in (d or {}).get("rows") or []) if d else None
+t.ok(v.rc("agg_true_kernel") == 0 and v.rc("agg_true_user") == 0 and
+     cnt["kernel"] and cnt["kernel"] == cnt["user"],
+     "count raw_syscalls:sys_enter -- /bin/true: the same count on both engines (%s)" % cnt,
+     v.step_diag("agg_true_kernel") + v.step_diag("agg_true_user"))
 d = doc("agg_stack")
 rows = (d or {}).get("rows") or []
 t.ok(v.rc("agg_stack") == 0 and "user engine" in v.text("agg_stack.err") and

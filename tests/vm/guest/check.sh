@@ -278,6 +278,10 @@ if tpctl count --help >/dev/null 2>&1; then
 		step agg_target_$e tpctl count syscalls:sys_enter_getpid --by comm --engine $e \
 			--json -- aggload sys 500 </tmp/goline
 	done
+	# -- COMMAND from its exec on, on both engines: the same count of its syscalls
+	for e in kernel user; do
+		step agg_true_$e tpctl count raw_syscalls:sys_enter --engine $e --json -- /bin/true
+	done
 	# a stack key: the user engine counts it, whatever the default
 	step agg_stack tpctl -v count syscalls:sys_enter_getpid --stack --json \
 		-- aggload sys 100 </tmp/goline

@@ -955,6 +955,14 @@ static void reap(struct agg_set *set)
 			agg_tasks_reap(set->jobs[k].agg);
 			n += agg_tasks_tracked(set->jobs[k].agg);
 		}
+	/* each reader thread's names too (its rows not merged yet fold as the metric's do) */
+	for (k = 0; set->pc && k < set->ntagg; k++) {
+		pthread_mutex_lock(&set->tagg[k].lock);
+		agg_tasks_reap(set->tagg[k].agg);
+		n += agg_tasks_tracked(set->tagg[k].agg);
+		pthread_mutex_unlock(&set->tagg[k].lock);
+	}
+	tp_debug("tasks tracked after a look for those gone: %zu", n);
 	set->reap_tracked = n;
 #ifdef __GLIBC__
 	malloc_trim(0);
@@ -990,6 +998,7 @@ int agg_set_read(struct agg_set *set, int timeout_ms, bool *done)
 			*done = true;
 		else if (timeout_ms)
 			poll(NULL, 0, timeout_ms);
+		reap(set);
 		return TP_OK;
 	}
 	memset(&rec, 0, sizeof(rec));

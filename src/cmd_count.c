@@ -59,10 +59,10 @@ int count_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	if (ret)
 		return ret;
 	ret = TP_USAGE;
-	if (count_fs.nfunc && (args.argc || o->probes.n || stack || o->strings || o->interval > 0 ||
+	if (count_fs.nfunc && (args.argc || o->probes.n || stack || o->strings ||
 			       o->filter || o->engine == AGG_ENGINE_KERNEL))
 		tp_error("'--function' counts calls by function alone: no EVENT, --probe, --stack, "
-			 "--strings, --interval, --filter or --engine kernel");
+			 "--strings, --filter or --engine kernel");
 	else if (count_fs.nfunc) {
 		count_fs.cmd = "count";
 		o->ftrace = &count_fs;

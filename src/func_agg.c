@@ -45,6 +45,7 @@ struct frow {
 	unsigned long long ip;	/* count: the function; latency: 0 */
 	int pid;		/* --by comm: the task (-1: not by task) */
 	unsigned long long count, sum, min, max;
+	unsigned long long total;	/* count --interval: the counts of the intervals before */
 	unsigned long long buckets[64];	/* latency: [2^i, 2^(i+1)) ns, [0, 2) in 0 */
 	const char *name, *comm;	/* resolved at the end */
 	char comm_buf[64];		/* --by comm: the task's name when its row was made */
@@ -219,6 +220,7 @@ static void fagg_finish(struct fagg *a)
 			continue;
 		}
 		a->rows[j].count += r->count;
+		a->rows[j].total += r->total;
 		a->rows[j].sum += r->sum;
 		a->rows[j].min = r->min < a->rows[j].min ? r->min : a->rows[j].min;
 		a->rows[j].max = r->max > a->rows[j].max ? r->max : a->rows[j].max;
@@ -240,8 +242,12 @@ static void json_str_or_null(struct json *j, const char *key, const char *s)
 		json_null(j, key);
 }
 
+/*
+ * The rows (those that counted anything in this interval, with --interval),
+ * in text with title above them (NULL: none).
+ */
 static void fagg_print(struct fagg *a, const struct agg_opts *o, const char *func,
-		       unsigned long long lost, double secs)
+		       unsigned long long lost, double secs, const char *title)
 {
 	struct timespec now;
 	size_t i;
@@ -269,7 +275,7 @@ static void fagg_print(struct fagg *a, const struct agg_opts *o, const char *fun
 			json_str(&j, NULL, "comm");
 		json_arr_close(&j);
 		json_arr_open(&j, a->latency ? "groups" : "rows");
-		for (i = 0; i < a->n && (!o->top || i < o->top); i++) {
+		for (i = 0; i < a->n && (!o->top || i < o->top) && a->rows[i].count; i++) {
 			struct frow *r = &a->rows[i];
 
 			json_obj_open(&j, NULL);
@@ -306,9 +312,11 @@ static void fagg_print(struct fagg *a, const struct agg_opts *o, const char *fun
 		json_end_line(&j);
 		return;
 	}
+	if (title)
+		printf("%s\n", title);
 	if (!a->latency) {
 		printf("%12s  %-40s%s\n", "COUNT", "FUNCTION", a->by_comm ? "  COMM" : "");
-		for (i = 0; i < a->n && (!o->top || i < o->top); i++) {
+		for (i = 0; i < a->n && (!o->top || i < o->top) && a->rows[i].count; i++) {
 			struct frow *r = &a->rows[i];
 
 			if (a->by_comm)
@@ -345,6 +353,39 @@ static void fagg_print(struct fagg *a, const struct agg_opts *o, const char *fun
 	}
 }
 
+/* A title as count's: "HH:MM:SS (0.50 s)", or "totals (...)". */
+static void fagg_title(char *buf, size_t size, bool totals, double secs)
+{
+	time_t wall = time(NULL);
+	struct tm tm;
+	size_t n;
+
+	localtime_r(&wall, &tm);
+	n = totals ? (size_t)snprintf(buf, size, "totals") : strftime(buf, size, "%H:%M:%S", &tm);
+	snprintf(buf + n, size - n, " (%.2f s)", secs);
+}
+
+/* count --interval: this interval's rows printed, their counts added to the totals. */
+static int fagg_tick(struct fagg *a, const struct agg_opts *o, unsigned long long lost,
+		     double secs)
+{
+	char title[64];
+	size_t i;
+
+	fagg_finish(a);
+	fagg_title(title, sizeof(title), false, secs);
+	fagg_print(a, o, NULL, lost, secs, title);
+	if (!o->json)
+		putchar('\n');
+	for (i = 0; i < a->n; i++) {
+		a->rows[i].total += a->rows[i].count;
+		a->rows[i].count = 0;
+	}
+	if (fflush(stdout) || ferror(stdout))
+		return -1;
+	return 0;
+}
+
 static int fagg_run(const struct agg_opts *o, bool latency)
 {
 	struct ftr_spec *fs = o->ftrace;
@@ -354,7 +395,8 @@ static int fagg_run(const struct agg_opts *o, bool latency)
 	struct fagg a = { .latency = latency };
 	struct tep_record rec;
 	struct live *l = NULL;
-	double start, deadline = 0;
+	double start, deadline = 0, next = 0, last;
+	unsigned long n = 0;
 	long long rlost;
 	bool oom = false;
 	int ret, r;
@@ -382,20 +424,34 @@ static int fagg_run(const struct agg_opts *o, bool latency)
 		ret = fagg_setup(&a, live_tep(l));
 	if (!ret)
 		ret = live_start(l);
-	start = mono_s();
+	start = last = mono_s();
 	if (!ret && o->duration > 0)
 		deadline = start + o->duration;
+	if (!ret && o->interval > 0)
+		next = start + o->interval;
 	memset(&rec, 0, sizeof(rec));
 	while (!ret && !oom && !state_stop) {
 		r = live_next(l, &rec, &rlost);
+		/* --interval: looked at when the buffers are empty, or every 64K records */
+		if (next && (r == 0 || !(++n & 0xffff)) && mono_s() >= next) {
+			double now = mono_s();
+
+			if (fagg_tick(&a, o, live_lost(l), now - last) < 0)
+				break;
+			last = now;
+			while (next <= now)
+				next += o->interval;
+		}
 		if (r < 0)
 			ret = TP_FAIL;
 		else if (r > 0 && fagg_record(&a, &rec) < 0)
 			oom = true;
+		else if (r > 0)
+			continue;
 		else if (live_done(l) || (deadline && mono_s() >= deadline))
 			break;
 		else
-			live_wait(l, 50);
+			live_wait(l, next && next - mono_s() < 0.05 ? 1 : 50);
 	}
 	if (l && !ret && !oom) {
 		live_drain(l);
@@ -417,8 +473,23 @@ static int fagg_run(const struct agg_opts *o, bool latency)
 	if (!ret) {
 		unsigned long long lost = live_lost(l);
 
-		fagg_finish(&a);
-		fagg_print(&a, o, fs->ngraph ? fs->graph[0] : NULL, lost, mono_s() - start);
+		if (next) {
+			/* the last, shorter interval; then (text) the totals of the run */
+			char title[64];
+			size_t i;
+
+			fagg_tick(&a, o, lost, mono_s() - last);
+			for (i = 0; i < a.n; i++)
+				a.rows[i].count = a.rows[i].total;
+			fagg_finish(&a);
+			fagg_title(title, sizeof(title), true, mono_s() - start);
+			if (!o->json)
+				fagg_print(&a, o, NULL, 0, mono_s() - start, title);
+		} else {
+			fagg_finish(&a);
+			fagg_print(&a, o, fs->ngraph ? fs->graph[0] : NULL, lost, mono_s() - start,
+				   NULL);
+		}
 		if (fflush(stdout) || ferror(stdout)) {
 			if (errno != EPIPE) {
 				tp_error("cannot write to standard output: %s", strerror(errno));

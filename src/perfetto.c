@@ -60,7 +60,26 @@ enum {
 	PROCESS_PID = 1,
 	PROCESS_CMDLINE = 3,
 	PROCESS_CMDLINE_IS_COMM = 9,
+	/* trace/trace_packet.proto: TracePacket (function_graph as slices) */
+	PACKET_SEQUENCE_ID = 10,	/* trusted_packet_sequence_id */
+	PACKET_TRACK_EVENT = 11,
+	PACKET_SEQUENCE_FLAGS = 13,
+	PACKET_TRACK_DESCRIPTOR = 60,
+	SEQ_INCREMENTAL_STATE_CLEARED = 1,
+	/* track_event/track_descriptor.proto: TrackDescriptor */
+	TRACK_UUID = 1,
+	TRACK_NAME = 2,
+	/* track_event/track_event.proto: TrackEvent */
+	TEVENT_TYPE = 9,
+	TEVENT_TRACK_UUID = 11,
+	TEVENT_NAME = 23,
+	TYPE_SLICE_BEGIN = 1,
+	TYPE_SLICE_END = 2,
 };
+
+/* The tracks of function_graph's slices: one per task, this plus its pid. */
+#define GRAPH_TRACK_UUID 0x7470637400000000ULL	/* "tpct" */
+#define GRAPH_SEQUENCE 1
 
 enum { WT_VARINT = 0, WT_LEN = 2 };
 
@@ -257,8 +276,20 @@ struct bundle {
 	bool lost;			/* events were lost before the first of them */
 };
 
+/* A task of function_graph records: its track, and the slices begun and not ended. */
+#define GRAPH_DEPTH_MAX 64
+struct gtask {
+	int32_t tid;
+	bool used;
+	uint8_t nopen;
+	int16_t depth[GRAPH_DEPTH_MAX];	/* the depths of the slices open, innermost last */
+};
+
 struct perfetto {
 	FILE *f;
+	struct gtask *gt;		/* open-addressed by tid, a power of two */
+	size_t ngt, ngtused;
+	bool seq_started;
 	struct decoder *dec;
 	struct plan *plans;
 	int nplans;
@@ -527,6 +558,168 @@ static void bundle_write(struct perfetto *p, int cpu)
 	b->lost = false;
 }
 
+/* "pid comm": the pid, or -1 when the line does not start with digits and a space. */
+static long cmdline_pid(const char *s, const char *e, const char **comm)
+{
+	long pid = 0;
+
+	/* the text comes from the file: bounded, not NUL-terminated */
+	if (s >= e || *s < '0' || *s > '9')
+		return -1;
+	for (; s < e && *s >= '0' && *s <= '9'; s++) {
+		pid = pid * 10 + (*s - '0');
+		if (pid > INT32_MAX)
+			return -1;
+	}
+	if (s + 1 >= e || *s != ' ')
+		return -1;
+	*comm = s + 1;
+	return pid;
+}
+
+/*
+ * function_graph as nested slices: each task's entries and returns as
+ * TrackEvent slice begins and ends on a track of its own ("function_graph
+ * COMM PID"), named by the function (the recording's kallsyms), so that
+ * Perfetto draws the call tree.  A return whose entry is not in the trace
+ * (tracing began inside the call) ends nothing; a slice whose return was
+ * lost ends where the task's next entry or return is not deeper than it.
+ * The raw records stay in the ftrace bundles as well.
+ */
+static struct gtask *gtask_slot(struct gtask *t, size_t n, int32_t tid)
+{
+	size_t i;
+
+	for (i = ((uint32_t)tid * 2654435761u) & (n - 1); t[i].used && t[i].tid != tid;
+	     i = (i + 1) & (n - 1))
+		;
+	return &t[i];
+}
+
+/* The name a task's track gets: its saved_cmdlines name, else its pid alone. */
+static void graph_track_name(struct perfetto *p, int32_t tid, char *buf, size_t size)
+{
+	const char *s = p->cmdlines, *end = s ? s + p->cmdlines_len : NULL, *comm;
+
+	for (; s && s < end; ) {
+		const char *nl = memchr(s, '\n', end - s), *e = nl ? nl : end;
+		long pid = cmdline_pid(s, e, &comm);
+
+		if (pid == tid) {
+			snprintf(buf, size, "function_graph %.*s %d", (int)(e - comm), comm, tid);
+			return;
+		}
+		s = e + 1;
+	}
+	snprintf(buf, size, "function_graph %d", tid);
+}
+
+static struct gtask *gtask_get(struct perfetto *p, int32_t tid)
+{
+	struct gtask *t;
+	char name[64];
+
+	if (p->ngtused * 2 >= p->ngt) {
+		size_t n = p->ngt ? p->ngt * 2 : 64, i;
+		struct gtask *nt = calloc(n, sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		for (i = 0; i < p->ngt; i++)
+			if (p->gt[i].used)
+				*gtask_slot(nt, n, p->gt[i].tid) = p->gt[i];
+		free(p->gt);
+		p->gt = nt;
+		p->ngt = n;
+	}
+	t = gtask_slot(p->gt, p->ngt, tid);
+	if (t->used)
+		return t;
+	t->used = true;
+	t->tid = tid;
+	t->nopen = 0;
+	p->ngtused++;
+	/* TracePacket { track_descriptor { uuid, name } } before its first slice */
+	graph_track_name(p, tid, name, sizeof(name));
+	p->body.len = 0;
+	pb_uint(&p->body, TRACK_UUID, GRAPH_TRACK_UUID + (uint32_t)tid);
+	pb_cstr(&p->body, TRACK_NAME, name);
+	p->pkt.len = 0;
+	pb_msg(&p->pkt, PACKET_TRACK_DESCRIPTOR, &p->body);
+	write_packet(p, &p->pkt);
+	return t;
+}
+
+/* One slice begin (name: the function) or end on tid's track at ts. */
+static void graph_slice(struct perfetto *p, int32_t tid, uint64_t ts, int type, const char *name)
+{
+	p->body.len = 0;
+	pb_uint(&p->body, TEVENT_TYPE, type);
+	pb_uint(&p->body, TEVENT_TRACK_UUID, GRAPH_TRACK_UUID + (uint32_t)tid);
+	if (name)
+		pb_cstr(&p->body, TEVENT_NAME, name);
+	p->pkt.len = 0;
+	pb_uint(&p->pkt, PACKET_TIMESTAMP, ts);
+	pb_uint(&p->pkt, PACKET_SEQUENCE_ID, GRAPH_SEQUENCE);
+	if (!p->seq_started) {
+		pb_uint(&p->pkt, PACKET_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+		p->seq_started = true;
+	}
+	pb_msg(&p->pkt, PACKET_TRACK_EVENT, &p->body);
+	write_packet(p, &p->pkt);
+}
+
+static void graph_record(struct perfetto *p, const struct dec_event *de,
+			 const struct tep_record *rec)
+{
+	const struct dec_field *ff = NULL, *df = NULL;
+	int32_t tid = decode_pid(rec->data), depth;
+	uint64_t func = 0, d = 0;
+	struct gtask *t;
+	char name[32];
+	const char *sym;
+	unsigned long long off;
+
+	for (int i = 0; i < de->nfields; i++) {
+		if (!strcmp(de->fields[i].name, "func"))
+			ff = &de->fields[i];
+		else if (!strcmp(de->fields[i].name, "depth"))
+			df = &de->fields[i];
+	}
+	if (!ff || !df || !decode_int(ff, rec->data, rec->size, &func) ||
+	    !decode_int(df, rec->data, rec->size, &d))
+		return;
+	depth = (int32_t)d;
+	if (depth < 0)
+		return;
+	t = gtask_get(p, tid);
+	if (!t)
+		return;
+	/* returns lost: the slices deeper than this record are over (an entry's too) */
+	while (t->nopen && (t->depth[t->nopen - 1] > depth ||
+			    (de->special == DS_GRAPH_ENT && t->depth[t->nopen - 1] == depth))) {
+		graph_slice(p, tid, rec->ts, TYPE_SLICE_END, NULL);
+		t->nopen--;
+	}
+	if (de->special == DS_GRAPH_RET) {
+		/* a return whose entry came before the trace ends nothing */
+		if (t->nopen && t->depth[t->nopen - 1] == depth) {
+			graph_slice(p, tid, rec->ts, TYPE_SLICE_END, NULL);
+			t->nopen--;
+		}
+		return;
+	}
+	if (t->nopen == GRAPH_DEPTH_MAX || depth > INT16_MAX)
+		return;
+	sym = decode_ksym(func, &off);
+	if (!sym) {
+		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)func);
+		sym = name;
+	}
+	graph_slice(p, tid, rec->ts, TYPE_SLICE_BEGIN, sym);
+	t->depth[t->nopen++] = (int16_t)depth;
+}
+
 int perfetto_record(struct perfetto *p, struct tep_record *rec)
 {
 	struct dec_event *de;
@@ -560,6 +753,8 @@ int perfetto_record(struct perfetto *p, struct tep_record *rec)
 		pb_msg(ev, EVENT_GENERIC, &p->body);
 	}
 	pb_msg(&b->events, BUNDLE_EVENT, ev);
+	if (de && (de->special == DS_GRAPH_ENT || de->special == DS_GRAPH_RET))
+		graph_record(p, de, rec);
 	if (!p->have_ts || rec->ts < p->first_ts) {
 		p->first_ts = rec->ts;
 		p->have_ts = true;
@@ -593,25 +788,6 @@ int perfetto_lost(struct perfetto *p, int cpu)
 	bundle_write(p, cpu);
 	b->lost = true;
 	return p->failed || ferror(p->f) ? -1 : 0;
-}
-
-/* "pid comm": the pid, or -1 when the line does not start with digits and a space. */
-static long cmdline_pid(const char *s, const char *e, const char **comm)
-{
-	long pid = 0;
-
-	/* the text comes from the file: bounded, not NUL-terminated */
-	if (s >= e || *s < '0' || *s > '9')
-		return -1;
-	for (; s < e && *s >= '0' && *s <= '9'; s++) {
-		pid = pid * 10 + (*s - '0');
-		if (pid > INT32_MAX)
-			return -1;
-	}
-	if (s + 1 >= e || *s != ' ')
-		return -1;
-	*comm = s + 1;
-	return pid;
 }
 
 /* ProcessTree: a process for each "pid comm" line of saved_cmdlines. */
@@ -668,6 +844,7 @@ void perfetto_free(struct perfetto *p)
 		free(p->cpu[c].events.p);
 	free(p->plans);
 	free(p->cpu);
+	free(p->gt);
 	free(p->body.p);
 	free(p->ev.p);
 	free(p->field.p);

@@ -9,7 +9,7 @@
 need_tracefs
 need_tgen
 command -v jq > /dev/null || skip_all "no jq"
-plan 11
+plan 13
 
 N=20000
 for th in "" "--threads 1" "--threads 64"; do
@@ -53,3 +53,14 @@ ok $? "the private instance wakes the readers at buffer_percent 10 ($(cat "$TMP/
 comm -23 "$TMP/tasks" "$TMP/notrace" > "$TMP/shown"
 [ -s "$TMP/tasks" ] && [ "$(wc -l < "$TMP/tasks")" -gt 1 ] && [ ! -s "$TMP/shown" ]
 ok $? "every thread of tpctl ($(wc -l < "$TMP/tasks")) is in set_event_notrace_pid"
+
+# a long count with reader threads forgets the tasks that are gone: 300
+# short-lived ones, then a pause of looks (about one a second)
+"$TPCTL" -v count --threads 2 --by comm raw_syscalls:sys_enter --json \
+	-- sh -c 'for i in $(seq 300); do /bin/true; done; sleep 2.5' > "$TMP/r.json" 2> "$TMP/r.err"
+ok $? "count --threads 2 -- 300 tasks, then a pause: exit 0"
+last=$(sed -n 's/.*tasks tracked after a look for those gone: \([0-9]*\).*/\1/p' "$TMP/r.err" | tail -1)
+ok "$([ -n "$last" ] && [ "$last" -lt 100 ]; echo $?)" \
+	"the readers' names of the tasks gone are forgotten (last look: ${last:-none} tracked)"
+[ -z "$last" ] || [ "$last" -lt 100 ] || grep 'tasks tracked' "$TMP/r.err" | sed 's/^/# /'
+done_testing

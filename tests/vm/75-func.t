@@ -154,6 +154,92 @@ if tc and os.path.exists(v.path("func/fn.dat")):
 else:
     t.skip("trace-cmd report of the recording", "no trace-cmd here or no recording")
 
+# ---- the recording in Perfetto: function_graph as nested slices, a track per task
+def pb_fields(buf):
+    """(field number, wire type, value) of one protobuf message (varints and bytes)."""
+    i, out = 0, []
+    while i < len(buf):
+        key, i = pb_varint(buf, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            val, i = pb_varint(buf, i)
+        elif wt == 2:
+            n, i = pb_varint(buf, i)
+            val, i = buf[i:i + n], i + n
+        elif wt == 1:
+            val, i = buf[i:i + 8], i + 8
+        elif wt == 5:
+            val, i = buf[i:i + 4], i + 4
+        else:
+            raise ValueError("wire type %d" % wt)
+        out.append((num, wt, val))
+    return out
+
+
+def pb_varint(buf, i):
+    v = shift = 0
+    while True:
+        b = buf[i]
+        i += 1
+        v |= (b & 0x7f) << shift
+        shift += 7
+        if b < 0x80:
+            return v, i
+
+
+def graph_slices(pf):
+    """{track name: [(ts, 'B' or 'E', name)]} of the TrackEvent packets of a trace."""
+    names, tracks = {}, {}
+    for num, _, pkt in pb_fields(pf):
+        if num != 1:
+            continue
+        f = pb_fields(pkt)
+        ts = next((val for n, _, val in f if n == 8), None)
+        for n, _, val in f:
+            if n == 60:
+                d = dict((k, x) for k, _, x in pb_fields(val))
+                names[d.get(1)] = d.get(2, b"").decode()
+            elif n == 11:
+                d = dict((k, x) for k, _, x in pb_fields(val))
+                kind = {1: "B", 2: "E"}.get(d.get(9), "?")
+                tracks.setdefault(names.get(d.get(11), "?"), []).append(
+                    (ts, kind, d.get(23, b"").decode()))
+    return tracks
+
+
+pf = os.path.join(v.path("func"), "fn.pf")
+tpctl = os.path.join(v.TOP, "tpctl")
+if os.path.exists(v.path("func/fn.dat")):
+    r = subprocess.run([tpctl, "report", "--perfetto", pf, v.path("func/fn.dat")],
+                       capture_output=True)
+    tracks = graph_slices(open(pf, "rb").read()) if r.returncode == 0 else {}
+    # report --json's calls per task: an entry or a leaf is a slice begun
+    want, errs = {}, []
+    for o in v.ndjson("fn_report_json")[0]:
+        if o.get("type") in ("graph_entry", "graph_leaf"):
+            want.setdefault(o["pid"], []).append(o["func"])
+    for name, evs in tracks.items():
+        pid = int(name.split()[-1])
+        begun = [n for _, k, n in evs if k == "B"]
+        if begun != want.get(pid):
+            errs.append("%s: begins %r..., report --json %r..." %
+                        (name, begun[:5], (want.get(pid) or [])[:5]))
+        depth, last = 0, 0
+        for ts, k, n in evs:
+            depth += 1 if k == "B" else -1
+            if depth < 0 or ts < last:
+                errs.append("%s: an end without a begin, or time going back, at %d" % (name, ts))
+                break
+            last = ts
+    nslices = sum(len([e for e in evs if e[1] == "B"]) for evs in tracks.values())
+    t.ok(r.returncode == 0 and nslices >= 200 and set(want) == {int(n.split()[-1]) for n in tracks}
+         and not errs,
+         "report --perfetto: function_graph as nested slices, a track per task, the calls of "
+         "report --json (%d slices, %d tracks)" % (nslices, len(tracks)),
+         "exit %d %s\n%s" % (r.returncode, r.stderr[:300], "\n".join(errs[:5])))
+else:
+    t.skip("report --perfetto of the recording", "no recording")
+
 # ---- count and latency
 docs, bad = v.ndjson("fn_count")
 rows = {r["key"].get("comm"): r["count"] for d in docs for r in d.get("rows", [])
@@ -189,6 +275,20 @@ t.ok(v.rc("fn_lat_input_all") == 0 and len(text_ns) >= 1000 and al.get("count") 
      "latency of a recording: %s samples, sum %s ns; the graph's own text: %d calls, %d ns" %
      (al.get("count"), al.get("sum"), len(text_ns), total),
      v.step_diag("fn_lat_input_all") + v.step_diag("fn_lat_report"))
+# --interval: a document per interval, funcload's calls in two of them, 600 in all
+docs, bad = v.ndjson("fn_count_interval")
+per = [sum(r["count"] for r in d.get("rows", []) if r["key"].get("comm") == "funcload")
+       for d in docs]
+t.ok(v.rc("fn_count_interval") == 0 and not bad and len(docs) >= 3 and sum(per) == 600 and
+     len([p for p in per if p]) >= 2 and all(d.get("interval_ns", 0) > 0 for d in docs),
+     "count --function --interval 0.2 --json: %d documents, funcload's calls %r, 600 in all" %
+     (len(docs), per), v.step_diag("fn_count_interval"))
+txt = v.text("fn_count_interval_text.out")
+tot = re.search(r"^totals \(.*\)\n +COUNT +FUNCTION\n +(\d+)  vfs_read$", txt, re.M)
+t.ok(v.rc("fn_count_interval_text") == 0 and
+     len(re.findall(r"^\d\d:\d\d:\d\d \(", txt, re.M)) >= 3 and tot and int(tot.group(1)) >= 600,
+     "count --function --interval (text): a table per interval, then the totals",
+     v.step_diag("fn_count_interval_text"))
 docs, bad = v.ndjson("fn_count_input")
 t.diag("count of the recording: %r" % [d.get("rows") for d in docs])
 

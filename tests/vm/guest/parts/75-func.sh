@@ -84,6 +84,12 @@ step fn_report_json tpctl report --json /tmp/fn.dat
 cp /tmp/fn.dat $F/fn.dat
 step fn_count tpctl count --json --by comm --function vfs_read -- funcload pipe 1000
 step fn_count_text tpctl count --function 'vfs_rea*' -- funcload pipe 1000
+# intervals: two bursts of 300 calls half a second apart
+step fn_count_interval tpctl count --json --by comm --function vfs_read --interval 0.2 \
+	-- sh -c 'funcload pipe 300; sleep 0.5; funcload pipe 300'
+step fn_count_interval_text tpctl count --function vfs_read --interval 0.2 \
+	-- sh -c 'funcload pipe 300; sleep 0.5; funcload pipe 300'
+
 step fn_latency tpctl latency --json --by comm --function vfs_read -- funcload pipe 1000
 # the same returns read twice: a recording, by latency and as report's text
 step fn_lat_record tpctl record -o /tmp/lat.dat --graph vfs_read --depth 1 -- funcload pipe 1000

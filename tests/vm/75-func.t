@@ -6,6 +6,7 @@
 # (tests/vm/funcload.c) makes exactly N calls of vfs_read; INT, TERM, KILL
 # with reset and mistakes leave the tracer files, the top level's and another
 # tool's instance, as they were.
+import importlib.util
 import os
 import re
 import shutil
@@ -155,36 +156,28 @@ else:
     t.skip("trace-cmd report of the recording", "no trace-cmd here or no recording")
 
 # ---- the recording in Perfetto: function_graph as nested slices, a track per task
+# the protobuf reader of tests/cli/perfetto-check.py (its varints)
+_spec = importlib.util.spec_from_file_location(
+    "perfetto_check", os.path.join(v.TOP, "tests", "cli", "perfetto-check.py"))
+perfetto_check = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(perfetto_check)
+
+
 def pb_fields(buf):
     """(field number, wire type, value) of one protobuf message (varints and bytes)."""
     i, out = 0, []
     while i < len(buf):
-        key, i = pb_varint(buf, i)
+        key, i = perfetto_check.varint(buf, i)
         num, wt = key >> 3, key & 7
         if wt == 0:
-            val, i = pb_varint(buf, i)
+            val, i = perfetto_check.varint(buf, i)
         elif wt == 2:
-            n, i = pb_varint(buf, i)
+            n, i = perfetto_check.varint(buf, i)
             val, i = buf[i:i + n], i + n
-        elif wt == 1:
-            val, i = buf[i:i + 8], i + 8
-        elif wt == 5:
-            val, i = buf[i:i + 4], i + 4
         else:
             raise ValueError("wire type %d" % wt)
         out.append((num, wt, val))
     return out
-
-
-def pb_varint(buf, i):
-    v = shift = 0
-    while True:
-        b = buf[i]
-        i += 1
-        v |= (b & 0x7f) << shift
-        shift += 7
-        if b < 0x80:
-            return v, i
 
 
 def graph_slices(pf):

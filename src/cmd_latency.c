@@ -338,9 +338,10 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	if (latency_fs.ngraph) {
 		if (args.argc || match || o->sort || step || buckets || over || o->interval > 0 ||
 		    o->filter ||
-		    o->probes.n || latency_fs.ngraph > 1 || strpbrk(latency_fs.graph[0], "*?[!") ||
+		    o->probes.n || latency_fs.ngraph > 1 || latency_fs.graph[0][0] == '!' ||
 		    o->engine == AGG_ENGINE_KERNEL)
-			tp_error("'--function FUNC' times one function: no START END or RECIPE, "
+			tp_error("'--function FUNC' times the functions of one name or glob: no START "
+				 "END or RECIPE, "
 				 "--match, --sort, --linear, --buckets, --over, --interval, --filter, "
 				 "--probe or "
 				 "--engine kernel");

@@ -13,16 +13,19 @@
  * latency: function_graph on FUNC with max_graph_depth 1, so that only FUNC
  * itself is recorded; each funcgraph_exit carries the call's calltime and
  * rettime, its duration is their difference (the kernel's own figure, the
- * one its `trace` text prints).
+ * one its `trace` text prints).  FUNC may be a glob (set_graph_function
+ * takes one): then a histogram per function it matched, keyed "func".
  *
  * With --input FILE the records are a recording's: --function then only
  * names what is counted (count: every function recorded; latency: FUNC's
  * returns at depth 0, as record --graph FUNC --depth 1 makes them).
  *
  * Output: the documents of DESIGN.md section 2 (count: by ["func"] or
- * ["func","comm"]; latency: start and end both "FUNC", buckets in ns).
+ * ["func","comm"]; latency: start and end both "FUNC", buckets in ns; a glob
+ * adds "func" to its keys).
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -42,7 +45,7 @@
 #include "tpctl.h"
 
 struct frow {
-	unsigned long long ip;	/* count: the function; latency: 0 */
+	unsigned long long ip;	/* count, latency of a glob: the function; latency: 0 */
 	int pid;		/* --by comm: the task (-1: not by task) */
 	unsigned long long count, sum, min, max;
 	unsigned long long total;	/* count --interval: the counts of the intervals before */
@@ -55,9 +58,10 @@ struct fagg {
 	struct frow *rows;
 	size_t n, alloc;
 	bool by_comm, latency;
+	bool by_func;		/* latency of a glob: a histogram per function it matched */
 	struct tep_handle *tep;
 	struct tep_format_field *ip, *call, *ret, *depth, *fn;
-	const char *func;	/* latency of a recording: only this function's returns */
+	const char *func;	/* latency of a recording: only the returns of this name or glob */
 	int func_id, exit_id;
 };
 
@@ -116,7 +120,7 @@ static struct frow *row_get(struct fagg *a, unsigned long long ip, int pid)
 
 static int fagg_record(struct fagg *a, struct tep_record *rec)
 {
-	unsigned long long ip = 0, call = 0, ret = 0, depth = 0, d;
+	unsigned long long ip = 0, call = 0, ret = 0, depth = 0, d, fn_ip = 0;
 	int id = tep_data_type(a->tep, rec), pid = a->by_comm ? tep_data_pid(a->tep, rec) : -1;
 	struct frow *r;
 	int b;
@@ -141,10 +145,12 @@ static int fagg_record(struct fagg *a, struct tep_record *rec)
 		if (tep_read_number_field(a->fn, rec->data, &fn))
 			return 0;
 		name = decode_ksym(fn, &off);
-		if (!name || strcmp(name, a->func))
+		if (!name || fnmatch(a->func, name, 0))
 			return 0;
 	}
-	r = row_get(a, 0, pid);
+	if (a->by_func && tep_read_number_field(a->fn, rec->data, &fn_ip))
+		return 0;
+	r = row_get(a, a->by_func ? fn_ip : 0, pid);
 	if (!r)
 		return -1;
 	d = ret - call;
@@ -203,7 +209,7 @@ static void fagg_finish(struct fagg *a)
 	int b;
 
 	for (i = 0; i < a->n; i++) {
-		a->rows[i].name = a->latency ? NULL : decode_ksym(a->rows[i].ip, &off);
+		a->rows[i].name = a->latency && !a->by_func ? NULL : decode_ksym(a->rows[i].ip, &off);
 	}
 	for (i = 0; i < a->n; i++) {
 		struct frow *r = &a->rows[i];
@@ -269,7 +275,7 @@ static void fagg_print(struct fagg *a, const struct agg_opts *o, const char *fun
 			json_uint(&j, "interval_ns", (unsigned long long)(secs * 1e9));
 		}
 		json_arr_open(&j, "by");
-		if (!a->latency)
+		if (!a->latency || a->by_func)
 			json_str(&j, NULL, "func");
 		if (a->by_comm)
 			json_str(&j, NULL, "comm");
@@ -280,7 +286,7 @@ static void fagg_print(struct fagg *a, const struct agg_opts *o, const char *fun
 
 			json_obj_open(&j, NULL);
 			json_obj_open(&j, "key");
-			if (!a->latency)
+			if (!a->latency || a->by_func)
 				json_str_or_null(&j, "func", r->name);
 			if (a->by_comm)
 				json_str_or_null(&j, "comm", r->comm);
@@ -335,7 +341,8 @@ static void fagg_print(struct fagg *a, const struct agg_opts *o, const char *fun
 			most = r->buckets[b] > most ? r->buckets[b] : most;
 		if (a->by_comm)
 			printf("comm = %s\n", r->comm ? r->comm : "?");
-		printf("%s: %llu calls, avg %.3f us, min %.3f us, max %.3f us\n", func, r->count,
+		printf("%s: %llu calls, avg %.3f us, min %.3f us, max %.3f us\n",
+		       a->by_func ? (r->name ? r->name : "?") : func, r->count,
 		       r->count ? r->sum / 1e3 / r->count : 0.0, r->min / 1e3, r->max / 1e3);
 		for (b = 0; b < 64; b++) {
 			int bar, k;
@@ -413,6 +420,8 @@ static int fagg_run(const struct agg_opts *o, bool latency)
 	}
 	if (o->input && latency)
 		a.func = fs->graph[0];
+	/* a glob: the functions it matched each with a histogram of its own */
+	a.by_func = latency && strpbrk(fs->graph[0], "*?[");
 	a.by_comm = o->spec.nkeys == 1 && o->spec.kind[0] == AGG_KEY_COMM;
 	if (o->spec.nkeys && !a.by_comm) {
 		tp_error("'--function' counts by function%s; '--by' takes only 'comm'",

@@ -268,6 +268,15 @@ t.ok(v.rc("fn_lat_input_all") == 0 and len(text_ns) >= 1000 and al.get("count") 
      "latency of a recording: %s samples, sum %s ns; the graph's own text: %d calls, %d ns" %
      (al.get("count"), al.get("sum"), len(text_ns), total),
      v.step_diag("fn_lat_input_all") + v.step_diag("fn_lat_report"))
+# latency --function GLOB: funcload's 500 vfs_read calls under func vfs_read
+d = v.json_doc("fn_lat_glob")
+g = [x for x in (d or {}).get("groups", [])
+     if x["key"].get("func") == "vfs_read" and x["key"].get("comm") == "funcload"]
+t.ok(v.rc("fn_lat_glob") == 0 and d and d.get("by") == ["func", "comm"] and len(g) == 1 and
+     g[0]["count"] == 500 and all(x["key"].get("func", "").startswith("vfs_rea")
+                                  for x in d["groups"]),
+     "latency --function 'vfs_rea*' --by comm: funcload's 500 calls under vfs_read",
+     v.step_diag("fn_lat_glob"))
 # --interval: a document per interval, funcload's calls in two of them, 600 in all
 docs, bad = v.ndjson("fn_count_interval")
 per = [sum(r["count"] for r in d.get("rows", []) if r["key"].get("comm") == "funcload")

@@ -84,6 +84,8 @@ step fn_report_json tpctl report --json /tmp/fn.dat
 cp /tmp/fn.dat $F/fn.dat
 step fn_count tpctl count --json --by comm --function vfs_read -- funcload pipe 1000
 step fn_count_text tpctl count --function 'vfs_rea*' -- funcload pipe 1000
+# a glob: a histogram per function it matches
+step fn_lat_glob tpctl latency --json --by comm --function 'vfs_rea*' -- funcload pipe 500
 # intervals: two bursts of 300 calls half a second apart
 step fn_count_interval tpctl count --json --by comm --function vfs_read --interval 0.2 \
 	-- sh -c 'funcload pipe 300; sleep 0.5; funcload pipe 300'

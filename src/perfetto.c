@@ -692,9 +692,16 @@ static void graph_record(struct perfetto *p, const struct dec_event *de,
 	depth = (int32_t)d;
 	if (depth < 0)
 		return;
-	t = gtask_get(p, tid);
-	if (!t)
-		return;
+	/* a task's track is made at its first entry: a return alone ends nothing */
+	if (de->special == DS_GRAPH_RET) {
+		t = p->ngt ? gtask_slot(p->gt, p->ngt, tid) : NULL;
+		if (!t || !t->used)
+			return;
+	} else {
+		t = gtask_get(p, tid);
+		if (!t)
+			return;
+	}
 	/* returns lost: the slices deeper than this record are over (an entry's too) */
 	while (t->nopen && (t->depth[t->nopen - 1] > depth ||
 			    (de->special == DS_GRAPH_ENT && t->depth[t->nopen - 1] == depth))) {

@@ -77,7 +77,7 @@ enum {
 	TYPE_SLICE_END = 2,
 };
 
-/* The tracks of function_graph's slices: one per task, this plus its pid. */
+/* The tracks of function_graph's slices: one per task, this plus its pid (32 bits). */
 #define GRAPH_TRACK_UUID 0x7470637400000000ULL	/* "tpct" */
 #define GRAPH_SEQUENCE 1
 
@@ -601,6 +601,11 @@ static void graph_track_name(struct perfetto *p, int32_t tid, char *buf, size_t 
 {
 	const char *s = p->cmdlines, *end = s ? s + p->cmdlines_len : NULL, *comm;
 
+	/* the idle tasks, pid 0 on every CPU: a track per CPU (-1 - cpu) */
+	if (tid < 0) {
+		snprintf(buf, size, "function_graph <idle> CPU %d", -1 - tid);
+		return;
+	}
 	for (; s && s < end; ) {
 		const char *nl = memchr(s, '\n', end - s), *e = nl ? nl : end;
 		long pid = cmdline_pid(s, e, &comm);
@@ -692,6 +697,9 @@ static void graph_record(struct perfetto *p, const struct dec_event *de,
 	depth = (int32_t)d;
 	if (depth < 0)
 		return;
+	/* pid 0 runs on every CPU at once: its slices go on a track per CPU */
+	if (tid == 0)
+		tid = -1 - (int32_t)rec->cpu;
 	/* a task's track is made at its first entry: a return alone ends nothing */
 	if (de->special == DS_GRAPH_RET) {
 		t = p->ngt ? gtask_slot(p->gt, p->ngt, tid) : NULL;

@@ -23,6 +23,7 @@
 struct ksym {
 	unsigned long long addr;
 	const char *name;
+	const char *mod;	/* the module it is in, NULL: the kernel's own */
 };
 
 /*
@@ -74,10 +75,18 @@ int decode_kallsyms_parse(const char *buf, size_t len)
 		addr = strtoull(p, &sp, 16);
 		/* "addr type name [module]" */
 		if (sp != p && sp[0] == ' ' && sp[1] && sp[2] == ' ' && addr) {
+			char *mod = NULL;
+
 			name = sp + 3;
 			sp = strchr(name, '\t');
-			if (sp)
-				*sp = '\0';	/* module symbols: keep the bare name */
+			/* module symbols: "name\t[module]", the name bare, the module kept */
+			if (sp) {
+				*sp = '\0';
+				if (sp[1] == '[' && (mod = strchr(sp + 2, ']'))) {
+					*mod = '\0';
+					mod = sp + 2;
+				}
+			}
 			if (n == alloc) {
 				struct ksym *nv;
 
@@ -92,6 +101,7 @@ int decode_kallsyms_parse(const char *buf, size_t len)
 			}
 			v[n].addr = addr;
 			v[n].name = name;
+			v[n].mod = mod;
 			n++;
 		}
 		p = nl + 1;
@@ -171,6 +181,9 @@ static void print_sym(struct trace_seq *s, unsigned long long addr, unsigned lon
 		trace_seq_printf(s, "%s+0x%llx/0x%llx", k->name, addr - k->addr, size);
 	else
 		trace_seq_puts(s, k->name);
+	/* the kernel's %ps and %pS name a module's symbol's module after it */
+	if (k && k->mod)
+		trace_seq_printf(s, " [%s]", k->mod);
 }
 
 /* Symbols that a tep_handle holds instead of the table (decode_kallsyms_use_tep). */
@@ -198,6 +211,23 @@ const char *decode_ksym(unsigned long long addr, unsigned long long *off)
 		return NULL;
 	*off = addr - k->addr;
 	return k->name;
+}
+
+/*
+ * The module addr's symbol is in (NULL: the kernel's own, or not known).
+ * libtraceevent 1.7 keeps a function's module but has no call that gives it,
+ * so a file read through libtracecmd's symbols (decode_kallsyms_use_tep)
+ * names no module.
+ */
+const char *decode_ksym_module(unsigned long long addr)
+{
+	const struct ksym *k;
+	unsigned long long size;
+
+	if (ksym_tep)
+		return NULL;
+	k = ksym_find(addr, &size);
+	return k ? k->mod : NULL;
 }
 
 static unsigned long long helper_symoff(struct trace_seq *s, unsigned long long *args)

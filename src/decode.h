@@ -252,6 +252,8 @@ bool decode_str_fault(const struct dec_field *f, const void *data, int size);
  * no symbol holds addr (the kernel prints "0x%08lx" then).
  */
 const char *decode_ksym(unsigned long long addr, unsigned long long *off);
+/* The module addr's symbol is in; NULL: the kernel's own, or not known. */
+const char *decode_ksym_module(unsigned long long addr);
 /*
  * The frames of a DS_KSTACK/DS_USTACK record, as the kernel's printer walks
  * them: at most the "size" field's count (kernel stacks) and what the record

@@ -55,16 +55,23 @@ static struct gcpu *graph_cpu(struct graph *g, int cpu)
 	return &g->cpu[cpu];
 }
 
-/* "%ps" of a function the tracer recorded (the bare name, as the kernel's) */
+/* "%ps" of a function the graph tracer recorded: its name, a module's after it */
 static void put_func(FILE *f, unsigned long long addr)
 {
 	unsigned long long off;
-	const char *name = decode_ksym(addr, &off);
+	const char *name = decode_ksym(addr, &off), *mod;
 
-	if (name)
-		put_str(f, name);
-	else
+	if (!name) {
 		fprintf(f, "0x%llx", addr);
+		return;
+	}
+	put_str(f, name);
+	mod = decode_ksym_module(addr);
+	if (mod) {
+		put_lit(f, " [");
+		put_str(f, mod);
+		putc_unlocked(']', f);
+	}
 }
 
 /* The task as the graph's context-switch line centres it: comm (7 chars at most)-pid in 14. */

@@ -99,6 +99,21 @@ static const char ustack_format[] =
 	"(void *)REC->caller[2], (void *)REC->caller[3], (void *)REC->caller[4], "
 	"(void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]\n";
 
+/* An event with two kernel addresses, printed as the kernel's %ps and %pS. */
+static const char sym_format[] =
+	"name: symev\n"
+	"ID: 902\n"
+	"format:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	"\n"
+	"\tfield:unsigned long f;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long g;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\n"
+	"print fmt: \"f=%ps g=%pS h=%ps\", (void *)REC->f, (void *)REC->g, (void *)REC->f\n";
+
 /* Symbols as /proc/kallsyms lists them: kernel text, a module's, data. */
 static const char kallsyms[] =
 	"ffffffff81000000 T _stext\n"
@@ -290,7 +305,7 @@ int main(void)
 	const char *want;
 	uint64_t t0 = 1000000000ULL;	/* 1 s */
 
-	printf("1..13\n");
+	printf("1..16\n");
 	decode_header_page(tep, header_page, sizeof(header_page) - 1);
 	check(decode_add_format(tep, "test", kinds_format, sizeof(kinds_format) - 1) == 0 &&
 	      decode_add_format(tep, "test", tick_format, sizeof(tick_format) - 1) == 0,
@@ -543,6 +558,39 @@ int main(void)
 		free(w1);
 		free(w2);
 		free(w3);
+	}
+	{
+		/* a module's symbol: the kernel's %ps and %pS name the module after it */
+		uint16_t id = 902;
+		int32_t pid = 7;
+		uint64_t f = 0xffffffff81000100ULL, g = 0xffffffffc0001010ULL;
+
+		check(decode_add_format(tep, "test", sym_format, sizeof(sym_format) - 1) == 0,
+		      "a format with %ps and %pS parses", "", "");
+		memset(d, 0, 24);
+		memcpy(d, &id, 2);
+		memcpy(d + 4, &pid, 4);
+		memcpy(d + 8, &f, 8);
+		memcpy(d + 16, &g, 8);
+		page_init(&p[0], t0);
+		put_event(&p[0], 0, d, 24);
+		page_commit(&p[0], 0);
+		got = run(tep, OUTPUT_TEXT, &p[0], 1, NULL, 0);
+		want = "          worker-7       [000] .....     1.000000: symev: f=do_syscall_64 "
+		       "g=st_main_fn+0x10/0x100 [sample_trace] h=do_syscall_64\n";
+		check(!strcmp(got, want), "%pS of a module's symbol: \"sym+0xoff/0xsize [module]\"",
+		      got, want);
+		free(got);
+		f = 0xffffffffc0001105ULL;
+		memcpy(d + 8, &f, 8);
+		page_init(&p[0], t0);
+		put_event(&p[0], 0, d, 24);
+		page_commit(&p[0], 0);
+		got = run(tep, OUTPUT_TEXT, &p[0], 1, NULL, 0);
+		want = "          worker-7       [000] .....     1.000000: symev: f=st_fire [sample_trace] "
+		       "g=st_main_fn+0x10/0x100 [sample_trace] h=st_fire [sample_trace]\n";
+		check(!strcmp(got, want), "%ps of a module's symbol: \"sym [module]\"", got, want);
+		free(got);
 	}
 	tep_free(tep);
 	return failed;

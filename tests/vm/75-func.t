@@ -64,6 +64,18 @@ t.ok(v.rc("fn_graph_text") == 0 and len(top) == 1000 and got == kern,
      "function_graph: tpctl's text equals the kernel's trace, %d lines, %d vfs_read calls" %
      (len(kern), len(top)), v.step_diag("fn_graph_text") + "\n" + first_diff(kern, got))
 
+# a module's function: "func [module]" as the kernel's %ps prints it
+if os.path.exists(v.path("func/graph_mod_kernel.trace")):
+    kern = v.trace_lines(v.read("func/graph_mod_kernel.trace"))
+    got = out_lines("fn_graph_mod_text")
+    mod = [l for l in kern if b"sample_trace_fn_reg [sample_trace]" in l]
+    t.ok(v.rc("fn_graph_mod_text") == 0 and mod and got == kern,
+         "function_graph of a module's function: 'sample_trace_fn_reg [sample_trace]', "
+         "tpctl's text equals the kernel's, %d lines" % len(kern),
+         v.step_diag("fn_graph_mod_text") + "\n" + first_diff(kern, got))
+else:
+    t.skip("function_graph of a module's function", "sample_trace_fn_reg is not traceable")
+
 
 def graph_calls(step, comm="funcload"):
     """(entries, returns) of depth 0 of the task named comm."""

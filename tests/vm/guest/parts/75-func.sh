@@ -67,6 +67,20 @@ echo nop >$T/current_tracer
 echo >$T/set_graph_function
 echo >$T/set_ftrace_pid
 echo 1 >$T/tracing_on
+# ---- a module's function in the graph (the kernel's %ps names the module after
+# it): our module's tracepoint registration function, called when its event is enabled
+if grep -q '^sample_trace_fn_reg ' $T/available_filter_functions; then
+	echo sample_trace_fn_reg >$T/set_graph_function
+	echo function_graph >$T/current_tracer
+	echo 1 >$T/events/sample-trace/foo_bar_with_fn/enable
+	echo 0 >$T/events/sample-trace/foo_bar_with_fn/enable
+	echo 0 >$T/tracing_on
+	cat $T/trace >$F/graph_mod_kernel.trace
+	step fn_graph_mod_text tpctl stream --drain
+	echo nop >$T/current_tracer
+	echo >$T/set_graph_function
+	echo 1 >$T/tracing_on
+fi
 echo 1410 >$T/buffer_size_kb
 fn_state >$F/state_before_runs
 

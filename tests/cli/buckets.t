@@ -8,6 +8,7 @@
 need_tracefs
 command -v jq > /dev/null || skip_all "no jq"
 command -v curl > /dev/null || skip_all "no curl"
+command -v python3 > /dev/null || skip_all "no python3"
 plan 19
 
 before=$(state_digest)

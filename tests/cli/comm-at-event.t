@@ -10,6 +10,9 @@
 need_tracefs
 need_tgen
 command -v jq > /dev/null || skip_all "no jq"
+command -v curl > /dev/null || skip_all "no curl"
+command -v python3 > /dev/null || skip_all "no python3"
+command -v taskset > /dev/null || skip_all "no taskset"
 plan 12
 
 before=$(state_digest)
@@ -65,23 +68,19 @@ diag "$TMP/err"
 # on one CPU: python3 runs long enough to move between CPUs, and the readers
 # merge only what they have read by timestamp (a rename read after a later
 # call of the task on another CPU comes too late for it: tpctl-count(1))
-if command -v python3 > /dev/null; then
-	"$TPCTL" count syscalls:sys_enter_getpid --by comm --json -- taskset -c 0 python3 -c '
+"$TPCTL" count syscalls:sys_enter_getpid --by comm --json -- taskset -c 0 python3 -c '
 import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
 for i in range(4): os.getpid()
 libc.prctl(15, b"renamed", 0, 0, 0)
 for i in range(6): os.getpid()
 ' > "$TMP/r.json" 2> "$TMP/err"
-	by_name "$TMP/r.json" | grep -E '^(renamed|python3) ' > "$TMP/got"
-	# python3's own start-up may call getpid too: at least the 4, exactly the 6
-	awk '$1 == "renamed" && $2 == 6 { r = 1 } $1 == "python3" && $2 >= 4 { p = 1 }
-		END { exit !(r && p) }' "$TMP/got"
-	ok $? "prctl(PR_SET_NAME): 6 calls under the new name, the 4 before under python3"
-	diag "$TMP/got"
-else
-	skip "no python3"
-fi
+by_name "$TMP/r.json" | grep -E '^(renamed|python3) ' > "$TMP/got"
+# python3's own start-up may call getpid too: at least the 4, exactly the 6
+awk '$1 == "renamed" && $2 == 6 { r = 1 } $1 == "python3" && $2 >= 4 { p = 1 }
+	END { exit !(r && p) }' "$TMP/got"
+ok $? "prctl(PR_SET_NAME): 6 calls under the new name, the 4 before under python3"
+diag "$TMP/got"
 
 # serve: the same chain between two scrapes
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

@@ -44,9 +44,8 @@ struct live {
 	 * place, index for index) and what the probes need in the instance
 	 */
 	struct tfs_event_list named;
-	/* LIVE_NAMES: the events enabled for names only, and their ids */
+	/* LIVE_NAMES: the events enabled for names only */
 	struct tfs_event_list nameevs;
-	int nameids[3], nnameids;
 	struct strings *str;
 	struct tracefs_instance *inst;
 	bool private_inst;		/* tpctl-<pid>, ours (else the -i instance, read only) */
@@ -339,31 +338,19 @@ static int resolve_name_events(struct live *l)
 		{ "sched", "sched_process_fork" }, { "sched", "sched_process_exec" },
 		{ "task", "task_rename" },
 	};
-	struct tep_event *te;
 	size_t i;
 
 	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
 		if (tfs_event_list_has(&l->evs, ev[i][0], ev[i][1]) ||
 		    load_format(l->tep, ev[i][0], ev[i][1]) < 0 ||
-		    !(te = tep_find_event_by_name(l->tep, ev[i][0], ev[i][1])))
+		    !tep_find_event_by_name(l->tep, ev[i][0], ev[i][1]))
 			continue;
 		if (tfs_event_list_add(&l->nameevs, ev[i][0], ev[i][1]) < 0) {
 			tp_error("out of memory");
 			return TP_FAIL;
 		}
-		l->nameids[l->nnameids++] = te->id;
 	}
 	return TP_OK;
-}
-
-bool live_name_event(struct live *l, int id)
-{
-	int i;
-
-	for (i = 0; i < l->nnameids; i++)
-		if (l->nameids[i] == id)
-			return true;
-	return false;
 }
 
 /* The EVENT patterns resolved, their formats loaded, the filter checked against each. */
@@ -502,8 +489,6 @@ static int setup_instance(struct live *l)
 			ret = tfs_event_enable(l->inst, &l->evs.v[i], true);
 	}
 	/* unfiltered: a task's name changes whatever the EVENTs' filter says */
-	if (l->top)
-		l->nnameids = 0;
 	for (i = 0; !ret && !(f & LIVE_NOREAD) && !l->top && i < l->nameevs.n; i++)
 		ret = tfs_event_enable(l->inst, &l->nameevs.v[i], true);
 	if (!ret && (f & LIVE_KSTACK) && !(f & (LIVE_HOLD | LIVE_NOREAD)))

@@ -72,8 +72,8 @@ enum {
 	 * The events that name tasks (sched_process_fork, sched_process_exec,
 	 * task_rename) enabled too in the private instance, unfiltered, where
 	 * the kernel has them: their records come out of live_next() for the
-	 * command to learn names at the event's time from (live_name_event()),
-	 * not to show or count unless they are among its EVENTs.
+	 * command to learn names at the event's time from (agg_task.c), not to
+	 * show or count unless they are among its EVENTs.
 	 */
 	LIVE_NAMES = 1 << 8,
 };
@@ -157,9 +157,6 @@ bool live_target_exit(struct live *l, int *pid, int *status, int *sig);
  * everything freed.  Returns ret.  NULL is fine.
  */
 int live_close(struct live *l, int ret);
-
-/* LIVE_NAMES: id is one of the events enabled only for names (not an EVENT). */
-bool live_name_event(struct live *l, int id);
 
 /* What the command reads the records with. */
 struct tep_handle *live_tep(struct live *l);

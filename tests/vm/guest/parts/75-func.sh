@@ -101,7 +101,7 @@ step fn_count_text tpctl count --function 'vfs_rea*' -- funcload pipe 1000
 # a glob: a histogram per function it matches
 step fn_lat_glob tpctl latency --json --by comm --function 'vfs_rea*' -- funcload pipe 500
 # intervals: two bursts of 300 calls half a second apart
-step fn_count_interval tpctl count --json --by comm --function vfs_read --interval 0.2 \
+step fn_count_interval tpctl count --json --function vfs_read --interval 0.2 \
 	-- sh -c 'funcload pipe 300; sleep 0.5; funcload pipe 300'
 step fn_count_interval_text tpctl count --function vfs_read --interval 0.2 \
 	-- sh -c 'funcload pipe 300; sleep 0.5; funcload pipe 300'

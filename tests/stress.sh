@@ -37,7 +37,8 @@ for mode in $MODES; do
 		fi
 		log=$OUT/$mode-$run.log
 		start=$(date +%s)
-		prove "${TESTS[@]}" > "$log" 2>&1
+		# verbose: a failed check's "not ok" and its diagnostics are in the log
+		prove -v "${TESTS[@]}" > "$log" 2>&1
 		st=$?
 		stop_hogs
 		# prove's summary: "tests/cli/x.t (Wstat: ... Tests: N Failed: K)"

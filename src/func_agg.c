@@ -63,7 +63,123 @@ struct fagg {
 	struct tep_format_field *ip, *call, *ret, *depth, *fn;
 	const char *func;	/* latency of a recording: only the returns of this name or glob */
 	int func_id, exit_id;
+	/* --by comm: the tasks' names as the records that rename them say (LIVE_NAMES) */
+	struct fname *names;
+	size_t nnames;		/* a power of two, or 0 */
+	size_t nnames_used;
+	struct {
+		int id;
+		struct tep_event *ev;
+		const char *pid, *comm;
+		bool path;
+	} nameev[3];
+	int nnameev;
 };
+
+struct fname {
+	int pid;		/* 0: a free slot */
+	char comm[16];
+};
+
+/* The slot of pid in the names table (free or its own). */
+static struct fname *fname_slot(struct fname *t, size_t n, int pid)
+{
+	size_t i;
+
+	for (i = ((unsigned)pid * 2654435761u) & (n - 1); t[i].pid && t[i].pid != pid;
+	     i = (i + 1) & (n - 1))
+		;
+	return &t[i];
+}
+
+static const char *fname_get(const struct fagg *a, int pid)
+{
+	const struct fname *f;
+
+	if (!a->nnames || pid <= 0)
+		return NULL;
+	f = fname_slot(a->names, a->nnames, pid);
+	return f->pid ? f->comm : NULL;
+}
+
+static int fname_set(struct fagg *a, int pid, const char *comm, size_t len)
+{
+	struct fname *f;
+
+	if (a->nnames_used * 2 >= a->nnames) {
+		size_t n = a->nnames ? a->nnames * 2 : 256, i;
+		struct fname *t = calloc(n, sizeof(*t));
+
+		if (!t)
+			return -1;
+		for (i = 0; i < a->nnames; i++)
+			if (a->names[i].pid)
+				*fname_slot(t, n, a->names[i].pid) = a->names[i];
+		free(a->names);
+		a->names = t;
+		a->nnames = n;
+	}
+	f = fname_slot(a->names, a->nnames, pid);
+	if (!f->pid)
+		a->nnames_used++;
+	f->pid = pid;
+	if (len >= sizeof(f->comm))
+		len = sizeof(f->comm) - 1;
+	memcpy(f->comm, comm, len);
+	f->comm[len] = '\0';
+	return 0;
+}
+
+/* The events that rename a task (as the aggregations' agg_task.c reads them). */
+static void fname_setup(struct fagg *a)
+{
+	static const struct {
+		const char *sys, *name, *pid, *comm;
+		bool path;
+	} def[] = {
+		{ "sched", "sched_process_fork", "child_pid", "child_comm", false },
+		{ "sched", "sched_process_exec", "pid", "filename", true },
+		{ "task", "task_rename", "pid", "newcomm", false },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(def) / sizeof(def[0]); i++) {
+		struct tep_event *ev = tep_find_event_by_name(a->tep, def[i].sys, def[i].name);
+
+		if (!ev || !tep_find_field(ev, def[i].comm))
+			continue;
+		a->nameev[a->nnameev].id = ev->id;
+		a->nameev[a->nnameev].ev = ev;
+		a->nameev[a->nnameev].pid = def[i].pid;
+		a->nameev[a->nnameev].comm = def[i].comm;
+		a->nameev[a->nnameev].path = def[i].path;
+		a->nnameev++;
+	}
+}
+
+/* A record that renames a task: 1 (learnt), 0: no such record, -1: out of memory. */
+static int fname_record(struct fagg *a, int id, struct tep_record *rec)
+{
+	unsigned long long pid;
+	const char *p, *b;
+	int i, len;
+
+	for (i = 0; i < a->nnameev && a->nameev[i].id != id; i++)
+		;
+	if (i == a->nnameev)
+		return 0;
+	if (tep_get_field_val(NULL, a->nameev[i].ev, a->nameev[i].pid, rec, &pid, 0))
+		pid = tep_data_pid(a->tep, rec);
+	p = tep_get_field_raw(NULL, a->nameev[i].ev, a->nameev[i].comm, rec, &len, 0);
+	if (!p || len <= 0 || (int)pid <= 0)
+		return 1;
+	len = strnlen(p, len);
+	if (a->nameev[i].path && (b = memrchr(p, '/', len))) {
+		len -= b + 1 - p;
+		p = b + 1;
+	}
+	return fname_set(a, (int)pid, p, len) < 0 ? -1 : 1;
+}
 
 static double mono_s(void)
 {
@@ -73,17 +189,24 @@ static double mono_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* The row of (ip, pid): a linear search of the last hit first, then all (few functions). */
+/*
+ * The row of (ip, pid, the task's name now): a linear search of the last hit
+ * first, then all (few functions).  A task's calls before and after an exec
+ * are two rows, each under the name it had.
+ */
 static struct frow *row_get(struct fagg *a, unsigned long long ip, int pid)
 {
 	static size_t last;
+	const char *now = a->by_comm ? fname_get(a, pid) : NULL;
 	struct frow *r;
 	size_t i;
 
-	if (last < a->n && a->rows[last].ip == ip && a->rows[last].pid == pid)
+	if (last < a->n && a->rows[last].ip == ip && a->rows[last].pid == pid &&
+	    (!now || !strcmp(a->rows[last].comm_buf, now)))
 		return &a->rows[last];
 	for (i = 0; i < a->n; i++)
-		if (a->rows[i].ip == ip && a->rows[i].pid == pid) {
+		if (a->rows[i].ip == ip && a->rows[i].pid == pid &&
+		    (!now || !strcmp(a->rows[i].comm_buf, now))) {
 			last = i;
 			return &a->rows[i];
 		}
@@ -102,7 +225,9 @@ static struct frow *row_get(struct fagg *a, unsigned long long ip, int pid)
 	r->pid = pid;
 	r->min = ~0ULL;
 	/* the name now, while the task lives: function records do not fill saved_cmdlines */
-	if (pid >= 0) {
+	if (now) {
+		snprintf(r->comm_buf, sizeof(r->comm_buf), "%s", now);
+	} else if (pid >= 0) {
 		const char *c = comm_known(pid);
 
 		if (!c && a->tep) {
@@ -125,6 +250,8 @@ static int fagg_record(struct fagg *a, struct tep_record *rec)
 	struct frow *r;
 	int b;
 
+	if (a->nnameev && (b = fname_record(a, id, rec)) != 0)
+		return b < 0 ? -1 : 0;
 	if (!a->latency) {
 		if (id != a->func_id || tep_read_number_field(a->ip, rec->data, &ip))
 			return 0;
@@ -172,6 +299,8 @@ static int fagg_setup(struct fagg *a, struct tep_handle *tep)
 	struct tep_event *x = tep_find_event_by_name(tep, "ftrace", "funcgraph_exit");
 
 	a->tep = tep;
+	if (a->by_comm)
+		fname_setup(a);
 	a->func_id = f ? f->id : -1;
 	a->exit_id = x ? x->id : -1;
 	if (f)
@@ -428,6 +557,9 @@ static int fagg_run(const struct agg_opts *o, bool latency)
 			 latency ? " (one histogram)" : "");
 		return TP_USAGE;
 	}
+	/* --by comm: the names a task had when it called, from its fork, exec, rename */
+	if (a.by_comm)
+		spec.flags |= LIVE_NAMES;
 	ret = live_open(&l, &spec);
 	if (!ret)
 		ret = fagg_setup(&a, live_tep(l));
@@ -512,6 +644,7 @@ static int fagg_run(const struct agg_opts *o, bool latency)
 				lost);
 	}
 	free(a.rows);
+	free(a.names);
 	return live_close(l, ret);
 }
 

@@ -864,6 +864,10 @@ static int open_live(struct live *l)
 		return TP_FAIL;
 	/* every mistake a user can make is found here, before anything is created */
 	ret = s->nevents || s->nprobes ? resolve_events(l) : TP_OK;
+	/* the function tracers alone: their session may still want the name events */
+	if (!ret && !s->nevents && !s->nprobes && ftr_given(s->ftrace) && (f & LIVE_NAMES) &&
+	    !s->input)
+		ret = resolve_name_events(l);
 	if (ret)
 		return ret;
 	/*

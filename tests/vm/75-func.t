@@ -285,6 +285,12 @@ t.ok(v.rc("fn_lat_input_all") == 0 and len(text_ns) >= 1000 and al.get("count") 
      "latency of a recording: %s samples, sum %s ns; the graph's own text: %d calls, %d ns" %
      (al.get("count"), al.get("sum"), len(text_ns), total),
      v.step_diag("fn_lat_input_all") + v.step_diag("fn_lat_report"))
+# count --function --by comm of a shell's children: funcload, not null or sh
+d = v.json_doc("fn_count_child")
+rows = {r["key"].get("comm"): r["count"] for r in (d or {}).get("rows", [])}
+t.ok(v.rc("fn_count_child") == 0 and rows.get("funcload") == 500,
+     "count --function --by comm -- sh -c 'funcload; funcload': funcload's 500 calls (%r)" % rows,
+     v.step_diag("fn_count_child"))
 # latency --function GLOB: funcload's 500 vfs_read calls under func vfs_read
 d = v.json_doc("fn_lat_glob")
 g = [x for x in (d or {}).get("groups", [])

@@ -98,6 +98,9 @@ step fn_report_json tpctl report --json /tmp/fn.dat
 cp /tmp/fn.dat $F/fn.dat
 step fn_count tpctl count --json --by comm --function vfs_read -- funcload pipe 1000
 step fn_count_text tpctl count --function 'vfs_rea*' -- funcload pipe 1000
+# --by comm: a shell's short-lived children named as their exec named them
+step fn_count_child tpctl count --json --by comm --function vfs_read \
+	-- sh -c 'funcload pipe 300; funcload pipe 200'
 # a glob: a histogram per function it matches
 step fn_lat_glob tpctl latency --json --by comm --function 'vfs_rea*' -- funcload pipe 500
 # intervals: two bursts of 300 calls half a second apart

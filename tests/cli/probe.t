@@ -161,6 +161,9 @@ unchanged; ok $? "refused argument: nothing changed"
 # the probed binary deleted, then replaced, while the stream runs
 for how in delete replace; do
 	cp "$P" "$TMP/p2"
+	# emptied here: the background stream's own redirection may come after the
+	# wait below has read the last round's file (its events) on a loaded machine
+	: > "$TMP/out"
 	"$TPCTL" stream --json --probe "u:$TMP/p2:work arg1" -- "$TMP/p2" 20 slow \
 		> "$TMP/out" 2> "$TMP/err" &
 	pid=$!

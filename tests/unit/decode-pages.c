@@ -563,34 +563,37 @@ int main(void)
 		/* a module's symbol: the kernel's %ps and %pS name the module after it */
 		uint16_t id = 902;
 		int32_t pid = 7;
-		uint64_t f = 0xffffffff81000100ULL, g = 0xffffffffc0001010ULL;
+		uint64_t g = 0xffffffffc0001010ULL;
+
+		static const struct {
+			uint64_t f;
+			const char *want, *what;
+		} c[] = {
+			{ 0xffffffff81000100ULL,
+			  "          worker-7       [000] .....     1.000000: symev: f=do_syscall_64 "
+			  "g=st_main_fn+0x10/0x100 [sample_trace] h=do_syscall_64\n",
+			  "%pS of a module's symbol: \"sym+0xoff/0xsize [module]\"" },
+			{ 0xffffffffc0001105ULL,
+			  "          worker-7       [000] .....     1.000000: symev: f=st_fire [sample_trace] "
+			  "g=st_main_fn+0x10/0x100 [sample_trace] h=st_fire [sample_trace]\n",
+			  "%ps of a module's symbol: \"sym [module]\"" },
+		};
 
 		check(decode_add_format(tep, "test", sym_format, sizeof(sym_format) - 1) == 0,
 		      "a format with %ps and %pS parses", "", "");
-		memset(d, 0, 24);
-		memcpy(d, &id, 2);
-		memcpy(d + 4, &pid, 4);
-		memcpy(d + 8, &f, 8);
-		memcpy(d + 16, &g, 8);
-		page_init(&p[0], t0);
-		put_event(&p[0], 0, d, 24);
-		page_commit(&p[0], 0);
-		got = run(tep, OUTPUT_TEXT, &p[0], 1, NULL, 0);
-		want = "          worker-7       [000] .....     1.000000: symev: f=do_syscall_64 "
-		       "g=st_main_fn+0x10/0x100 [sample_trace] h=do_syscall_64\n";
-		check(!strcmp(got, want), "%pS of a module's symbol: \"sym+0xoff/0xsize [module]\"",
-		      got, want);
-		free(got);
-		f = 0xffffffffc0001105ULL;
-		memcpy(d + 8, &f, 8);
-		page_init(&p[0], t0);
-		put_event(&p[0], 0, d, 24);
-		page_commit(&p[0], 0);
-		got = run(tep, OUTPUT_TEXT, &p[0], 1, NULL, 0);
-		want = "          worker-7       [000] .....     1.000000: symev: f=st_fire [sample_trace] "
-		       "g=st_main_fn+0x10/0x100 [sample_trace] h=st_fire [sample_trace]\n";
-		check(!strcmp(got, want), "%ps of a module's symbol: \"sym [module]\"", got, want);
-		free(got);
+		for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+			memset(d, 0, 24);
+			memcpy(d, &id, 2);
+			memcpy(d + 4, &pid, 4);
+			memcpy(d + 8, &c[k].f, 8);
+			memcpy(d + 16, &g, 8);
+			page_init(&p[0], t0);
+			put_event(&p[0], 0, d, 24);
+			page_commit(&p[0], 0);
+			got = run(tep, OUTPUT_TEXT, &p[0], 1, NULL, 0);
+			check(!strcmp(got, c[k].want), c[k].what, got, c[k].want);
+			free(got);
+		}
 	}
 	tep_free(tep);
 	return failed;

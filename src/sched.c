@@ -375,6 +375,15 @@ static bool cpu_check(struct sched *s, int i, const struct tep_record *rec)
 		if (!p)
 			return false;
 		switch_in(p, c->last_ts > p->wait_ts ? c->last_ts : p->wait_ts);
+	} else if (!s->perf_only && !c->known && p && p->state == ATOM_WAITING &&
+		   (is_own(s, pid) || p->traced)) {
+		/*
+		 * The CPU's first record (or its first after a loss) is of a task
+		 * still waiting: it was switched in unseen, with no record before
+		 * to place it at; on an idle CPU it ran right after its wakeup.
+		 */
+		c->inferred++;
+		switch_in(p, p->wait_ts);
 	}
 	c->known = true;
 	c->cur = pid;

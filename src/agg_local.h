@@ -163,7 +163,7 @@ struct nameev {
 	const struct dec_field *comm;
 	bool path;			/* comm is an exec's file: its basename */
 };
-#define NAMEEV_MAX 3
+#define NAMEEV_MAX COMM_RENAME_EVENTS
 
 /* The name of the tasks that are gone, folded into one pid of their own (-1 - index). */
 struct dname {

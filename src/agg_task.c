@@ -171,33 +171,23 @@ int32_t agg_dname_pid(struct agg *a, const char *comm)
  * a child's records before its exec on another CPU than its fork may take
  * /proc's (later) name.
  */
-static const struct {
-	const char *sys, *name, *pid, *comm;
-	bool path;
-} nameev_def[NAMEEV_MAX] = {
-	{ "sched", "sched_process_fork", "child_pid", "child_comm", false },
-	{ "sched", "sched_process_exec", "pid", "filename", true },
-	/* task_rename lost its pid field in later kernels: then the task that traced it */
-	{ "task", "task_rename", "pid", "newcomm", false },
-};
-
 void agg_nameev_find(struct agg *a)
 {
 	size_t i;
 
 	a->nnameev = 0;
 	for (i = 0; i < NAMEEV_MAX; i++) {
-		struct tep_event *ev = tep_find_event_by_name(a->tep, nameev_def[i].sys,
-							      nameev_def[i].name);
+		struct tep_event *ev = tep_find_event_by_name(a->tep, comm_rename_events[i].sys,
+							      comm_rename_events[i].name);
 		const struct dec_event *de = ev ? decoder_event(a->dec, ev->id) : NULL;
 		struct nameev *n = &a->nameev[a->nnameev];
 
 		if (!de)
 			continue;
 		n->id = ev->id;
-		n->pid = agg_field_find(de, nameev_def[i].pid);
-		n->comm = agg_field_find(de, nameev_def[i].comm);
-		n->path = nameev_def[i].path;
+		n->pid = agg_field_find(de, comm_rename_events[i].pid);
+		n->comm = agg_field_find(de, comm_rename_events[i].comm);
+		n->path = comm_rename_events[i].path;
 		if (!n->comm || n->comm->kind != DK_STR || (n->pid && n->pid->kind != DK_INT))
 			continue;
 		a->nnameev++;

@@ -136,3 +136,10 @@ void comm_saved_free(struct comm_saved *s)
 			tep_free(s->gen[i]);
 	s->gen[0] = s->gen[1] = NULL;
 }
+
+const struct comm_rename_event comm_rename_events[COMM_RENAME_EVENTS] = {
+	{ "sched", "sched_process_fork", "child_pid", "child_comm", false },
+	{ "sched", "sched_process_exec", "pid", "filename", true },
+	/* task_rename lost its pid field in later kernels: then the task that traced it */
+	{ "task", "task_rename", "pid", "newcomm", false },
+};

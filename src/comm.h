@@ -14,6 +14,7 @@
 #ifndef TPCTL_COMM_H
 #define TPCTL_COMM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define COMM_MAX 15	/* the kernel's TASK_COMM_LEN - 1 */
@@ -50,5 +51,19 @@ int comm_saved_reload(struct comm_saved *s, int (*load)(struct tep_handle *tep, 
 /* pid's name in the last two reads; NULL: in neither. */
 const char *comm_saved_find(const struct comm_saved *s, int pid);
 void comm_saved_free(struct comm_saved *s);
+
+/*
+ * The events whose records rename a task, in one place for every reader that
+ * follows names at the event's time (live.c enables them, agg_task.c and
+ * func_agg.c read them): the field with the task's pid (absent: the task that
+ * traced it) and the field with its new name (path: an exec's file, whose
+ * basename the kernel takes).
+ */
+struct comm_rename_event {
+	const char *sys, *name, *pid, *comm;
+	bool path;
+};
+#define COMM_RENAME_EVENTS 3
+extern const struct comm_rename_event comm_rename_events[COMM_RENAME_EVENTS];
 
 #endif

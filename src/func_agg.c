@@ -133,26 +133,19 @@ static int fname_set(struct fagg *a, int pid, const char *comm, size_t len)
 /* The events that rename a task (as the aggregations' agg_task.c reads them). */
 static void fname_setup(struct fagg *a)
 {
-	static const struct {
-		const char *sys, *name, *pid, *comm;
-		bool path;
-	} def[] = {
-		{ "sched", "sched_process_fork", "child_pid", "child_comm", false },
-		{ "sched", "sched_process_exec", "pid", "filename", true },
-		{ "task", "task_rename", "pid", "newcomm", false },
-	};
 	size_t i;
 
-	for (i = 0; i < sizeof(def) / sizeof(def[0]); i++) {
-		struct tep_event *ev = tep_find_event_by_name(a->tep, def[i].sys, def[i].name);
+	for (i = 0; i < COMM_RENAME_EVENTS; i++) {
+		const struct comm_rename_event *d = &comm_rename_events[i];
+		struct tep_event *ev = tep_find_event_by_name(a->tep, d->sys, d->name);
 
-		if (!ev || !tep_find_field(ev, def[i].comm))
+		if (!ev || !tep_find_field(ev, d->comm))
 			continue;
 		a->nameev[a->nnameev].id = ev->id;
 		a->nameev[a->nnameev].ev = ev;
-		a->nameev[a->nnameev].pid = def[i].pid;
-		a->nameev[a->nnameev].comm = def[i].comm;
-		a->nameev[a->nnameev].path = def[i].path;
+		a->nameev[a->nnameev].pid = d->pid;
+		a->nameev[a->nnameev].comm = d->comm;
+		a->nameev[a->nnameev].path = d->path;
 		a->nnameev++;
 	}
 }

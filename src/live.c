@@ -23,6 +23,7 @@
 
 #include "btf.h"
 #include "dat.h"
+#include "comm.h"
 #include "decode.h"
 #include "ftr.h"
 #include "live.h"
@@ -334,18 +335,16 @@ static int resolve_named(struct live *l)
  */
 static int resolve_name_events(struct live *l)
 {
-	static const char *const ev[][2] = {
-		{ "sched", "sched_process_fork" }, { "sched", "sched_process_exec" },
-		{ "task", "task_rename" },
-	};
 	size_t i;
 
-	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
-		if (tfs_event_list_has(&l->evs, ev[i][0], ev[i][1]) ||
-		    load_format(l->tep, ev[i][0], ev[i][1]) < 0 ||
-		    !tep_find_event_by_name(l->tep, ev[i][0], ev[i][1]))
+	for (i = 0; i < COMM_RENAME_EVENTS; i++) {
+		const struct comm_rename_event *e = &comm_rename_events[i];
+
+		if (tfs_event_list_has(&l->evs, e->sys, e->name) ||
+		    load_format(l->tep, e->sys, e->name) < 0 ||
+		    !tep_find_event_by_name(l->tep, e->sys, e->name))
 			continue;
-		if (tfs_event_list_add(&l->nameevs, ev[i][0], ev[i][1]) < 0) {
+		if (tfs_event_list_add(&l->nameevs, e->sys, e->name) < 0) {
 			tp_error("out of memory");
 			return TP_FAIL;
 		}

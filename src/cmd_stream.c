@@ -36,6 +36,8 @@
 
 /* Poll timeout: the longest a record waits on a CPU whose buffer does not wake us. */
 #define WAIT_MS 50
+/* --count with stacks: how long the last event's stacks may take to come */
+#define END_WAIT_MS 100
 /* stdout's buffer: a pipe's capacity (glibc ignores the size unless given the buffer) */
 static char stdout_buf[65536];
 
@@ -80,7 +82,10 @@ int cmd_stream(int argc, char **argv)
 	bool json = false, drain = false, fail_on_loss = false, lost_seen = false;
 	bool kstack = false, ustack = false, stacks, json_stacks;
 	int last_cpu = -1;		/* --count reached: the CPU of the last event */
-	bool end_waited = false, *skipped = NULL;
+	bool *skipped = NULL;
+	double end_by = 0;		/* then: how long its stacks may take */
+	int end_stacks = 0, end_want = 0;	/* its stacks read, and how many it has */
+	bool end_now = false;
 	struct target tgt;
 	struct probe_words probes = { .n = 0 };
 	struct ftr_spec fs = { .nfunc = 0 };
@@ -218,18 +223,22 @@ int cmd_stream(int argc, char **argv)
 				}
 				if (other && skipped[rec.cpu])
 					continue;
+				/* its last stack: written below, and nothing after it matters */
+				if (!other && end_want && ++end_stacks >= end_want)
+					end_now = true;
 			}
 			if (lost) {
 				lost_seen = true;
 				output_lost(out, rec.cpu, lost);
 			}
 			r = output_record(out, &rec);
-			if (r < 0)
+			if (r < 0 || end_now)
 				break;
 			if (!r && count && ++seen >= count) {
 				if (!stacks)
 					break;
 				last_cpu = rec.cpu;
+				end_want = kstack + ustack;
 				skipped = calloc(ncpu, sizeof(*skipped));
 				if (!skipped)
 					break;
@@ -244,12 +253,19 @@ int cmd_stream(int argc, char **argv)
 			}
 			continue;
 		}
-		/* a stack being written as the last event was read: one short wait */
+		/*
+		 * The last event's stack may be committed just after the event
+		 * was read: wait for it, up to END_WAIT_MS (one wait is not
+		 * enough: the reader may hold a partial sub-buffer a while).
+		 */
 		if (last_cpu >= 0) {
-			if (end_waited)
+			double t = now_s();
+
+			if (!end_by)
+				end_by = t + END_WAIT_MS / 1000.0;
+			else if (t >= end_by)
 				break;
-			end_waited = true;
-			live_wait(l, 10);
+			live_wait(l, (int)((end_by - t) * 1000) + 1);
 			continue;
 		}
 		/* the target is gone: read what it left in the buffers, then stop */

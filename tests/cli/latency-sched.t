@@ -141,8 +141,17 @@ hogs = sum(1 for p in work if mine.get(p, {}).get("comm") == "schedhog")
 print("# %d workload tasks (%d hogs), %d differ" % (len(work), hogs, bad))
 sys.exit(1 if bad or hogs != 3 or len(work) < 33 else 0)
 EOF
-ok $? "every workload task: switches equal, runtime and delays within 1 us or 1 %"
+st=$?
+# perf's own recording may lose records on a loaded machine (it says so):
+# a switch perf lost makes its delay longer, and the two are not the same
+# input any more
+if [ $st != 0 ] && grep -qiE "lost [1-9]|lost samples|lost chunks" "$TMP/perf.txt" "$TMP/perf.err"; then
+	skip "perf lost records of its own: $(grep -hiE 'lost' "$TMP/perf.txt" "$TMP/perf.err" | head -1)"
+else
+	ok $st "every workload task: switches equal, runtime and delays within 1 us or 1 %"
+fi
 diag "$TMP/cmp"
+[ $st = 0 ] || diag "$TMP/perf.err"
 
 # --sort: the text table in perf's order of max, then avg (an independent check)
 "$DRV" "$TMP/t.dat" --json --sort max,avg > "$TMP/sorted.json" 2> "$TMP/sorted.err" &&

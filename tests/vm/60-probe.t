@@ -89,7 +89,7 @@ t.ok(v.rc("pr_fault_k") == 0 and got == want,
 got = [kernel_path(l) for l in v.read("pr_fault_k_text.out").split(b"\n")
        if b"probeload" in l and b"path=" in l]
 t.ok(v.rc("pr_fault_k_text") == 0 and got == want, "tpctl text: the same",
-     v.step_diag("pr_fault_k_text") + "\nwant %r" % want)
+     v.step_diag("pr_fault_k_text") + "\nwant %r\ngot %r" % (want, got))
 t.ok(v.rc("pr_fault_remove") == 0, "the persistent probe removed", v.step_diag("pr_fault_remove"))
 
 # ---- event probe: the values of the record it fired on

@@ -23,17 +23,24 @@ class Tap:
         self.n = 0
         self.failed = 0
 
-    def diag(self, text):
+    def diag(self, text, err=False):
         for line in str(text).splitlines() or [""]:
             print("# " + line)
+        if err:
+            # a failure's diag also on stderr, where prove shows it without -v
+            # (a CI log's tail): the first 3,000 characters
+            out = "".join("# %s\n" % l for l in str(text).splitlines())
+            sys.stderr.write(out[:3000] + ("# ...\n" if len(out) > 3000 else ""))
 
     def ok(self, cond, name, diag=None):
         self.n += 1
         print("%s %d - %s" % ("ok" if cond else "not ok", self.n, name))
         if not cond:
             self.failed += 1
+            sys.stdout.flush()
+            sys.stderr.write("# not ok %d - %s\n" % (self.n, name))
             if diag:
-                self.diag(diag)
+                self.diag(diag, err=True)
         sys.stdout.flush()
         return cond
 

@@ -835,12 +835,66 @@ char *decode_format_resolve(const char *buf, size_t len, const struct decode_nam
 	return printfmt_rewrite(buf, len, n, PF_ESCAPE | PF_CONSTANTS);
 }
 
+/*
+ * Which conversions of a parsed print fmt print a symbol through the helpers
+ * (rewrite_print_fmt), per event: libtraceevent gives no name of a print
+ * function in its argument tree (struct tep_function_handler is private), so
+ * a reader of that tree (textplan.c) learns it here.
+ */
+struct conv_syms {
+	const struct tep_handle *tep;
+	int id, n;
+	unsigned char how[MAX_CONV];	/* enum dec_sym */
+};
+static struct conv_syms *csyms;
+static size_t ncsyms, acsyms;
+
+static void conv_syms_save(const struct tep_handle *tep, int id, const char *buf, size_t len)
+{
+	const char *fmt, *fend;
+	enum conv_fix fix[MAX_CONV];
+	struct conv_syms *c;
+	int nconv = 0, i;
+
+	if (scan_print_fmt(buf, len, &fmt, &fend, fix, &nconv) <= 0)
+		return;
+	if (ncsyms == acsyms) {
+		size_t a = acsyms ? 2 * acsyms : 64;
+		struct conv_syms *v = realloc(csyms, a * sizeof(*v));
+
+		if (!v)
+			return;
+		csyms = v;
+		acsyms = a;
+	}
+	c = &csyms[ncsyms++];
+	c->tep = tep;
+	c->id = id;
+	c->n = nconv;
+	for (i = 0; i < nconv; i++)
+		c->how[i] = fix[i] == FIX_SYM ? DEC_SYM : fix[i] == FIX_SYMOFF ? DEC_SYM_OFF :
+			    fix[i] == FIX_SYMOFF_B ? DEC_SYM_OFF_B : DEC_SYM_NONE;
+}
+
+enum dec_sym decode_conv_sym(const struct tep_handle *tep, int id, int conv)
+{
+	size_t i;
+
+	/* the newest first: an id parsed again (a probe made anew) has its last format */
+	for (i = ncsyms; i-- > 0;)
+		if (csyms[i].tep == tep && csyms[i].id == id)
+			return conv >= 0 && conv < csyms[i].n ? (enum dec_sym)csyms[i].how[conv] :
+			       DEC_SYM_NONE;
+	return DEC_SYM_NONE;
+}
+
 int decode_add_format(struct tep_handle *tep, const char *sys, const char *buf, size_t len)
 {
 	struct tep_event *event = NULL;
 	char *text = replace_sizeof(buf, len), *named, *fixed;
 	unsigned flags = PF_ESCAPE | PF_OPERANDS | PF_FLAGS_ZERO;
 	enum tep_errno err;
+	bool helpers = false;
 
 	if (!text)
 		return -1;
@@ -853,17 +907,21 @@ int decode_add_format(struct tep_handle *tep, const char *sys, const char *buf, 
 	if (!fixed) {
 		fixed = named;
 		named = NULL;
+	} else {
+		helpers = true;
 	}
-	free(named);
 	if (fixed) {
 		err = tep_parse_format(tep, &event, fixed, strlen(fixed), sys);
 		free(fixed);
+		if (event && helpers)
+			conv_syms_save(tep, event->id, named ? named : buf, named ? strlen(named) : len);
 		/* a rewrite libtraceevent dislikes: fall back to the original text */
 		if (err && !event)
 			err = tep_parse_format(tep, &event, buf, len, sys);
 	} else {
 		err = tep_parse_format(tep, &event, buf, len, sys);
 	}
+	free(named);
 	free(text);
 	if (!event)
 		return -1;

@@ -116,6 +116,11 @@ enum dec_sym {
 struct trace_seq;
 enum dec_sym decode_format_field_sym(const char *buf, size_t len, const char *field);
 void decode_sym_print(struct trace_seq *s, unsigned long long addr, enum dec_sym how);
+/*
+ * How conversion conv (0 for the first) of event id's parsed print fmt prints
+ * its symbol (the helper decode_add_format put there), DEC_SYM_NONE if not.
+ */
+enum dec_sym decode_conv_sym(const struct tep_handle *tep, int id, int conv);
 
 enum dec_kind {
 	DK_INT,		/* scalar integer of 1, 2, 4 or 8 bytes */

@@ -46,6 +46,7 @@ struct output *output_new(struct tep_handle *tep, FILE *f, enum output_mode mode
 {
 	struct output *o = calloc(1, sizeof(*o));
 	struct utsname u;
+	const char *env;
 
 	if (!o)
 		return NULL;
@@ -62,6 +63,8 @@ struct output *output_new(struct tep_handle *tep, FILE *f, enum output_mode mode
 	if (uname(&u) == 0)
 		output_set_kernel_release(o, u.release);
 	trace_seq_init(&o->seq);
+	env = getenv("TPCTL_TEXTPLAN");
+	o->tplan_mode = !env ? 1 : !strcmp(env, "0") ? 0 : !strcmp(env, "check") ? 2 : 1;
 	return o;
 }
 
@@ -419,6 +422,16 @@ static char *fmt_hex(char *end, uint64_t v, int width)
 	return p;
 }
 
+/* "0x" and v in lowercase hex, as "0x%llx" writes it */
+static void put_hex0x(FILE *f, uint64_t v)
+{
+	char num[24], *p = fmt_hex(num + sizeof(num), v, 0);
+
+	*--p = 'x';
+	*--p = '0';
+	put_mem(f, p, num + sizeof(num) - 1 - p);
+}
+
 static const struct kframe *kframe_get(struct output *o, uint64_t addr)
 {
 	struct kframe *k;
@@ -547,8 +560,74 @@ static void put_ip(FILE *f, unsigned long long addr)
 		fprintf(f, "0x%08llx", addr);
 }
 
+/* The plan of event id, built the first time it is asked for; NULL: libtraceevent's. */
+static const struct textplan *text_plan(struct output *o, const struct dec_event *de)
+{
+	int id = de->id;
+
+	if (!o->tplan_mode || id < 0 || id > 0xffff)
+		return NULL;
+	if (id >= o->ntplans) {
+		int n = id + 64;
+		struct textplan **v = realloc(o->tplans, n * sizeof(*v));
+		unsigned char *t;
+
+		if (!v)
+			return NULL;
+		o->tplans = v;
+		t = realloc(o->tplan_tried, n);
+		if (!t)
+			return NULL;
+		o->tplan_tried = t;
+		memset(v + o->ntplans, 0, (n - o->ntplans) * sizeof(*v));
+		memset(t + o->ntplans, 0, n - o->ntplans);
+		o->ntplans = n;
+	}
+	if (!o->tplan_tried[id]) {
+		o->tplan_tried[id] = 1;
+		o->tplans[id] = textplan_build(de->event);
+	}
+	return o->tplans[id];
+}
+
+/*
+ * The event's own text (after "name: "): by its plan, else by
+ * libtraceevent; with TPCTL_TEXTPLAN=check both, and a difference said on
+ * stderr.  false: nothing to write (out of memory).
+ */
+static bool print_info(struct output *o, struct dec_event *de, struct tep_record *rec,
+		       const char **text, size_t *len)
+{
+	const struct textplan *p = text_plan(o, de);
+
+	if (p) {
+		o->tbuf.len = 0;
+		if (textplan_run(p, rec->data, rec->size, &o->tbuf) < 0)
+			p = NULL;
+	}
+	if (!p || o->tplan_mode == 2) {
+		trace_seq_reset(&o->seq);
+		tep_print_event(o->tep, &o->seq, rec, "%s", TEP_PRINT_INFO);
+		trace_seq_terminate(&o->seq);
+		if (p && (o->seq.len != o->tbuf.len ||
+			  memcmp(o->seq.buffer, o->tbuf.p, o->tbuf.len)))
+			fprintf(stderr, "tpctl: text plan of %s:%s differs\n  plan: %.*s\n  tep:  %s\n",
+				de->event->system, de->event->name, (int)o->tbuf.len, o->tbuf.p,
+				o->seq.buffer);
+		if (o->seq.state != TRACE_SEQ__GOOD)
+			return false;
+		*text = o->seq.buffer;
+		*len = o->seq.len;
+		return true;
+	}
+	*text = o->tbuf.p;
+	*len = o->tbuf.len;
+	return true;
+}
+
 int out_text_record(struct output *o, struct dec_event *de, struct tep_record *rec)
 {
+	const char *text;
 	const void *data = rec->data;
 	int pid = decode_pid(data);
 	const struct pidinfo *pi;
@@ -596,9 +675,15 @@ int out_text_record(struct output *o, struct dec_event *de, struct tep_record *r
 				continue;
 			}
 			decode_int(df, data, rec->size, &v);
+			if (i > de->first_arg)
+				put_lit(f, ", ");
+			put_str(f, df->name);
+			put_lit(f, ": ");
 			/* since 6.18 the kernel prints values below 10 in decimal */
-			fprintf(f, v < 10 && o->sys_decimal ? "%s%s: %llu" : "%s%s: 0x%llx",
-				i > de->first_arg ? ", " : "", df->name, (unsigned long long)v);
+			if (v < 10 && o->sys_decimal)
+				putc_unlocked('0' + v, f);
+			else
+				put_hex0x(f, v);
 		}
 		putc_unlocked(')', f);
 		/* a --strings event is written at the syscall's exit: its return value */
@@ -606,7 +691,8 @@ int out_text_record(struct output *o, struct dec_event *de, struct tep_record *r
 			uint64_t v = 0;
 
 			decode_int(de->ret, data, rec->size, &v);
-			fprintf(f, " -> 0x%llx", (unsigned long long)v);
+			put_lit(f, " -> ");
+			put_hex0x(f, v);
 		}
 		putc_unlocked('\n', f);
 		return 0;
@@ -614,7 +700,10 @@ int out_text_record(struct output *o, struct dec_event *de, struct tep_record *r
 		uint64_t v = 0;
 
 		decode_int(de->ret, data, rec->size, &v);
-		fprintf(f, "%s -> 0x%llx\n", de->sysname, (unsigned long long)v);
+		put_str(f, de->sysname);
+		put_lit(f, " -> ");
+		put_hex0x(f, v);
+		putc_unlocked('\n', f);
 		return 0;
 	}
 	case DS_KSTACK:
@@ -640,16 +729,15 @@ int out_text_record(struct output *o, struct dec_event *de, struct tep_record *r
 		fprintf(f, "%s: [damaged record]\n", de->event->name);
 		return 0;
 	}
-	trace_seq_reset(&o->seq);
-	tep_print_event(o->tep, &o->seq, rec, "%s", TEP_PRINT_INFO);
-	trace_seq_terminate(&o->seq);
+	if (!print_info(o, de, rec, &text, &n))
+		return 0;
 	if (de->special != DS_FTRACE) {
 		put_str(f, de->event->name);
 		put_str(f, ": ");
 	}
-	put_mem(f, o->seq.buffer, o->seq.len);
+	put_mem(f, text, n);
 	/* ftrace:print carries its own newline, as the kernel prints it */
-	if (!o->seq.len || o->seq.buffer[o->seq.len - 1] != '\n' || de->special != DS_FTRACE)
+	if (!n || text[n - 1] != '\n' || de->special != DS_FTRACE)
 		putc_unlocked('\n', f);
 	return 0;
 }

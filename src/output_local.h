@@ -26,6 +26,7 @@
 #include "comm.h"
 #include "decode.h"
 #include "output.h"
+#include "textplan.h"
 
 /*
  * What a record header needs of its task, formatted once per pid: the text
@@ -96,6 +97,12 @@ struct output {
 	unsigned learn_gen;
 	struct name_plan *plans;	/* by event id */
 	int nplans;
+	/* text: each event's print fmt as a plan (textplan.h), by event id */
+	struct textplan **tplans;
+	unsigned char *tplan_tried;
+	int ntplans;
+	int tplan_mode;		/* TPCTL_TEXTPLAN: 0 off, 1 on, 2 check against libtraceevent */
+	struct tpbuf tbuf;
 	struct pendq *pq;	/* JSON with stacks (output_set_stacks), else NULL */
 	struct kframe *kframes;	/* KFRAMES kernel frames as written, on first use */
 	output_usym_fn usym_fn;

@@ -45,6 +45,11 @@ void output_free(struct output *o)
 	free(o->kframes);
 	free(o->learned);
 	free(o->plans);
+	for (i = 0; i < o->ntplans; i++)
+		textplan_free(o->tplans[i]);
+	free(o->tplans);
+	free(o->tplan_tried);
+	free(o->tbuf.p);
 	trace_seq_destroy(&o->seq);
 	decoder_free(o->dec);
 	comm_saved_free(&o->names);

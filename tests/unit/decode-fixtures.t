@@ -20,7 +20,7 @@ for d in tests/unit/fixtures/*/; do
 		[ -f "$d/trace" ] && dirs+=("$d")
 done
 [ ${#dirs[@]} -gt 0 ] || { echo "1..0 # SKIP no fixture directories"; exit 0; }
-echo "1..$((${#dirs[@]} * 5))"
+echo "1..$((${#dirs[@]} * 6))"
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); echo "not ok $n - $1"; }
@@ -32,6 +32,17 @@ for d in "${dirs[@]}"; do
 	else
 		notok "$name: every format parses and every page decodes"
 		sed 's/^/# /' "$tmp/err" | head -20
+	fi
+	# the text plans (src/textplan.c) against libtraceevent, record by record
+	TPCTL_TEXTPLAN=check "$bin" text "$d" > "$tmp/text.check" 2> "$tmp/err.check"
+	TPCTL_TEXTPLAN=0 "$bin" text "$d" > "$tmp/text.tep" 2> /dev/null
+	if ! grep -q "text plan of" "$tmp/err.check" && cmp -s "$tmp/text" "$tmp/text.tep" &&
+		cmp -s "$tmp/text" "$tmp/text.check"; then
+		ok "$name: text plans write what libtraceevent writes, record for record"
+	else
+		notok "$name: text plans write what libtraceevent writes"
+		grep -A2 "text plan of" "$tmp/err.check" | head -12 | sed 's/^/# /'
+		diff -a "$tmp/text.tep" "$tmp/text" | head -6 | sed 's/^/# /'
 	fi
 	# same number of records, and identical lines apart from the parts of the
 	# known events that the kernel itself cannot print reproducibly

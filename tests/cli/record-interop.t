@@ -133,6 +133,12 @@ for cpu, tl in sorted(t.items()):
         fail = True
         for line in list(want - collections.Counter(kl))[:5]:
             print("  not in the kernel's trace:", line)
+            # what the kernel has of the same task on any CPU, to tell why
+            m = re.match(r"-(\d+) ", line)
+            for c, lines in sorted(k.items()):
+                for kline in lines:
+                    if m and ("-%s " % m.group(1) in kline or "pid=%s " % m.group(1) in kline):
+                        print("    kernel cpu %s: %s" % (c, kline))
 sys.exit(1 if fail else 0)
 PY
 ok $? "each CPU's events are a run of the kernel's own trace, text for text"

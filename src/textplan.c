@@ -202,8 +202,31 @@ static char op_code(const char *op)
 	return 0;
 }
 
-/* A number: what eval_num_arg() gives for a. */
+static uint64_t eval(const struct node *n, const uint8_t *d, unsigned size);
+
+/* A node whose operands are all constants is the constant it comes to. */
+static struct node *fold(struct node *n)
+{
+	if (!n || n->kind == N_CONST || n->kind == N_FIELD || n->kind == N_INDEX)
+		return n;
+	if ((n->a && n->a->kind != N_CONST) || (n->b && n->b->kind != N_CONST) ||
+	    (n->c && n->c->kind != N_CONST))
+		return n;
+	n->val = eval(n, NULL, 0);
+	n->kind = N_CONST;
+	n->a = n->b = n->c = NULL;
+	return n;
+}
+
+static struct node *num_tree(struct build *b, struct tep_print_arg *a);
+
+/* A number: what eval_num_arg() gives for a, its constant parts folded. */
 static struct node *num_of(struct build *b, struct tep_print_arg *a)
+{
+	return fold(num_tree(b, a));
+}
+
+static struct node *num_tree(struct build *b, struct tep_print_arg *a)
 {
 	struct tep_format_field *f;
 	struct node *n;

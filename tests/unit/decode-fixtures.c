@@ -10,6 +10,11 @@
  * holds the values of the enum constants the formats name ("NAME VALUE" lines,
  * written by enum-table from the capturing kernel's BTF): the test never
  * reads the BTF of the machine it runs on.
+ *
+ * decode-fixtures repeat-text|repeat-json DIR EVENT N: the first record of
+ * EVENT (its name) in DIR's pages, N times on pages built here (one CPU,
+ * 100 ns apart), through the same reader and output: the decode cost per
+ * record under callgrind (bench/decode-cg.py), no tracefs needed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -106,6 +111,46 @@ static bool enum_value(const char *name, size_t len, unsigned long long *value, 
 	return e != NULL;
 }
 
+/* Pages of n copies of rec (one CPU), in the kernel's sub-buffer layout. */
+static char *repeat_pages(const struct tep_record *rec, long n, int subbuf, size_t *len)
+{
+	size_t dlen = (rec->size + 3) & ~3, each = dlen + 4 + (dlen > 112 ? 4 : 0);
+	long per = (subbuf - 16) / each, npages = (n + per - 1) / per, i;
+	char *buf = calloc(npages ? npages : 1, subbuf);
+	uint64_t ts = 1000000000;
+
+	if (!buf)
+		exit(1);
+	for (i = 0; i < npages; i++) {
+		char *pg = buf + (size_t)i * subbuf, *w = pg + 16;
+		long k, m = n - i * per < per ? n - i * per : per;
+		uint64_t commit;
+
+		memcpy(pg, &ts, 8);
+		for (k = 0; k < m; k++) {
+			/* type_len: the length in words, or 0 and the length in the next word */
+			uint32_t h = (k ? 100u : 0u) << 5 | (dlen > 112 ? 0 : dlen / 4);
+
+			memcpy(w, &h, 4);
+			w += 4;
+			if (dlen > 112) {
+				uint32_t l = dlen + 4;
+
+				memcpy(w, &l, 4);
+				w += 4;
+			}
+			memcpy(w, rec->data, rec->size);
+			w += dlen;
+			ts += k ? 100 : 0;
+		}
+		commit = w - pg - 16;
+		memcpy(pg + 8, &commit, 8);
+		ts += 100;
+	}
+	*len = (size_t)npages * subbuf;
+	return buf;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct decode_names names = { .constant = enum_value };
@@ -122,8 +167,16 @@ int main(int argc, char **argv)
 	DIR *d;
 	char path[4096];
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: decode-fixtures text|json|lost DIR\n");
+	const char *rep_event = NULL;
+	long rep_n = 0;
+
+	if (argc == 5 && !strncmp(argv[1], "repeat-", 7)) {
+		rep_event = argv[3];
+		rep_n = atol(argv[4]);
+		argv[1] += 7;
+	} else if (argc != 3) {
+		fprintf(stderr, "usage: decode-fixtures text|json|lost DIR\n"
+			"       decode-fixtures repeat-text|repeat-json DIR EVENT N\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -188,6 +241,30 @@ int main(int argc, char **argv)
 			reader_add_mem(r, cpu, pages[cpu], len);
 			ncpu++;
 		}
+	}
+	if (rep_event) {
+		/* the event's first record, then N copies of it as the only input */
+		char *rp;
+
+		while (reader_next(r, &rec, &lost) > 0) {
+			struct tep_event *ev = tep_find_event(tep, *(uint16_t *)rec.data);
+
+			if (ev && !strcmp(ev->name, rep_event))
+				break;
+			rec.data = NULL;
+		}
+		if (!rec.data) {
+			fprintf(stderr, "no %s record in %s\n", rep_event, dir);
+			return 1;
+		}
+		rp = repeat_pages(&rec, rep_n, tep_get_sub_buffer_size(tep), &len);
+		reader_free(r);
+		for (cpu = 0; cpu < ncpu; cpu++)
+			free(pages[cpu]);
+		pages[0] = rp;
+		ncpu = 1;
+		r = reader_new(tep_get_sub_buffer_size(tep));
+		reader_add_mem(r, 0, rp, len);
 	}
 	o = output_new(tep, stdout, strcmp(mode, "text") ? OUTPUT_JSON : OUTPUT_TEXT);
 	buf = slurp(dir, "uname", &len);

@@ -4,6 +4,10 @@
 #   make check-asan       the whole `make check` suite with everything built
 #                         with -fsanitize=address,undefined, in a copy of the
 #                         tree under build/asan (the normal build is left alone)
+#   make check-tsan       the CLI tests of the commands that read with threads
+#                         (record, count, hist, latency, stream, serve) with
+#                         everything built with -fsanitize=thread, under
+#                         build/tsan; a data race fails its test (exit 86)
 #   make check-valgrind   the CLI tests with every tpctl run under valgrind
 #                         (memcheck errors or definite leaks: exit 99, test fails)
 #
@@ -39,7 +43,13 @@ VALGRIND_CMD := $(VALGRIND) -q --error-exitcode=99 --num-callers=50 --leak-check
 		--errors-for-leak-kinds=definite --show-leak-kinds=definite \
 		--suppressions=$(CURDIR)/tests/valgrind.supp
 
-.PHONY: check-asan check-valgrind
+TSAN_DIR     ?= build/tsan
+TSAN_FLAGS   := -fsanitize=thread -fno-omit-frame-pointer
+TSAN_ENV     := TSAN_OPTIONS=exitcode=86:halt_on_error=1:second_deadlock_stack=1
+TSAN_TESTS   := $(wildcard tests/cli/record*.t tests/cli/count*.t tests/cli/hist*.t \
+		tests/cli/latency*.t tests/cli/stream*.t tests/cli/threads*.t tests/cli/serve*.t)
+
+.PHONY: check-asan check-valgrind check-tsan
 check-asan:
 	@# a fresh copy: files removed or renamed in the tree must not linger there
 	rm -rf $(ASAN_DIR)
@@ -54,3 +64,12 @@ check-asan:
 
 check-valgrind: all
 	TPCTL_WRAPPER="$(VALGRIND_CMD)" $(PROVE) $(PROVE_ARGS) tests/cli/*.t tests/zz-final.t
+
+check-tsan:
+	rm -rf $(TSAN_DIR)
+	@mkdir -p $(TSAN_DIR)
+	@printf '*\n' > build/.gitignore
+	tar -c $(ASAN_EXCLUDE) . | tar -x -C $(TSAN_DIR)
+	$(MAKE) -C $(TSAN_DIR) CC=$(ASAN_CC) CFLAGS="-O1 -g $(TSAN_FLAGS)" \
+		LDFLAGS="$(TSAN_FLAGS)" all $(UNIT_BINS)
+	cd $(TSAN_DIR) && env $(TSAN_ENV) $(PROVE) $(PROVE_ARGS) $(TSAN_TESTS)

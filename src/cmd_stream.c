@@ -36,8 +36,21 @@
 
 /* Poll timeout: the longest a record waits on a CPU whose buffer does not wake us. */
 #define WAIT_MS 50
-/* --count with stacks: how long the last event's stacks may take to come */
+/* --count with stacks: how long the last events' stacks may take to come */
 #define END_WAIT_MS 100
+/* an instance's own stack options: how many stacks follow an event is not known */
+#define OWED_UNKNOWN 1000
+
+/* Does the last event written on some CPU still wait for a stack? */
+static bool owing(const int *owed, int ncpu)
+{
+	int i;
+
+	for (i = 0; owed && i < ncpu; i++)
+		if (owed[i])
+			return true;
+	return false;
+}
 /* stdout's buffer: a pipe's capacity (glibc ignores the size unless given the buffer) */
 static char stdout_buf[65536];
 
@@ -81,11 +94,10 @@ int cmd_stream(int argc, char **argv)
 	double duration = 0, deadline = 0;
 	bool json = false, drain = false, fail_on_loss = false, lost_seen = false;
 	bool kstack = false, ustack = false, stacks, json_stacks;
-	int last_cpu = -1;		/* --count reached: the CPU of the last event */
-	bool *skipped = NULL;
-	double end_by = 0;		/* then: how long its stacks may take */
-	int end_stacks = 0, end_want = 0;	/* its stacks read, and how many it has */
-	bool end_now = false;
+	/* with stacks: per CPU, the stack records its last event still has to get */
+	int *owed = NULL, per_event = 0;
+	bool ending = false;		/* --count reached: only what is owed still */
+	double end_by = 0;		/* then: how long the stacks may take */
 	struct target tgt;
 	struct probe_words probes = { .n = 0 };
 	struct ftr_spec fs = { .nfunc = 0 };
@@ -171,6 +183,16 @@ int cmd_stream(int argc, char **argv)
 	if (ret)
 		goto out;
 	stacks = live_stacks(l);
+	if (stacks && count) {
+		/* --stack and --user-stack: one record each; else the instance's options */
+		per_event = kstack || ustack ? kstack + ustack : OWED_UNKNOWN;
+		owed = calloc(ncpu > 0 ? ncpu : 1, sizeof(*owed));
+		if (!owed) {
+			tp_error("out of memory");
+			ret = TP_FAIL;
+			goto out;
+		}
+	}
 	out = output_new(live_tep(l), stdout, json ? OUTPUT_JSON : OUTPUT_TEXT);
 	if (!out || output_set_stacks(out, stacks) < 0) {
 		tp_error("out of memory");
@@ -208,40 +230,43 @@ int cmd_stream(int argc, char **argv)
 			break;
 		}
 		if (r > 0) {
-			/*
-			 * After the last event of --count: only stacks still, of
-			 * CPUs whose events after it were not written.
-			 */
-			if (last_cpu >= 0) {
-				bool other = rec.cpu >= 0 && rec.cpu < ncpu && rec.cpu != last_cpu;
+			bool in = rec.cpu >= 0 && rec.cpu < ncpu, stack = false;
 
-				if (!output_is_stack(out, &rec)) {
-					if (!other)
+			/*
+			 * After the last event of --count: only the stacks still
+			 * owed to the last event written on each CPU.  A CPU's
+			 * next event (not written) says its last one is complete.
+			 */
+			if (ending) {
+				stack = output_is_stack(out, &rec);
+				if (in && !stack)
+					owed[rec.cpu] = 0;
+				if (!in || !stack || !owed[rec.cpu]) {
+					if (!owing(owed, ncpu))
 						break;
-					skipped[rec.cpu] = true;
 					continue;
 				}
-				if (other && skipped[rec.cpu])
-					continue;
-				/* its last stack: written below, and nothing after it matters */
-				if (!other && end_want && ++end_stacks >= end_want)
-					end_now = true;
 			}
 			if (lost) {
 				lost_seen = true;
 				output_lost(out, rec.cpu, lost);
 			}
 			r = output_record(out, &rec);
-			if (r < 0 || end_now)
+			if (r < 0)
+				break;
+			/* 0: an event, which its stacks follow on its CPU; 1: one of them */
+			if (owed && in) {
+				if (!r)
+					owed[rec.cpu] = per_event;
+				else if (owed[rec.cpu] && owed[rec.cpu] != OWED_UNKNOWN)
+					owed[rec.cpu]--;
+			}
+			if (ending && !owing(owed, ncpu))
 				break;
 			if (!r && count && ++seen >= count) {
-				if (!stacks)
+				if (!stacks || !owing(owed, ncpu))
 					break;
-				last_cpu = rec.cpu;
-				end_want = kstack + ustack;
-				skipped = calloc(ncpu, sizeof(*skipped));
-				if (!skipped)
-					break;
+				ending = true;
 			}
 			/* the clock is cheap (vDSO) but not free: look every 1024 records */
 			if (deadline && !(seen & 1023) && now_s() >= deadline)
@@ -258,7 +283,7 @@ int cmd_stream(int argc, char **argv)
 		 * was read: wait for it, up to END_WAIT_MS (one wait is not
 		 * enough: the reader may hold a partial sub-buffer a while).
 		 */
-		if (last_cpu >= 0) {
+		if (ending) {
 			double t = now_s();
 
 			if (!end_by)
@@ -310,7 +335,7 @@ int cmd_stream(int argc, char **argv)
 	output_faults_report(output_faults(out));
 	exit_line(l, out);
 out:
-	free(skipped);
+	free(owed);
 	output_free(out);
 	usym_free(usym);
 	ret = live_close(l, ret);

@@ -223,7 +223,10 @@ static struct node *num_tree(struct build *b, struct tep_print_arg *a);
 /* A number: what eval_num_arg() gives for a, its constant parts folded. */
 static struct node *num_of(struct build *b, struct tep_print_arg *a)
 {
-	return fold(num_tree(b, a));
+	struct node *n = num_tree(b, a);
+
+	/* a failed part may be missing: the plan is not made then anyway */
+	return b->fail ? n : fold(n);
 }
 
 static struct node *num_tree(struct build *b, struct tep_print_arg *a)

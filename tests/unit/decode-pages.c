@@ -305,7 +305,7 @@ int main(void)
 	const char *want;
 	uint64_t t0 = 1000000000ULL;	/* 1 s */
 
-	printf("1..16\n");
+	printf("1..17\n");
 	decode_header_page(tep, header_page, sizeof(header_page) - 1);
 	check(decode_add_format(tep, "test", kinds_format, sizeof(kinds_format) - 1) == 0 &&
 	      decode_add_format(tep, "test", tick_format, sizeof(tick_format) - 1) == 0,
@@ -594,6 +594,45 @@ int main(void)
 			check(!strcmp(got, c[k].want), c[k].what, got, c[k].want);
 			free(got);
 		}
+	}
+	/*
+	 * A print fmt whose plan cannot be made (textplan.c: a print function in
+	 * an expression, next to parts it would fold): libtraceevent prints it,
+	 * the same with plans on and off.
+	 */
+	{
+		static const char planfail_format[] =
+			"name: planfail\n"
+			"ID: 905\n"
+			"format:\n"
+			"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+			"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+			"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+			"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+			"\n"
+			"\tfield:int n;\toffset:8;\tsize:4;\tsigned:1;\n"
+			"\n"
+			"print fmt: \"n=%d v=%lu\", REC->n, REC->n ? (unsigned int)(__tpctl_kvar(0)) : 5\n";
+		uint16_t id = 905;
+		int pid = 7, v = 42;
+		char *off;
+
+		decode_add_format(tep, "test", planfail_format, sizeof(planfail_format) - 1);
+		memset(d, 0, 12);
+		memcpy(d, &id, 2);
+		memcpy(d + 4, &pid, 4);
+		memcpy(d + 8, &v, 4);
+		page_init(&p[0], t0);
+		put_event(&p[0], 0, d, 12);
+		page_commit(&p[0], 0);
+		got = run(tep, OUTPUT_TEXT, &p[0], 1, NULL, 0);
+		setenv("TPCTL_TEXTPLAN", "0", 1);
+		off = run(tep, OUTPUT_TEXT, &p[0], 1, NULL, 0);
+		unsetenv("TPCTL_TEXTPLAN");
+		check(!strcmp(got, off) && strstr(got, "planfail: n=42 v=0"),
+		      "a print fmt with no plan: libtraceevent's text", got, off);
+		free(got);
+		free(off);
 	}
 	tep_free(tep);
 	return failed;

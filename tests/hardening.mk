@@ -50,14 +50,18 @@ TSAN_TESTS   := $(wildcard tests/cli/record*.t tests/cli/count*.t tests/cli/hist
 		tests/cli/latency*.t tests/cli/stream*.t tests/cli/threads*.t tests/cli/serve*.t)
 
 .PHONY: check-asan check-valgrind check-tsan
-check-asan:
-	@# a fresh copy: files removed or renamed in the tree must not linger there
-	rm -rf $(ASAN_DIR)
-	@mkdir -p $(ASAN_DIR)
+# $(call sanitized_tree,DIR,FLAGS): a fresh copy of the tree in DIR (files
+# removed or renamed in the tree must not linger there), built with FLAGS
+define sanitized_tree
+	rm -rf $(1)
+	@mkdir -p $(1)
 	@printf '*\n' > build/.gitignore
-	tar -c $(ASAN_EXCLUDE) . | tar -x -C $(ASAN_DIR)
-	$(MAKE) -C $(ASAN_DIR) CC=$(ASAN_CC) CFLAGS="-O1 -g $(ASAN_FLAGS)" \
-		LDFLAGS="$(ASAN_FLAGS)" all $(UNIT_BINS)
+	tar -c $(ASAN_EXCLUDE) . | tar -x -C $(1)
+	$(MAKE) -C $(1) CC=$(ASAN_CC) CFLAGS="-O1 -g $(2)" LDFLAGS="$(2)" all $(UNIT_BINS)
+endef
+
+check-asan:
+	$(call sanitized_tree,$(ASAN_DIR),$(ASAN_FLAGS))
 	cd $(ASAN_DIR) && env $(ASAN_ENV) ASAN_OPTIONS=$(ASAN_OPTS_UNIT) $(PROVE) $(PROVE_ARGS) \
 		tests/unit/*.t
 	cd $(ASAN_DIR) && env $(ASAN_ENV) $(PROVE) $(PROVE_ARGS) tests/cli/*.t tests/zz-final.t
@@ -66,10 +70,5 @@ check-valgrind: all
 	TPCTL_WRAPPER="$(VALGRIND_CMD)" $(PROVE) $(PROVE_ARGS) tests/cli/*.t tests/zz-final.t
 
 check-tsan:
-	rm -rf $(TSAN_DIR)
-	@mkdir -p $(TSAN_DIR)
-	@printf '*\n' > build/.gitignore
-	tar -c $(ASAN_EXCLUDE) . | tar -x -C $(TSAN_DIR)
-	$(MAKE) -C $(TSAN_DIR) CC=$(ASAN_CC) CFLAGS="-O1 -g $(TSAN_FLAGS)" \
-		LDFLAGS="$(TSAN_FLAGS)" all $(UNIT_BINS)
+	$(call sanitized_tree,$(TSAN_DIR),$(TSAN_FLAGS))
 	cd $(TSAN_DIR) && env $(TSAN_ENV) $(PROVE) $(PROVE_ARGS) $(TSAN_TESTS)

@@ -20,7 +20,8 @@
 # switch in of a new task (a cold cache: ftrace's probe also saves the comm).
 # So a delay of perf's can be longer than tpctl's by the switch's share,
 # more so on a loaded machine (the sanitizer build's suite), and rarely
-# shorter: the check allows perf 4 us (or 1 %) longer, 1.5 us shorter.  The
+# shorter: the check allows perf 4 us (or 1 %) longer, 1.5 us shorter, and
+# a task's first delay up to 100 us longer (see below).  The
 # workload keeps most delays long (the hogs hold the CPUs); a miss is shown
 # in full.
 . "$(dirname "$0")/lib.sh"
@@ -118,16 +119,24 @@ work = sorted(p for p, t in list(mine.items()) + list(perf.items())
 work = sorted(set(work))
 bad = 0
 # perf prints ms to 3 places: 500 ns of rounding on its side; perf's
-# timestamps trail ftrace's (see above), its delays are the longer
-close = lambda a, b: -max(1500, b // 100) <= b - a <= max(4000, b // 100)
+# timestamps trail ftrace's (see above), its delays are the longer.  Every
+# task of the workload is new, and its first delay ends at its first switch
+# in, where perf's stamp trails most (1.5 us typically; 7 us seen on an idle
+# machine, 81 us beside CPU hogs, always perf's delay the longer, never
+# another delay of the task): that one delay may be up to FIRST longer in
+# perf's sum of delays (avg * switches) and in its maximum.
+FIRST = 100000
+close = lambda a, b, extra=0: -max(1500, b // 100) <= b - a <= max(4000, b // 100) + extra
 for p in work:
     a, b = mine.get(p), perf.get(p)
     if not a or not b:
         print("# pid %d only in %s" % (p, "tpctl" if a else "perf"))
         bad += 1
         continue
-    if a["switches"] != b["switches"] or not all(
-            close(a[k], b[k]) for k in ("runtime_ns", "avg_delay_ns", "max_delay_ns")):
+    n = max(a["switches"], 1)
+    if a["switches"] != b["switches"] or not close(a["runtime_ns"], b["runtime_ns"]) or \
+            not close(a["avg_delay_ns"], b["avg_delay_ns"], FIRST // n) or \
+            not close(a["max_delay_ns"], b["max_delay_ns"], FIRST):
         print("# pid %d tpctl %s" % (p, a))
         print("# pid %d perf  %s" % (p, b))
         bad += 1

@@ -90,6 +90,12 @@ struct metric {
 struct config {
 	struct metric m[MAX_METRICS];
 	int n;
+	/*
+	 * Holders: srv.cfg, and each scrape writing its text after the lock
+	 * (its tables name their keys with the config's strings), so that a
+	 * SIGHUP's new config does not free them under a scrape.
+	 */
+	atomic_int refs;
 };
 
 static struct {
@@ -106,6 +112,8 @@ static struct {
 		double at;		/* when it was made */
 	} cache[2];			/* text 0.0.4, OpenMetrics */
 	atomic_ullong refused_auth, refused_log_at;
+	/* the main thread is ending: refusals are not logged (read by MHD's threads) */
+	atomic_bool stopping;
 	pthread_mutex_t conn_lock;	/* guards conns */
 	struct conn conns;		/* the open connections, a ring */
 	double reap_at;			/* the main loop's next look at them */
@@ -136,6 +144,13 @@ static void config_free(struct config *c)
 		free(c->m[i].name);
 	}
 	free(c);
+}
+
+/* A holder lets go of c; the last one frees it. */
+static void config_put(struct config *c)
+{
+	if (c && atomic_fetch_sub(&c->refs, 1) == 1)
+		config_free(c);
 }
 
 static bool name_ok(const char *s)
@@ -331,6 +346,9 @@ static int metric_parse(struct metric *m, const char *line, const char *where)
 static int config_load(struct config **cp, const char *path, int argc, char **argv)
 {
 	struct config *c = calloc(1, sizeof(*c));
+
+	if (c)
+		atomic_init(&c->refs, 1);
 	char where[4096], *line = NULL;
 	size_t alloc = 0;
 	int ret = TP_OK, lineno = 0, i, k;
@@ -555,6 +573,7 @@ static void cache_drop(void)
 static char *metrics_text(bool om, size_t *len)
 {
 	struct scrape *sc = calloc(1, sizeof(*sc));
+	struct config *cfg;
 	double t0;
 	char *buf = NULL;
 	FILE *f;
@@ -579,6 +598,8 @@ static char *metrics_text(bool om, size_t *len)
 	atomic_fetch_sub(&srv.waiting, 1);
 	t0 = now_s();
 	scrape_take(sc, om);
+	cfg = srv.cfg;
+	atomic_fetch_add(&cfg->refs, 1);
 	pthread_mutex_unlock(&srv.lock);
 
 	f = open_memstream(&buf, len);
@@ -589,6 +610,7 @@ static char *metrics_text(bool om, size_t *len)
 	}
 	if (f)
 		self_metrics(f, sc, om, t0);
+	config_put(cfg);
 	free(sc);
 	if (!f || fclose(f)) {
 		free(buf);
@@ -680,7 +702,8 @@ static int reply(struct MHD_Connection *c, unsigned status, const char *type, ch
  */
 static void refused(const char *why)
 {
-	if (state_stop)
+	/* not state_stop: a signal handler of the main thread writes it */
+	if (atomic_load(&srv.stopping))
 		return;
 	unsigned long long n = atomic_fetch_add(&srv.refused_auth, 1) + 1;
 	unsigned long long now = (unsigned long long)now_s(), last = srv.refused_log_at;
@@ -1024,7 +1047,7 @@ static void reload(const char *path, int argc, char **argv)
 			return;
 		}
 	} else {
-		config_free(srv.cfg);
+		config_put(srv.cfg);
 		srv.cfg = c;
 	}
 	cache_drop();
@@ -1141,13 +1164,14 @@ int cmd_serve(int argc, char **argv)
 			usleep(1000);
 	}
 out:
+	atomic_store(&srv.stopping, true);
 	/* the requests end before the session they read */
 	if (d)
 		MHD_stop_daemon(d);
 	if (srv.set)
 		ret = agg_set_close(srv.set, ret);
 	srv.set = NULL;
-	config_free(srv.cfg);
+	config_put(srv.cfg);
 	srv.cfg = NULL;
 	web_config_free(&srv.wc);
 	cache_drop();

@@ -27,8 +27,8 @@ import time
 HOST = "127.0.0.1"
 PORT = int(sys.argv[1])
 # a sanitizer build serves several times slower: fewer scrapers, longer waits
-# (tests/hardening.mk sets ASAN_OPTIONS); what is checked stays the same
-SLOW = 6 if "ASAN_OPTIONS" in __import__("os").environ else 1
+# (tests/hardening.mk sets ASAN_OPTIONS or TSAN_OPTIONS); what is checked stays the same
+SLOW = 6 if {"ASAN_OPTIONS", "TSAN_OPTIONS"} & set(__import__("os").environ) else 1
 SCRAPERS = 50 if SLOW > 1 else 200
 REQ = b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
 

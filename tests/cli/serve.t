@@ -183,8 +183,8 @@ read -r took st nok nall < "$TMP/load"
 # a sanitizer build takes seconds where the normal one takes a fraction of one)
 # (serve-load.py: 200 scrapers, 50 and longer waits in the sanitizer build)
 bound=10
-[ -n "$ASAN_OPTIONS" ] && bound=30
-if [ -n "$ASAN_OPTIONS" ]; then
+[ -n "$ASAN_OPTIONS$TSAN_OPTIONS" ] && bound=30
+if [ -n "$ASAN_OPTIONS$TSAN_OPTIONS" ]; then
 	# the load runs for the sanitizers' sake; how long it takes is not a question there
 	# (the normal build, make check, answers both)
 	skip "a normal scrape under load: ${took}s, status $st in the sanitizer build"
@@ -200,10 +200,10 @@ fi
 python3 "$TOP/tests/cli/serve-load.py" $PORT slow > "$TMP/slow" 2>&1
 read -r took st ncut first last < "$TMP/slow"
 cutmax=8
-[ -n "$ASAN_OPTIONS" ] && cutmax=14
+[ -n "$ASAN_OPTIONS$TSAN_OPTIONS" ] && cutmax=14
 python3 -c "import sys; sys.exit(0 if $ncut == 200 and $first >= 4.8 and $last < $cutmax else 1)"
 ok $? "200 clients sending a byte a second: all closed 5 s after they connected ($ncut, ${first}s to ${last}s)"
-if [ -n "$ASAN_OPTIONS" ]; then
+if [ -n "$ASAN_OPTIONS$TSAN_OPTIONS" ]; then
 	skip "a normal scrape with 200 slow clients connected: ${took}s, status $st in the sanitizer build"
 else
 	python3 -c "import sys; sys.exit(0 if $took < 1 and $st == 200 else 1)"

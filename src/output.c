@@ -567,27 +567,14 @@ static const struct textplan *text_plan(struct output *o, const struct dec_event
 
 	if (!o->tplan_mode || id < 0 || id > 0xffff)
 		return NULL;
-	if (id >= o->ntplans) {
-		int n = id + 64;
-		struct textplan **v = realloc(o->tplans, n * sizeof(*v));
-		unsigned char *t;
-
-		if (!v)
-			return NULL;
-		o->tplans = v;
-		t = realloc(o->tplan_tried, n);
-		if (!t)
-			return NULL;
-		o->tplan_tried = t;
-		memset(v + o->ntplans, 0, (n - o->ntplans) * sizeof(*v));
-		memset(t + o->ntplans, 0, n - o->ntplans);
-		o->ntplans = n;
+	if (id >= o->ntplans && !tp_array_grow(&o->tplans, &o->ntplans, id + 64,
+						 sizeof(*o->tplans)))
+		return NULL;
+	if (!o->tplans[id].tried) {
+		o->tplans[id].tried = true;
+		o->tplans[id].plan = textplan_build(de->event);
 	}
-	if (!o->tplan_tried[id]) {
-		o->tplan_tried[id] = 1;
-		o->tplans[id] = textplan_build(de->event);
-	}
-	return o->tplans[id];
+	return o->tplans[id].plan;
 }
 
 /*

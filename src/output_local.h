@@ -98,8 +98,7 @@ struct output {
 	struct name_plan *plans;	/* by event id */
 	int nplans;
 	/* text: each event's print fmt as a plan (textplan.h), by event id */
-	struct textplan **tplans;
-	unsigned char *tplan_tried;
+	struct tplan_slot { struct textplan *plan; bool tried; } *tplans;
 	int ntplans;
 	int tplan_mode;		/* TPCTL_TEXTPLAN: 0 off, 1 on, 2 check against libtraceevent */
 	struct tpbuf tbuf;

@@ -46,9 +46,8 @@ void output_free(struct output *o)
 	free(o->learned);
 	free(o->plans);
 	for (i = 0; i < o->ntplans; i++)
-		textplan_free(o->tplans[i]);
+		textplan_free(o->tplans[i].plan);
 	free(o->tplans);
-	free(o->tplan_tried);
 	free(o->tbuf.p);
 	trace_seq_destroy(&o->seq);
 	decoder_free(o->dec);

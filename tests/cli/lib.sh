@@ -54,7 +54,11 @@ skip() { _n=$((_n + 1)); echo "ok $_n # SKIP $*"; }
 # diag after a failed test also goes to stderr, where prove shows it (CI logs).
 diag() {
 	if [ "$_last" = fail ]; then
-		sed 's/^/# /' "$@" | tee /dev/stderr
+		# not tee /dev/stderr: opening it anew truncates a log file that stderr is
+		local _d
+		_d=$(sed 's/^/# /' "$@")
+		printf '%s\n' "$_d"
+		printf '%s\n' "$_d" >&2
 	else
 		sed 's/^/# /' "$@"
 	fi

@@ -985,7 +985,7 @@ int agg_set_read(struct agg_set *set, int timeout_ms, bool *done)
 		if (live_done(set->l))
 			*done = true;
 		else if (timeout_ms)
-			poll(NULL, 0, timeout_ms);
+			state_pause(timeout_ms);
 		return TP_OK;
 	}
 	if (set->pc) {
@@ -997,7 +997,7 @@ int agg_set_read(struct agg_set *set, int timeout_ms, bool *done)
 		if (live_done(set->l))
 			*done = true;
 		else if (timeout_ms)
-			poll(NULL, 0, timeout_ms);
+			state_pause(timeout_ms);
 		reap(set);
 		return TP_OK;
 	}
@@ -1034,7 +1034,7 @@ void agg_set_wait(struct agg_set *set, int timeout_ms)
 	if (set->reading)
 		live_wait(set->l, timeout_ms);
 	else
-		poll(NULL, 0, timeout_ms);
+		state_pause(timeout_ms);
 }
 
 int agg_set_drain(struct agg_set *set)

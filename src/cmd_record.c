@@ -350,7 +350,7 @@ static int record_loop(struct recorder *r, double duration)
 				timeout = left * 1000 + 1;
 		}
 		/* signals (no SA_RESTART) and COMMAND's SIGCHLD end the wait early */
-		poll(NULL, 0, timeout);
+		state_pause(timeout);
 	}
 	return TP_OK;
 }

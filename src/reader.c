@@ -538,9 +538,15 @@ int reader_wait(struct reader *r, int timeout_ms)
 		return 1;
 	}
 	if (!r->pfd) {
-		r->pfd = calloc(r->n ? r->n : 1, sizeof(*r->pfd));
+		r->pfd = calloc(r->n + 1, sizeof(*r->pfd));
 		if (!r->pfd)
 			return -1;
+	}
+	/* a signal or COMMAND's exit since the caller looked (state.h) */
+	if (state_wake_fd() >= 0) {
+		r->pfd[n].fd = state_wake_fd();
+		r->pfd[n].events = POLLIN;
+		n++;
 	}
 	for (i = 0; i < r->n; i++) {
 		if (r->c[i].fd < 0 || r->c[i].state == S_EOF)
@@ -553,6 +559,12 @@ int reader_wait(struct reader *r, int timeout_ms)
 	ret = poll(r->pfd, n, timeout_ms);
 	if (ret < 0)
 		return errno == EINTR ? 0 : -1;
+	if (state_wake_fd() >= 0 && r->pfd[0].revents) {
+		/* woken: the caller looks at state_stop and its COMMAND again */
+		state_wake_drain();
+		r->partial = true;
+		return 0;
+	}
 	if (ret == 0) {
 		/* nothing woke us: take what is there (buffer_percent may hide it) */
 		r->partial = true;

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,8 @@ static volatile sig_atomic_t rolling_back;
 static int mirror_fd = -1;
 static char *mirror_path;
 volatile sig_atomic_t state_stop;
+/* state_wake(): a byte written to [1] makes [0] readable until state_pause() takes it */
+static int wake_pipe[2] = { -1, -1 };
 
 static void write_all(int fd, const char *s, size_t len)
 {
@@ -64,6 +67,7 @@ static void on_signal(int sig)
 
 	if (graceful && !state_stop) {
 		state_stop = sig;
+		state_wake();
 		errno = saved;
 		return;
 	}
@@ -73,12 +77,49 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
+void state_wake(void)
+{
+	int saved = errno;
+
+	/* a full pipe has a wake-up waiting already: nothing to add */
+	if (wake_pipe[1] >= 0 && write(wake_pipe[1], "", 1) < 0)
+		(void)0;
+	errno = saved;
+}
+
+int state_wake_fd(void)
+{
+	return wake_pipe[0];
+}
+
+void state_wake_drain(void)
+{
+	char buf[64];
+
+	while (wake_pipe[0] >= 0 && read(wake_pipe[0], buf, sizeof(buf)) > 0)
+		;
+}
+
+int state_pause(int timeout_ms)
+{
+	struct pollfd p = { .fd = wake_pipe[0], .events = POLLIN };
+	int ret;
+
+	ret = poll(&p, wake_pipe[0] >= 0, timeout_ms);
+	if (ret > 0)
+		state_wake_drain();
+	return ret;
+}
+
 void state_init(void)
 {
 	struct sigaction sa;
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	size_t i;
 
+	/* made before any handler can write to it; without it, waits only end by EINTR */
+	if (wake_pipe[0] < 0 && pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		wake_pipe[0] = wake_pipe[1] = -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);

@@ -84,6 +84,21 @@ extern volatile sig_atomic_t state_stop;
 void state_set_graceful(bool on);
 
 /*
+ * The wake-up pipe.  A signal that comes after a loop has looked at
+ * state_stop (or at its COMMAND) but before it sleeps in poll() would not
+ * end that sleep: so the handlers also call state_wake() (async-signal-
+ * safe), which leaves the read end state_wake_fd() readable, and every wait
+ * of a reading loop polls it too: state_pause() is poll() with no
+ * descriptor but that one (timeout_ms -1: until a wake-up), >0 woken (the
+ * wake-ups taken), 0 timed out, -1 with errno (EINTR).  state_wake_drain()
+ * takes the wake-ups after a poll of one's own found the descriptor ready.
+ */
+void state_wake(void);
+int state_wake_fd(void);
+void state_wake_drain(void);
+int state_pause(int timeout_ms);
+
+/*
  * From now on every write entry of the journal (those made so far too) is
  * also appended to the file at path, a line "PATH<TAB>OLD" each, and the
  * file is removed by the rollback: a process that finds it with its writer

@@ -66,10 +66,11 @@ struct child_error {
 static struct sigaction old_chld;
 static bool chld_installed;
 
-/* Only there so that SIGCHLD interrupts the reading loop's poll(). */
+/* SIGCHLD ends the reading loop's wait, even one that began just after it looked. */
 static void on_sigchld(int sig)
 {
 	(void)sig;
+	state_wake();
 }
 
 static double now_s(void)

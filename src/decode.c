@@ -4,8 +4,9 @@
  */
 #include <ctype.h>
 #include <dlfcn.h>
-#include <limits.h>
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -194,19 +195,34 @@ void decode_kallsyms_use_tep(struct tep_handle *tep)
 	ksym_tep = tep;
 }
 
+static pthread_mutex_t tep_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+void decode_lock(void)
+{
+	pthread_mutex_lock(&tep_lock);
+}
+
+void decode_unlock(void)
+{
+	pthread_mutex_unlock(&tep_lock);
+}
+
 const char *decode_ksym(unsigned long long addr, unsigned long long *off)
 {
 	const struct ksym *k;
 	unsigned long long size;
 	const char *name;
 
+	decode_lock();
 	if (ksym_tep) {
 		name = tep_find_function(ksym_tep, addr);
 		if (name)
 			*off = addr - tep_find_function_address(ksym_tep, addr);
+		decode_unlock();
 		return name;
 	}
 	k = ksym_find(addr, &size);
+	decode_unlock();
 	if (!k)
 		return NULL;
 	*off = addr - k->addr;
@@ -1395,16 +1411,17 @@ struct dec_event *decoder_event(struct decoder *d, int id)
 		d->tried = nt;
 		d->nev = nn;
 	}
+	decode_lock();
 	event = tep_find_event(d->tep, id);
 	if (!event && d->loader && !d->tried[id]) {
 		d->tried[id] = 1;
 		if (d->loader(d->tep, id, d->loader_ctx) == 0)
 			event = tep_find_event(d->tep, id);
 	}
-	if (!event)
-		return NULL;
-	d->ev[id] = dec_event_build(event);
-	return d->ev[id];
+	if (event)
+		d->ev[id] = dec_event_build(event);
+	decode_unlock();
+	return event ? d->ev[id] : NULL;
 }
 
 bool decode_str_fault(const struct dec_field *f, const void *data, int size)

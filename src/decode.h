@@ -274,4 +274,15 @@ static inline uint64_t decode_frame(const struct dec_event *de, const void *data
 /* The kernel's marker frame for an ftrace trampoline (FTRACE_TRAMPOLINE_MARKER). */
 #define DECODE_FRAME_TRAMPOLINE 0x7fffffffULL
 
+/*
+ * libtraceevent's handle is not thread-safe (tep_find_event keeps the last
+ * event found; formats, comms and the kallsyms map are added to lazily):
+ * where other threads format records on the same tep (output_pool.h), every
+ * use of it that is not a plain read of a loaded format takes this lock:
+ * the loading of a new event, libtraceevent's printing, comm and symbol
+ * lookups.  Recursive: a print handler may look up a symbol.
+ */
+void decode_lock(void);
+void decode_unlock(void);
+
 #endif

@@ -137,8 +137,11 @@ const char *out_comm_of(struct output *o, int pid)
 	const char *comm = comm_saved_find(&o->names, pid);
 	struct timespec now;
 
-	if (!comm)
+	if (!comm) {
+		decode_lock();
 		comm = tep_data_comm_from_pid(o->tep, pid);
+		decode_unlock();
+	}
 	/*
 	 * a pid the saved_cmdlines we loaded did not know yet: ask again, into
 	 * handles of their own (comm.h: the session's forgets no pid)
@@ -335,6 +338,21 @@ const struct pidinfo *out_pid_info(struct output *o, int pid, unsigned long long
 	}
 	free(buf);
 	return pi;
+}
+
+struct dec_event *output_prepare(struct output *o, const struct tep_record *rec,
+				 const char **cols, unsigned *len, bool *special)
+{
+	struct dec_event *de = decoder_event(o->dec, decode_type(rec->data));
+	const struct pidinfo *pi;
+
+	*special = de && de->special >= DS_FUNC;
+	if (de && o->mode == OUTPUT_JSON)
+		learn_names(o, de, rec->data, rec->size);
+	pi = out_pid_info(o, decode_pid(rec->data), rec->ts);
+	*cols = o->mode == OUTPUT_JSON ? pi->json : pi->text;
+	*len = o->mode == OUTPUT_JSON ? pi->jlen : pi->tlen;
+	return de;
 }
 
 /* The kernel's flags column ("dNs.."): of the record's flags and preempt bytes. */
@@ -594,7 +612,9 @@ static bool print_info(struct output *o, struct dec_event *de, struct tep_record
 	}
 	if (!p || o->tplan_mode == 2) {
 		trace_seq_reset(&o->seq);
+		decode_lock();
 		tep_print_event(o->tep, &o->seq, rec, "%s", TEP_PRINT_INFO);
+		decode_unlock();
 		trace_seq_terminate(&o->seq);
 		if (p && (o->seq.len != o->tbuf.len ||
 			  memcmp(o->seq.buffer, o->tbuf.p, o->tbuf.len)))
@@ -623,8 +643,12 @@ int out_text_record(struct output *o, struct dec_event *de, struct tep_record *r
 	size_t n;
 	int i;
 
-	pi = out_pid_info(o, pid, rec->ts);
-	put_mem(f, pi->text, pi->tlen);
+	if (o->cols) {
+		put_mem(f, o->cols, o->cols_len);
+	} else {
+		pi = out_pid_info(o, pid, rec->ts);
+		put_mem(f, pi->text, pi->tlen);
+	}
 	/* "[%03d] " */
 	if (rec->cpu >= 0 && rec->cpu < 1000) {
 		hdr[0] = '[';
@@ -898,9 +922,9 @@ void out_json_open(struct output *o, struct dec_event *de, const struct tep_reco
 	bool first = true;
 	int i;
 
-	if (de)
+	if (!o->cols && de)
 		learn_names(o, de, data, rec->size);
-	pi = out_pid_info(o, decode_pid(data), rec->ts);
+	pi = o->cols ? NULL : out_pid_info(o, decode_pid(data), rec->ts);
 #define HEAD_LIT(lit) (memcpy(w, lit, sizeof(lit) - 1), w += sizeof(lit) - 1)
 	HEAD_LIT("{\"type\":\"event\",\"ts_ns\":");
 	w = fmt_ts_digits(o, w, rec->ts);
@@ -915,8 +939,13 @@ void out_json_open(struct output *o, struct dec_event *de, const struct tep_reco
 		memcpy(w, d, num + sizeof(num) - 1 - d);
 		w += num + sizeof(num) - 1 - d;
 	}
-	memcpy(w, pi->json, pi->jlen);
-	w += pi->jlen;
+	if (o->cols) {
+		memcpy(w, o->cols, o->cols_len);
+		w += o->cols_len;
+	} else {
+		memcpy(w, pi->json, pi->jlen);
+		w += pi->jlen;
+	}
 	HEAD_LIT(",\"flags\":\"");
 	memcpy(w, lat_flags(o, data), 5);
 	w += 5;

@@ -70,10 +70,29 @@ int output_flush(struct output *o);
 /*
  * Nothing more is ready now (a live reader before it waits): write what
  * can no longer get stacks, and flush f.  An event held for its stacks
- * comes out at the idle points 10 ms after the first one it waited through,
+ * comes out at the idle points 100 ms after the first one it waited through,
  * if its CPU's next record does not release it sooner.
  */
 int output_idle(struct output *o);
+
+/*
+ * Records formatted in other threads (output_pool.h).  output_prepare(), on
+ * the thread that has the records in their order: what a record's line
+ * takes from that order: its event (loaded if new; NULL: unknown), the
+ * names it teaches (JSON), and its task's columns as they are written now,
+ * *cols and *len ("comm-pid " in text, ,"pid":N,"comm":... in JSON; valid
+ * until the next call).  *special: the record's line depends on the records
+ * around it (a stack, function or function_graph record): output_record()
+ * it on this thread.  output_record_cols(): the record written with those
+ * columns, on any thread that has an output of its own on the same tep
+ * (output_set_file() gives it somewhere to write).
+ */
+struct dec_event;
+struct dec_event *output_prepare(struct output *o, const struct tep_record *rec,
+				 const char **cols, unsigned *len, bool *special);
+int output_record_cols(struct output *o, struct dec_event *de, struct tep_record *rec,
+		       const char *cols, unsigned len);
+void output_set_file(struct output *o, FILE *f);
 
 /*
  * Notes for every user (stream, report):

@@ -116,6 +116,9 @@ struct output {
 	uint64_t ts_hi;
 	char ts_hi_txt[24];
 	unsigned ts_hi_len;
+	/* output_record_cols(): the task's columns as the writer's thread made them */
+	const char *cols;
+	unsigned cols_len;
 	/* text: the seconds of the last stamp, as written ("%5llu.") */
 	unsigned long long sec;
 	char sec_txt[32];
@@ -162,11 +165,20 @@ struct graph {
  * (nothing more can follow it then), or a record stamped HOLD_NS after it
  * arrives on any CPU (the reader hands records out in timestamp order, so a
  * stack already committed would have come first), or, when nothing is ready,
- * at an idle point HOLD_NS after the first idle point it waited through, or
+ * at an idle point IDLE_HOLD_NS after the first idle point it waited through, or
  * at output_flush().  A stack that finds no open event of its task on its
  * CPU is written as the ftrace event it is, with its frames.
  */
 #define HOLD_NS 10000000ULL
+/*
+ * The idle points' wait is longer: after the event was read, its stacks may
+ * sit in a partly filled sub-buffer that the reader takes only when it has
+ * waited 10 ms (reader.c's HOLD_MS) or at a 50 ms poll timeout; with the
+ * same 10 ms here the two clocks raced, and an event went out a few
+ * microseconds of work before its stacks were read (seen with the machine
+ * busy compiling).
+ */
+#define IDLE_HOLD_NS 100000000ULL
 #define PEND_MAX 65536		/* longest queue: the head is written when it is reached */
 
 struct pend {

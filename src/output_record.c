@@ -163,6 +163,23 @@ int output_record(struct output *o, struct tep_record *rec)
 	return write_one(o, de, rec, NULL);
 }
 
+int output_record_cols(struct output *o, struct dec_event *de, struct tep_record *rec,
+		       const char *cols, unsigned len)
+{
+	int r;
+
+	o->cols = cols;
+	o->cols_len = len;
+	r = write_one(o, de, rec, NULL);
+	o->cols = NULL;
+	return r;
+}
+
+void output_set_file(struct output *o, FILE *f)
+{
+	o->f = f;
+}
+
 /* A record as text: function_graph records have a layout of their own. */
 static void text_any(struct output *o, struct dec_event *de, struct tep_record *rec)
 {
@@ -297,7 +314,7 @@ int output_idle(struct output *o)
 			p = pend_at(q, q->open[cpu]);
 			if (!p->idle) {
 				p->idle = ns;
-			} else if (ns - p->idle >= HOLD_NS) {
+			} else if (ns - p->idle >= IDLE_HOLD_NS) {
 				p->open = false;
 				q->open[cpu] = -1;
 			}

@@ -28,6 +28,7 @@
 #include "opt.h"
 #include "probe.h"
 #include "output.h"
+#include "output_pool.h"
 #include "state.h"
 #include "strings.h"
 #include "target.h"
@@ -87,6 +88,8 @@ int cmd_stream(int argc, char **argv)
 {
 	struct live *l = NULL;
 	struct output *out = NULL;
+	struct output_pool *pool = NULL;
+	unsigned long long nthreads = 0;
 	struct usym *usym = NULL;
 	const char *filter = NULL, *cpulist = NULL, *buffer_kb = NULL;
 	unsigned long long count = 0, seen = 0, kb = 0, nrec = 0;
@@ -97,6 +100,7 @@ int cmd_stream(int argc, char **argv)
 	/* with stacks: per CPU, the stack records its last event still has to get */
 	int *owed = NULL, per_event = 0;
 	bool ending = false;		/* --count reached: only what is owed still */
+	bool pool_failed = false;	/* the formatting threads failed (not a write) */
 	double end_by = 0;		/* then: how long the stacks may take */
 	struct target tgt;
 	struct probe_words probes = { .n = 0 };
@@ -116,6 +120,10 @@ int cmd_stream(int argc, char **argv)
 			 "per-CPU buffer of the private instance, in KiB (needs EVENT)"),
 		OPT_BOOL(0, "stack", &kstack, "the kernel stack of every EVENT (needs EVENT)"),
 		OPT_BOOL(0, "user-stack", &ustack, "the user stack of every EVENT (needs EVENT)"),
+		OPT_UINT(0, "threads", &nthreads, "N", 1, 256,
+			 "N threads format the records beside the one that reads them\n"
+			 "(default: it formats them itself; not with --strings, or\n"
+			 "--json with stacks)"),
 		PROBE_OPTS(&probes),
 		STRINGS_OPT(&strings),
 		FTR_OPTS(&fs),
@@ -125,7 +133,8 @@ int cmd_stream(int argc, char **argv)
 	const struct tp_cmd_spec spec = {
 		"tpctl stream [EVENT...] [--json] [--filter EXPR] [--count N] [--duration SEC]\n"
 		"                    [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]\n"
-		"                    [--stack] [--user-stack] [--probe SPEC]... [--strings]\n"
+		"                    [--stack] [--user-stack] [--threads N] [--probe SPEC]...\n"
+		"                    [--strings]\n"
 		"                    [--function PATTERN]... [--graph FUNC]... [--graph-notrace FUNC]...\n"
 		"                    [--depth N]\n"
 		"                    " TARGET_USAGE,
@@ -216,6 +225,17 @@ int cmd_stream(int argc, char **argv)
 	 * bigger buffer only matters while the stream is busy.
 	 */
 	setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
+	/* a JSON event's stacks and --strings' faults are the reading thread's to join and count */
+	if (nthreads && !json_stacks && !strings) {
+		pool = output_pool_new(live_tep(l), json ? OUTPUT_JSON : OUTPUT_TEXT,
+				       live_clock_ns(l), (int)nthreads);
+		if (!pool) {
+			tp_error("cannot start %llu formatting threads: %s", nthreads,
+				 strerror(errno));
+			ret = TP_FAIL;
+			goto out;
+		}
+	}
 	/* from here on, INT/TERM/HUP only set state_stop: we drain and clean up */
 	ret = live_start(l);
 	if (ret)
@@ -247,13 +267,27 @@ int cmd_stream(int argc, char **argv)
 					continue;
 				}
 			}
-			if (lost) {
+			if (lost)
 				lost_seen = true;
-				output_lost(out, rec.cpu, lost);
+			if (pool) {
+				/* 1: a record that the reading thread writes itself, in its place */
+				r = output_pool_add(pool, out, stdout, &rec, lost);
+				if (r == 1) {
+					r = output_pool_flush(pool, stdout);
+					if (!r && lost)
+						r = output_lost(out, rec.cpu, lost);
+					if (!r)
+						r = output_record(out, &rec);
+				}
+			} else {
+				if (lost)
+					output_lost(out, rec.cpu, lost);
+				r = output_record(out, &rec);
 			}
-			r = output_record(out, &rec);
-			if (r < 0)
+			if (r < 0) {
+				pool_failed = pool && !ferror(stdout);
 				break;
+			}
 			/* 0: an event, which its stacks follow on its CPU; 1: one of them */
 			if (owed && in) {
 				if (!r)
@@ -303,6 +337,10 @@ int cmd_stream(int argc, char **argv)
 				break;
 			continue;
 		}
+		if (pool && output_pool_flush(pool, stdout) < 0) {
+			pool_failed = !ferror(stdout);
+			break;
+		}
 		if (output_idle(out) < 0)
 			break;
 		if (deadline) {
@@ -314,6 +352,13 @@ int cmd_stream(int argc, char **argv)
 		} else {
 			live_wait(l, WAIT_MS);
 		}
+	}
+	if (pool_failed) {
+		tp_error("cannot format the records: %s", strerror(errno));
+		ret = TP_FAIL;
+	} else if (pool && output_pool_flush(pool, stdout) < 0 && !ferror(stdout)) {
+		tp_error("cannot format the records: %s", strerror(errno));
+		ret = TP_FAIL;
 	}
 	if (output_flush(out) < 0 || ferror(stdout)) {
 		/* the reader of stdout went away (| head): a normal end, not an error */
@@ -336,6 +381,7 @@ int cmd_stream(int argc, char **argv)
 	exit_line(l, out);
 out:
 	free(owed);
+	output_pool_free(pool);
 	output_free(out);
 	usym_free(usym);
 	ret = live_close(l, ret);

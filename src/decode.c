@@ -39,6 +39,18 @@ static struct {
 	const char *path;
 } ksyms = { .path = "/proc/kallsyms" };
 
+static pthread_mutex_t tep_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+void decode_lock(void)
+{
+	pthread_mutex_lock(&tep_lock);
+}
+
+void decode_unlock(void)
+{
+	pthread_mutex_unlock(&tep_lock);
+}
+
 void decode_kallsyms_set_path(const char *path)
 {
 	ksyms.path = path;
@@ -114,7 +126,7 @@ int decode_kallsyms_parse(const char *buf, size_t len)
 	ksyms.v = v;
 	ksyms.n = n;
 	ksyms.text = text;
-	ksyms.tried = true;
+	__atomic_store_n(&ksyms.tried, true, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -123,11 +135,11 @@ static void kallsyms_load(void)
 	size_t len;
 	char *buf;
 
-	ksyms.tried = true;
 	buf = tp_read_file(ksyms.path, &len);
 	if (buf)
 		decode_kallsyms_parse(buf, len);
 	free(buf);
+	__atomic_store_n(&ksyms.tried, true, __ATOMIC_RELEASE);
 }
 
 /* Symbol at or below addr, with the distance to the next higher symbol as its size. */
@@ -135,8 +147,13 @@ static const struct ksym *ksym_find(unsigned long long addr, unsigned long long 
 {
 	size_t lo = 0, hi, i;
 
-	if (!ksyms.tried)
-		kallsyms_load();
+	/* loaded once, by the first thread that asks (output_pool.c's workers ask too) */
+	if (!__atomic_load_n(&ksyms.tried, __ATOMIC_ACQUIRE)) {
+		decode_lock();
+		if (!ksyms.tried)
+			kallsyms_load();
+		decode_unlock();
+	}
 	hi = ksyms.n;
 	if (!hi || addr < ksyms.v[0].addr)
 		return NULL;
@@ -193,18 +210,6 @@ static struct tep_handle *ksym_tep;
 void decode_kallsyms_use_tep(struct tep_handle *tep)
 {
 	ksym_tep = tep;
-}
-
-static pthread_mutex_t tep_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-
-void decode_lock(void)
-{
-	pthread_mutex_lock(&tep_lock);
-}
-
-void decode_unlock(void)
-{
-	pthread_mutex_unlock(&tep_lock);
 }
 
 const char *decode_ksym(unsigned long long addr, unsigned long long *off)

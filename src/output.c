@@ -590,7 +590,10 @@ static const struct textplan *text_plan(struct output *o, const struct dec_event
 		return NULL;
 	if (!o->tplans[id].tried) {
 		o->tplans[id].tried = true;
+		/* the symbol conversions' table grows as formats load (output_pool.h) */
+		decode_lock();
 		o->tplans[id].plan = textplan_build(de->event);
+		decode_unlock();
 	}
 	return o->tplans[id].plan;
 }

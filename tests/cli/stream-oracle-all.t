@@ -9,21 +9,36 @@
 #    cannot print reproducibly), which are masked on both sides, and task
 #    names the kernel's saved_cmdlines cache no longer had when we read it;
 #  - `tpctl -i B stream --drain --json` must agree with B's `trace` value by
-#    value (tests/cli/json-oracle.py).
+#    value (tests/cli/json-oracle.py);
+#  - the same two again with threads that format the records (--threads,
+#    src/output_pool.c), on instances C (text) and D (JSON).
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v python3 > /dev/null || skip_all "no python3"
-plan 10
+plan 14
 
 known=$TOP/tests/unit/fixtures/known-text-differences
 
 make_instance
 A=$INST ADIR=$IDIR
 B=$A-json BDIR=$TRACEFS/instances/$B
-mkdir "$BDIR" || { echo "Bail out! cannot create $B"; exit 1; }
-trap 'echo 0 > "$BDIR/tracing_on"; echo 0 > "$BDIR/events/enable" 2>/dev/null;
-	rmdir "$BDIR" 2>/dev/null; _cleanup' EXIT
-for d in "$ADIR" "$BDIR"; do
+C=$A-threads CDIR=$TRACEFS/instances/$C
+D=$A-json-threads DDIR=$TRACEFS/instances/$D
+OTHERS=("$BDIR" "$CDIR" "$DDIR")
+ALL=("$ADIR" "${OTHERS[@]}")
+others_gone() {
+	local d
+	for d in "${OTHERS[@]}"; do
+		echo 0 > "$d/tracing_on" 2>/dev/null
+		echo 0 > "$d/events/enable" 2>/dev/null
+		rmdir "$d" 2>/dev/null
+	done
+}
+trap 'others_gone; _cleanup' EXIT
+for d in "${OTHERS[@]}"; do
+	mkdir "$d" || { echo "Bail out! cannot create $d"; exit 1; }
+done
+for d in "${ALL[@]}"; do
 	echo 0 > "$d/tracing_on"
 	echo 0 > "$d/options/hash-ptr"
 	# ~130,000 records on the 6.18 host: a buffer that holds them several times
@@ -35,19 +50,19 @@ ok $([ "$n" -gt 100 ]; echo $?) "every event enabled in $A ($n)"
 
 # a file on a disk, so that writing it back makes block and writeback events
 work=$(mktemp -d "$TOP/tests/.oracle-all.XXXXXX")
-trap 'echo 0 > "$BDIR/tracing_on"; echo 0 > "$BDIR/events/enable" 2>/dev/null;
-	rmdir "$BDIR" 2>/dev/null; rm -rf "$work"; _cleanup' EXIT
+trap 'others_gone; rm -rf "$work"; _cleanup' EXIT
 # A busy machine (other tests, a compiler) can fill even these buffers: then
 # the two reads would not see the same records.  Try again, up to 3 times.
 for try in 1 2 3; do
-	for d in "$ADIR" "$BDIR"; do echo > "$d/trace"; done
-	echo 1 > "$ADIR/tracing_on"; echo 1 > "$BDIR/tracing_on"
+	for d in "${ALL[@]}"; do echo > "$d/trace"; done
+	for d in "${ALL[@]}"; do echo 1 > "$d/tracing_on"; done
 	ls -R /usr/include/linux > /dev/null
 	dd if=/dev/zero of="$work/f$try" bs=64k count=1 status=none
 	sync "$work/f$try"
-	echo "oracle-all marker" | tee "$ADIR/trace_marker" > "$BDIR/trace_marker"
-	echo 0 > "$ADIR/tracing_on"; echo 0 > "$BDIR/tracing_on"
-	lost=$(cat "$ADIR"/per_cpu/cpu*/stats "$BDIR"/per_cpu/cpu*/stats |
+	echo "oracle-all marker" | tee "$BDIR/trace_marker" "$CDIR/trace_marker" \
+		"$DDIR/trace_marker" > "$ADIR/trace_marker"
+	for d in "${ALL[@]}"; do echo 0 > "$d/tracing_on"; done
+	lost=$(for d in "${ALL[@]}"; do cat "$d"/per_cpu/cpu*/stats; done |
 		awk '/^(overrun|dropped events):/ { n += $NF } END { print n + 0 }')
 	[ "$lost" = 0 ] && break
 done
@@ -93,5 +108,26 @@ python3 "$TOP/tests/cli/json-oracle.py" "$TMP/json" "$TMP/kernel-b" "$TRACEFS/ev
 	> "$TMP/py" 2>&1
 st=$?
 ok $st "JSON agrees with the kernel's text value by value ($(head -1 "$TMP/py"))"
+[ $st = 0 ] || diag "$TMP/py"
+
+# formatted by threads: the same text and the same JSON
+grep -av '^#' "$CDIR/trace" > "$TMP/kernel-c"
+TPCTL_TEXTPLAN=check "$TPCTL" -i "$C" stream --drain --threads 3 > "$TMP/tpctl-c" 2> "$TMP/err"
+st=$?
+[ $st = 0 ] && [ ! -s "$TMP/err" ]
+ok $? "stream --drain --threads 3 exits 0, nothing on stderr"
+diag "$TMP/err"
+python3 "$TOP/tests/cli/text-oracle.py" "$TMP/kernel-c" "$TMP/tpctl-c" "$known" > "$TMP/py" 2>&1
+st=$?
+ok $st "--threads 3: the kernel's text, line for line ($(head -1 "$TMP/py"))"
+[ $st = 0 ] || diag "$TMP/py"
+grep -av '^#' "$DDIR/trace" > "$TMP/kernel-d"
+"$TPCTL" -i "$D" stream --drain --json --threads 2 > "$TMP/json-d" 2> "$TMP/err"
+ok $? "stream --drain --json --threads 2 exits 0"
+diag "$TMP/err"
+python3 "$TOP/tests/cli/json-oracle.py" "$TMP/json-d" "$TMP/kernel-d" "$TRACEFS/events" \
+	> "$TMP/py" 2>&1
+st=$?
+ok $st "--json --threads 2: agrees with the kernel's text value by value ($(head -1 "$TMP/py"))"
 [ $st = 0 ] || diag "$TMP/py"
 done_testing

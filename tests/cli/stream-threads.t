@@ -1,0 +1,98 @@
+#!/bin/bash
+# stream --threads N: records formatted by N threads beside the reading one
+# (src/output_pool.c), written in the order they were read.  The text and
+# JSON of every event at once are checked against the kernel by
+# stream-oracle-all.t; here what surrounds a record: lines that only the
+# reading thread may write in their place (the kernel's stack records of
+# options/stacktrace, between the events they follow), lost-event markers,
+# --count, signals, a closed pipe, and bad values.
+. "$(dirname "$0")/lib.sh"
+need_tracefs
+command -v python3 > /dev/null || skip_all "no python3"
+need_tgen
+plan 12
+make_instance
+known=$TOP/tests/unit/fixtures/known-text-differences
+before=$(state_digest)
+
+# 1. stacks between events: the instance's own option, text as the kernel's
+echo 0 > "$IDIR/options/hash-ptr"
+echo 1 > "$IDIR/options/stacktrace"
+echo 1 > "$IDIR/events/syscalls/sys_enter_getpid/enable"
+"$G" 300 > /dev/null
+echo 0 > "$IDIR/tracing_on"
+grep -av '^#' "$IDIR/trace" > "$TMP/kernel"
+"$TPCTL" -i "$INST" stream --drain --threads 2 > "$TMP/text" 2> "$TMP/err"
+ok $? "-i with options/stacktrace: stream --drain --threads 2 exits 0"
+diag "$TMP/err"
+python3 "$TOP/tests/cli/text-oracle.py" "$TMP/kernel" "$TMP/text" "$known" > "$TMP/py" 2>&1
+st=$?
+ok $st "each event, then its stack, as the kernel's text ($(head -1 "$TMP/py"))"
+[ $st = 0 ] || diag "$TMP/py"
+[ "$(grep -c '<stack trace>' "$TMP/text")" -ge 300 ]
+ok $? "the stacks are there ($(grep -c '<stack trace>' "$TMP/text"))"
+echo 0 > "$IDIR/options/stacktrace"
+
+# 2. lost events: a tiny buffer overwritten, the marker before what survived
+fill() {
+	echo 0 > "$IDIR/tracing_on"
+	echo > "$IDIR/trace"
+	echo 4 > "$IDIR/buffer_size_kb"
+	echo 1 > "$IDIR/tracing_on"
+	"$G" 50000 > /dev/null
+	echo 0 > "$IDIR/tracing_on"
+}
+fill
+"$TPCTL" -i "$INST" stream --drain --json --threads 3 > "$TMP/json" 2> "$TMP/err"
+st=$?
+python3 - "$TMP/json" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+lost = [i for i, r in enumerate(recs) if r["type"] == "lost"]
+events = [r for r in recs if r["type"] == "event"]
+ts = [r["ts_ns"] for r in events]
+# each CPU's lost record comes before that CPU's first surviving event
+first = {}
+for i, r in enumerate(recs):
+    if r["type"] == "event":
+        first.setdefault(r["cpu"], i)
+ok = lost and events and ts == sorted(ts) and \
+    all(recs[i]["count"] is None or recs[i]["count"] > 0 for i in lost) and \
+    all(i < first.get(recs[i]["cpu"], 1 << 60) for i in lost)
+sys.exit(0 if ok else 1)
+PY
+ok $? "JSON: lost records before their CPU's surviving events, events in time order"
+ok $([ $st = 0 ] && grep -q "^tpctl: stream: events lost" "$TMP/err"; echo $?) \
+	"exit 0 and the loss summary on stderr"
+fill
+"$TPCTL" -i "$INST" stream --drain --threads 2 > "$TMP/text" 2> "$TMP/err"
+grep -qE '^CPU:[0-9]+ \[LOST( [0-9]+)? EVENTS\]$' "$TMP/text"
+ok $? "text: the kernel's lost-events marker line"
+echo 0 > "$IDIR/events/syscalls/sys_enter_getpid/enable"
+
+# 3. a live stream: --count, a closed pipe, a signal
+"$TPCTL" stream "$EV" --threads 2 --count 7 -- "$G" 2000 > "$TMP/count" 2> "$TMP/err"
+ok $([ "$(wc -l < "$TMP/count")" = 7 ]; echo $?) "--count 7: seven lines ($(wc -l < "$TMP/count"))"
+"$TPCTL" stream "$EV" --json --threads 2 -- "$G" 100000 2> "$TMP/err" | head -3 > "$TMP/head"
+st=${PIPESTATUS[0]}
+ok $([ "$(wc -l < "$TMP/head")" = 3 ] && [ $st = 0 ]; echo $?) \
+	"| head -3: three lines, exit 0 (got $st)"
+# (the note that COMMAND still ran and was ended is the one line allowed)
+ok $([ -z "$(grep -v "still ran when tracing stopped" "$TMP/err")" ]; echo $?) \
+	"| head -3: no error on stderr"
+diag "$TMP/err"
+"$TPCTL" stream sched:sched_switch --threads 2 > "$TMP/int" 2> "$TMP/err" &
+pid=$!
+wait_for "[ -d '$TRACEFS/instances/tpctl-$pid' ] && [ -s '$TMP/int' ]"
+kill -INT $pid
+wait $pid
+st=$?
+ok $([ $st = 0 ] && [ ! -d "$TRACEFS/instances/tpctl-$pid" ] &&
+	[ "$(tail -c1 "$TMP/int" | od -An -c | tr -d ' ')" = '\n' ]; echo $?) \
+	"SIGINT: exit 0 (got $st), whole lines, tpctl-$pid gone"
+
+# 4. bad values, and nothing left behind
+expect_status "--threads 0 is a usage error" 2 "$TPCTL" stream "$EV" --threads 0
+[ "$before" = "$(state_digest)" ]
+ok $? "tracefs is as it was"
+done_testing

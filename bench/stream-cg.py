@@ -13,13 +13,17 @@ instance also records a kernel stack (options/stacktrace) and a user stack
 its two stack records.
 
   bench/stream-cg.py [--events N] [--small N] [--tpctl PATH ...] [--stacks]
-                     [--event getpid|sched_switch|sched_wakeup]
+                     [--event getpid|sched_switch|sched_wakeup] [--threads N]
 
 With --event sched_switch or sched_wakeup the instance holds that event of
 the whole machine while two processes pass a byte back and forth through
 pipes (each pass a wake-up and a switch), at least N of them, and tpctl
 reads it with --count N, and a second instance filled at the same time (so
 holding the same records) with --count SMALL: the difference per event.
+
+With --threads N, tpctl formats with N threads beside the reading one
+(stream --threads) and callgrind counts each thread apart: the table then
+says the reading thread's instructions per event and all threads' together.
 
 Several --tpctl builds (e.g. before and after a change) are measured on the
 same kind of data, one fresh instance per run.  Needs root.
@@ -110,19 +114,35 @@ def remove(inst):
         os.rmdir(d)
 
 
+THREADS = 0
+
+
 def callgrind(argv):
-    """Instructions of the run, and the lines it printed."""
+    """Instructions of the run (all threads, the first thread's), and the lines it printed."""
+    if THREADS:
+        argv = argv + ["--threads", str(THREADS)]
     with tempfile.TemporaryDirectory() as t:
         out = os.path.join(t, "out")
         cg = os.path.join(t, "cg.out")
         with open(out, "wb") as f:
-            subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + cg] + argv,
+            subprocess.run(["valgrind", "--tool=callgrind", "--separate-threads=yes",
+                            "--callgrind-out-file=" + cg] + argv,
                            stdout=f, stderr=subprocess.DEVNULL, check=False)
-        with open(cg) as f:
-            ir = int(re.search(r"^summary: (\d+)", f.read(), re.M).group(1))
+        total = first = 0
+        for name in sorted(os.listdir(t)):
+            if not name.startswith("cg.out"):
+                continue
+            with open(os.path.join(t, name)) as f:
+                m = re.search(r"^summary: (\d+)", f.read(), re.M)
+            # (a file without a summary: a process that had not run when it was cut off)
+            if not m:
+                continue
+            total += int(m.group(1))
+            if name.endswith("-01"):
+                first = int(m.group(1))
         with open(out, "rb") as f:
             lines = sum(1 for _ in f)
-        return ir, lines
+        return (total, first), lines
 
 
 def measure(tpctl, n, small, json, stacks, event="getpid"):
@@ -139,8 +159,7 @@ def measure(tpctl, n, small, json, stacks, event="getpid"):
         finally:
             for inst in insts:
                 remove(inst)
-        (ir, lines), (ir0, lines0) = res
-        return (ir - ir0) / max(n - small, 1), ir0, lines
+        return per_event(res, n, small)
     for k in (n, small):
         inst = "tpbench-cg-%d" % os.getpid()
         try:
@@ -150,8 +169,13 @@ def measure(tpctl, n, small, json, stacks, event="getpid"):
         finally:
             remove(inst)
         res.append((ir, lines))
-    (ir, lines), (ir0, lines0) = res
-    return (ir - ir0) / max(n - small, 1), ir0, lines
+    return per_event(res, n, small)
+
+
+def per_event(res, n, small):
+    """(all threads, the reading thread) per event, start-up, lines"""
+    ((ir, first), lines), ((ir0, first0), _) = res
+    return ((ir - ir0) / max(n - small, 1), (first - first0) / max(n - small, 1)), ir0, lines
 
 
 def main():
@@ -162,19 +186,23 @@ def main():
     ap.add_argument("--stacks", action="store_true")
     ap.add_argument("--event", default="getpid",
                     choices=("getpid", "sched_switch", "sched_wakeup"))
+    ap.add_argument("--threads", type=int, default=0)
     a = ap.parse_args()
+    global THREADS
+    THREADS = a.threads
     if os.geteuid() != 0:
         sys.exit("stream-cg.py: needs root")
     builds = a.tpctl or [os.path.join(TOP, "tpctl")]
-    print("| build | event | output | stacks | instructions / event | start-up instructions "
-          "| lines (%d events) |" % a.events)
-    print("|---|---|---|---|---:|---:|---:|")
+    print("| build | event | output | stacks | threads | instructions / event "
+          "| of them the reading thread's | start-up instructions | lines (%d events) |"
+          % a.events)
+    print("|---|---|---|---|---:|---:|---:|---:|---:|")
     for b in builds:
         for json in (True, False):
-            per, ir0, lines = measure(b, a.events, a.small, json, a.stacks, a.event)
-            print("| %s | %s | %s | %s | %.0f | %.1f M | %d |" % (
+            (per, first), ir0, lines = measure(b, a.events, a.small, json, a.stacks, a.event)
+            print("| %s | %s | %s | %s | %d | %.0f | %.0f | %.1f M | %d |" % (
                 b, a.event, "--json" if json else "text", "kernel+user" if a.stacks else "no",
-                per, ir0 / 1e6, lines))
+                a.threads, per, first, ir0 / 1e6, lines))
             sys.stdout.flush()
 
 

@@ -274,8 +274,12 @@ int output_pool_add(struct output_pool *p, struct output *o, FILE *f,
 	if (special)
 		return 1;
 	need = dlen + ((clen + 7) & ~7U);
-	if (b->state == B_FREE)
+	if (!b->n) {
+		/* the workers look at every batch's state: changed under the lock */
+		pthread_mutex_lock(&p->mu);
 		b->state = B_FILLING;
+		pthread_mutex_unlock(&p->mu);
+	}
 	if (!room(b, need)) {
 		errno = ENOMEM;
 		return -1;

@@ -77,8 +77,10 @@ ok $([ "$(wc -l < "$TMP/count")" = 7 ]; echo $?) "--count 7: seven lines ($(wc -
 st=${PIPESTATUS[0]}
 ok $([ "$(wc -l < "$TMP/head")" = 3 ] && [ $st = 0 ]; echo $?) \
 	"| head -3: three lines, exit 0 (got $st)"
-# (the note that COMMAND still ran and was ended is the one line allowed)
-ok $([ -z "$(grep -v "still ran when tracing stopped" "$TMP/err")" ]; echo $?) \
+# (allowed: the note that COMMAND still ran and was ended, and a loss summary
+# where the generator outran a slow build, ThreadSanitizer's)
+ok $([ -z "$(grep -vE "still ran when tracing stopped|^tpctl: stream: events lost" "$TMP/err")" ]
+	echo $?) \
 	"| head -3: no error on stderr"
 diag "$TMP/err"
 "$TPCTL" stream sched:sched_switch --threads 2 > "$TMP/int" 2> "$TMP/err" &

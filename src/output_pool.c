@@ -6,9 +6,9 @@
  * The batches form a ring.  The reading thread fills one (the records'
  * bytes and their task's columns copied into its arena), queues it and goes
  * on to the next; the workers take queued batches in ring order, each
- * formatting a whole batch into a buffer of its own (open_memstream); the
- * reading thread writes the oldest batch once it is done, and waits for it
- * only when the ring is full.  So the lines come out in the order the
+ * formatting a whole batch (through a stdio stream of its own, flushed into
+ * the batch's buffer); the reading thread writes the oldest batch once it
+ * is done, and waits for it only when the ring is full.  So the lines come out in the order the
  * records were taken, whichever worker was first.  A worker never touches
  * the reading thread's output or the decoder's tables: it gets each
  * record's event from the batch, and what it asks of the shared tep
@@ -48,18 +48,55 @@ struct batch {
 	int n, cap;
 	char *arena;
 	size_t alen, acap;
-	char *out;		/* the formatted lines */
-	size_t outlen;
+	char *out;		/* the formatted lines; kept from batch to batch */
+	size_t outlen, outcap;
 	int err;		/* errno of a failure while formatting, else 0 */
 	enum bstate state;
+};
+
+/* Where a worker's stdio stream puts what it flushes: the batch's buffer, grown. */
+struct sink {
+	char *p;
+	size_t len, cap;
 };
 
 struct worker {
 	struct output_pool *p;
 	struct output *o;
+	/*
+	 * The worker's stream: stdio's buffer, flushed into the sink
+	 * (open_memstream zeroes and copies its whole buffer as it grows: a
+	 * third of a worker's instructions per event)
+	 */
+	FILE *f;
+	struct sink sink;
+	char fbuf[65536];
 	pthread_t tid;
 	bool started;
 };
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t n)
+{
+	struct sink *k = cookie;
+
+	if (k->len + n > k->cap) {
+		size_t cap = k->cap ? k->cap : 256 * 1024;
+		char *p;
+
+		while (cap < k->len + n)
+			cap *= 2;
+		p = realloc(k->p, cap);
+		if (!p) {
+			errno = ENOMEM;
+			return -1;
+		}
+		k->p = p;
+		k->cap = cap;
+	}
+	memcpy(k->p + k->len, buf, n);
+	k->len += n;
+	return n;
+}
 
 struct output_pool {
 	pthread_mutex_t mu;
@@ -75,16 +112,13 @@ struct output_pool {
 	bool stop;
 };
 
-static void format_batch(struct output *o, struct batch *b)
+static void format_batch(struct worker *w, struct batch *b)
 {
-	FILE *mf = open_memstream(&b->out, &b->outlen);
+	struct output *o = w->o;
 	int i;
 
-	if (!mf) {
-		b->err = errno;
-		return;
-	}
-	output_set_file(o, mf);
+	/* the batch's buffer, as large as the last time it was used */
+	w->sink = (struct sink){ .p = b->out, .len = 0, .cap = b->outcap };
 	for (i = 0; i < b->n; i++) {
 		const struct item *it = &b->it[i];
 		struct tep_record rec = { .ts = it->ts, .cpu = it->cpu, .size = it->size,
@@ -99,9 +133,12 @@ static void format_batch(struct output *o, struct batch *b)
 			break;
 		}
 	}
-	if (fclose(mf) != 0 && !b->err)
-		b->err = errno;
-	output_set_file(o, NULL);
+	if (fflush_unlocked(w->f) != 0 && !b->err)
+		b->err = errno ? errno : EIO;
+	clearerr_unlocked(w->f);
+	b->out = w->sink.p;
+	b->outlen = w->sink.len;
+	b->outcap = w->sink.cap;
 }
 
 static void *worker_main(void *arg)
@@ -120,7 +157,7 @@ static void *worker_main(void *arg)
 		p->take = (p->take + 1) % p->nb;
 		b->state = B_WORKING;
 		pthread_mutex_unlock(&p->mu);
-		format_batch(w->o, b);
+		format_batch(w, b);
 		pthread_mutex_lock(&p->mu);
 		b->state = B_DONE;
 		pthread_cond_broadcast(&p->done);
@@ -160,6 +197,15 @@ struct output_pool *output_pool_new(struct tep_handle *tep, enum output_mode mod
 			return NULL;
 		}
 		output_set_ns_clock(p->w[i].o, ns_clock);
+		p->w[i].f = fopencookie(&p->w[i].sink, "w",
+					(cookie_io_functions_t){ .write = sink_write });
+		if (!p->w[i].f) {
+			output_pool_free(p);
+			errno = ENOMEM;
+			return NULL;
+		}
+		setvbuf(p->w[i].f, p->w[i].fbuf, _IOFBF, sizeof(p->w[i].fbuf));
+		output_set_file(p->w[i].o, p->w[i].f);
 	}
 	/* the signals stay with the reading thread (state.h) */
 	sigfillset(&all);
@@ -194,8 +240,6 @@ static int write_head(struct output_pool *p, FILE *f, bool wait, int *err)
 		*err = b->err;
 	if (!*err && b->outlen && fwrite_unlocked(b->out, 1, b->outlen, f) != b->outlen)
 		*err = errno ? errno : EIO;
-	free(b->out);
-	b->out = NULL;
 	b->outlen = 0;
 	b->err = 0;
 	b->n = 0;
@@ -332,6 +376,11 @@ void output_pool_free(struct output_pool *p)
 		if (p->w[i].started)
 			pthread_join(p->w[i].tid, NULL);
 		output_free(p->w[i].o);
+		if (p->w[i].f) {
+			/* nothing is left in it: every batch ended with a flush */
+			p->w[i].sink = (struct sink){ 0 };
+			fclose(p->w[i].f);
+		}
 	}
 	for (i = 0; p->b && i < p->nb; i++) {
 		free(p->b[i].it);

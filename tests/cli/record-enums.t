@@ -44,13 +44,18 @@ diag "$TMP/tc.err"
 modes < "$TMP/tc.txt" | grep '^sleep ' | sort > "$TMP/tc.modes"
 [ -s "$TMP/tc.modes" ] && ! grep -q ' 0x' "$TMP/tc.modes" && grep -qE ' (ABS|REL)' "$TMP/tc.modes"
 ok $? "trace-cmd report prints the modes of the file by name ($(sort -u "$TMP/tc.modes" | tr '\n' ';'))"
-grep -av '^#' "$IDIR/trace" | modes | grep '^sleep ' | sort > "$TMP/kernel.modes"
-# the kernel's instance saw both recordings' sleeps: three, the file two of them
-grep -qxFf "$TMP/tc.modes" "$TMP/kernel.modes" &&
-	[ "$(sort -u "$TMP/tc.modes")" = "$(sort -u "$TMP/kernel.modes")" ]
+# the kernel's instance saw both recordings' sleeps (and any other task's
+# timers): the same timers are those of the file's sleep tasks, by pid
+# "comm-pid [cpu] ...: hrtimer_setup: ... clockid=C mode=M" -> "comm-pid C M"
+pmodes() { sed -n 's/^ *\([^ ]*-[0-9]*\) .*hrtimer_setup: .* clockid=\([A-Z_]*\) mode=\([^ ]*\).*/\1 \2 \3/p'; }
+pmodes < "$TMP/tc.txt" | grep '^sleep-' | sort > "$TMP/tc.pmodes"
+grep -av '^#' "$IDIR/trace" | pmodes | sort > "$TMP/kernel.all"
+cut -d' ' -f1 "$TMP/tc.pmodes" | sort -u | sed 's/$/ /' > "$TMP/tc.pids"
+grep -F -f "$TMP/tc.pids" "$TMP/kernel.all" | sort > "$TMP/kernel.modes"
+[ -s "$TMP/tc.pmodes" ] && cmp -s "$TMP/tc.pmodes" "$TMP/kernel.modes"
 st=$?
 ok $st "... the names the kernel prints for the same timers"
-[ $st = 0 ] || diag "$TMP/kernel.modes"
+[ $st = 0 ] || diag "$TMP/tc.pmodes" "$TMP/kernel.modes"
 
 (cd "$TMP" && "$TC" report nobtf.dat > tc2.raw 2> /dev/null)
 "$TPCTL" report "$TMP/nobtf.dat" > "$TMP/tp2.names" 2> /dev/null

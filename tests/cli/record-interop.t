@@ -43,10 +43,13 @@ rpid=$!
 echo $rpid > "$IDIR/set_event_notrace_pid"
 echo go > "$TMP/go"
 # record's reader threads (one per CPU) hide themselves the same way: their
-# task ids, for the oracle below to leave out what the twin saw of them
+# task ids as record's instance lists them, for the oracle below to leave out
+# what the twin saw of them (not every thread of the process: a sanitizer's
+# runtime has one of its own, which nothing hides)
 tids=
 for _ in $(seq 200); do
-	tids=$(ls "/proc/$rpid/task" 2> /dev/null | grep -vx "$rpid" | tr '\n' ' ')
+	tids=$(grep -vx "$rpid" "$TRACEFS/instances/tpctl-$rpid/set_event_notrace_pid" \
+		2> /dev/null | tr '\n' ' ')
 	[ -n "$tids" ] && break
 	sleep 0.01
 done

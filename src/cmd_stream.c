@@ -90,6 +90,8 @@ int cmd_stream(int argc, char **argv)
 	struct output *out = NULL;
 	struct output_pool *pool = NULL;
 	unsigned long long nthreads = 0;
+	const pid_t *tids;
+	int ntids;
 	struct usym *usym = NULL;
 	const char *filter = NULL, *cpulist = NULL, *buffer_kb = NULL;
 	unsigned long long count = 0, seen = 0, kb = 0, nrec = 0;
@@ -235,6 +237,11 @@ int cmd_stream(int argc, char **argv)
 			ret = TP_FAIL;
 			goto out;
 		}
+		/* tpctl's own threads are never traced (a private instance's notrace list) */
+		tids = output_pool_tids(pool, &ntids);
+		ret = live_hide_tasks(l, tids, ntids);
+		if (ret)
+			goto out;
 	}
 	/* from here on, INT/TERM/HUP only set state_stop: we drain and clean up */
 	ret = live_start(l);

@@ -19,6 +19,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
 
 #include <event-parse.h>
 
@@ -75,6 +78,12 @@ struct worker {
 	bool started;
 };
 
+/* gettid(2) of glibc 2.30+, where the header does not declare it */
+static pid_t own_tid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 {
 	struct sink *k = cookie;
@@ -104,6 +113,8 @@ struct output_pool {
 	pthread_cond_t done;	/* a batch was formatted */
 	struct worker *w;
 	int nworkers;
+	pid_t *tids;		/* the workers' task ids, once each has started */
+	int ntids;
 	struct batch *b;
 	int nb;
 	int head;		/* the oldest batch not yet written */
@@ -148,6 +159,8 @@ static void *worker_main(void *arg)
 	struct batch *b;
 
 	pthread_mutex_lock(&p->mu);
+	p->tids[p->ntids++] = own_tid();
+	pthread_cond_broadcast(&p->done);
 	for (;;) {
 		while (!p->stop && p->b[p->take].state != B_QUEUED)
 			pthread_cond_wait(&p->work, &p->mu);
@@ -183,7 +196,8 @@ struct output_pool *output_pool_new(struct tep_handle *tep, enum output_mode mod
 	p->nb = 2 * p->nworkers + 1;
 	p->b = calloc(p->nb, sizeof(*p->b));
 	p->w = calloc(p->nworkers, sizeof(*p->w));
-	if (!p->b || !p->w) {
+	p->tids = calloc(p->nworkers, sizeof(*p->tids));
+	if (!p->b || !p->w || !p->tids) {
 		output_pool_free(p);
 		errno = ENOMEM;
 		return NULL;
@@ -220,7 +234,18 @@ struct output_pool *output_pool_new(struct tep_handle *tep, enum output_mode mod
 		errno = err;
 		return NULL;
 	}
+	/* every worker's task id known (output_pool_tids) */
+	pthread_mutex_lock(&p->mu);
+	while (p->ntids < p->nworkers)
+		pthread_cond_wait(&p->done, &p->mu);
+	pthread_mutex_unlock(&p->mu);
 	return p;
+}
+
+const pid_t *output_pool_tids(const struct output_pool *p, int *n)
+{
+	*n = p->ntids;
+	return p->tids;
 }
 
 /* Write the oldest batch if it is done (wait: until it is); p->mu held. 1: one written. */
@@ -388,6 +413,7 @@ void output_pool_free(struct output_pool *p)
 		free(p->b[i].out);
 	}
 	free(p->w);
+	free(p->tids);
 	free(p->b);
 	pthread_cond_destroy(&p->work);
 	pthread_cond_destroy(&p->done);

@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "output.h"
 
@@ -47,6 +48,8 @@ struct output_pool *output_pool_new(struct tep_handle *tep, enum output_mode mod
  */
 int output_pool_add(struct output_pool *p, struct output *o, FILE *f,
 		    const struct tep_record *rec, long long lost);
+/* The workers' task ids (n of them): a session hides them, as it hides tpctl. */
+const pid_t *output_pool_tids(const struct output_pool *p, int *n);
 /* Every record taken so far formatted and written to f, in order; -1 (errno) on an error. */
 int output_pool_flush(struct output_pool *p, FILE *f);
 void output_pool_free(struct output_pool *p);

@@ -10,7 +10,7 @@
 need_tracefs
 command -v python3 > /dev/null || skip_all "no python3"
 need_tgen
-plan 12
+plan 14
 make_instance
 known=$TOP/tests/unit/fixtures/known-text-differences
 before=$(state_digest)
@@ -93,7 +93,35 @@ ok $([ $st = 0 ] && [ ! -d "$TRACEFS/instances/tpctl-$pid" ] &&
 	[ "$(tail -c1 "$TMP/int" | od -An -c | tr -d ' ')" = '\n' ]; echo $?) \
 	"SIGINT: exit 0 (got $st), whole lines, tpctl-$pid gone"
 
-# 4. bad values, and nothing left behind
+# 4. tpctl's own threads are not traced: every syscall of every task but
+# tpctl's, while the workers wait for batches (futex) and format them
+"$TPCTL" stream raw_syscalls:sys_enter --json --threads 2 > "$TMP/self" 2> "$TMP/err" &
+pid=$!
+wait_for "[ -s '$TMP/self' ] && [ \$(ls /proc/$pid/task 2> /dev/null | wc -l) -ge 3 ]"
+ls "/proc/$pid/task" > "$TMP/tids"
+notrace=$(cat "$TRACEFS/instances/tpctl-$pid/set_event_notrace_pid" 2> /dev/null | sort -n |
+	tr '\n' ' ')
+"$G" 2000 > /dev/null
+sleep 0.2
+kill -INT $pid
+wait $pid
+# (a sanitizer's runtime may have a thread of its own, which nothing hides)
+hidden=0
+for t in $notrace; do grep -qx "$t" "$TMP/tids" && hidden=$((hidden + 1)); done
+ok $([ $hidden = 3 ] && [ "$(echo $notrace | wc -w)" = 3 ] && echo " $notrace" | grep -q " $pid "
+	echo $?) "the private instance hides tpctl and its 2 formatting threads ($notrace)"
+echo $notrace | tr ' ' '\n' > "$TMP/hidden"
+python3 - "$TMP/self" "$TMP/hidden" <<'PY'
+import json, sys
+own = {int(x) for x in open(sys.argv[2])}
+seen = [json.loads(l) for l in open(sys.argv[1])]
+mine = [r for r in seen if r.get("type") == "event" and r["pid"] in own]
+print("# %d events, %d of tpctl's tasks %s" % (len(seen), len(mine), sorted(own)))
+sys.exit(1 if mine or len(seen) < 100 else 0)
+PY
+ok $? "no syscall of tpctl's own tasks is in the stream"
+
+# 5. bad values, and nothing left behind
 expect_status "--threads 0 is a usage error" 2 "$TPCTL" stream "$EV" --threads 0
 [ "$before" = "$(state_digest)" ]
 ok $? "tracefs is as it was"

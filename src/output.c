@@ -343,13 +343,34 @@ const struct pidinfo *out_pid_info(struct output *o, int pid, unsigned long long
 struct dec_event *output_prepare(struct output *o, const struct tep_record *rec,
 				 const char **cols, unsigned *len, bool *special)
 {
-	struct dec_event *de = decoder_event(o->dec, decode_type(rec->data));
+	int id = decode_type(rec->data), pid = decode_pid(rec->data);
+	const struct name_plan *pl;
 	const struct pidinfo *pi;
+	struct dec_event *de;
 
+	if (o->prep_de && id == o->prep_id && pid == o->prep_pid && o->prep_gen == o->comm_gen &&
+	    o->prep_lgen == o->learn_gen) {
+		pi = o->prep_pi;
+		*special = false;
+		de = o->prep_de;
+		goto out;
+	}
+	o->prep_de = NULL;
+	de = decoder_event(o->dec, id);
 	*special = de && de->special >= DS_FUNC;
 	if (de && o->mode == OUTPUT_JSON)
 		learn_names(o, de, rec->data, rec->size);
-	pi = out_pid_info(o, decode_pid(rec->data), rec->ts);
+	pi = out_pid_info(o, pid, rec->ts);
+	pl = de && o->mode == OUTPUT_JSON ? name_plan(o, de) : NULL;
+	if (de && !*special && !pi->unknown && (!pl || (!pl->npair && pl->exec_file < 0))) {
+		o->prep_de = de;
+		o->prep_pi = pi;
+		o->prep_id = id;
+		o->prep_pid = pid;
+		o->prep_gen = o->comm_gen;
+		o->prep_lgen = o->learn_gen;
+	}
+out:
 	*cols = o->mode == OUTPUT_JSON ? pi->json : pi->text;
 	*len = o->mode == OUTPUT_JSON ? pi->jlen : pi->tlen;
 	return de;

@@ -116,6 +116,16 @@ struct output {
 	uint64_t ts_hi;
 	char ts_hi_txt[24];
 	unsigned ts_hi_len;
+	/*
+	 * output_prepare(): the last record's event and task, when nothing of
+	 * them can have changed by the next record of the same two (its event
+	 * teaches no names; its task's name is known; no name was learned and
+	 * saved_cmdlines was not read again since)
+	 */
+	struct dec_event *prep_de;	/* NULL: nothing to reuse */
+	const struct pidinfo *prep_pi;
+	int prep_id, prep_pid;
+	unsigned prep_gen, prep_lgen;
 	/* output_record_cols(): the task's columns as the writer's thread made them */
 	const char *cols;
 	unsigned cols_len;

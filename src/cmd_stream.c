@@ -276,20 +276,14 @@ int cmd_stream(int argc, char **argv)
 			}
 			if (lost)
 				lost_seen = true;
-			if (pool) {
-				/* 1: a record that the reading thread writes itself, in its place */
-				r = output_pool_add(pool, out, stdout, &rec, lost);
-				if (r == 1) {
-					r = output_pool_flush(pool, stdout);
-					if (!r && lost)
-						r = output_lost(out, rec.cpu, lost);
-					if (!r)
-						r = output_record(out, &rec);
-				}
-			} else {
-				if (lost)
-					output_lost(out, rec.cpu, lost);
-				r = output_record(out, &rec);
+			/* 1: a record that the reading thread writes itself, in its place */
+			r = pool ? output_pool_add(pool, out, stdout, &rec, lost) : 1;
+			if (r == 1) {
+				r = pool ? output_pool_flush(pool, stdout) : 0;
+				if (!r && lost)
+					r = output_lost(out, rec.cpu, lost);
+				if (!r)
+					r = output_record(out, &rec);
 			}
 			if (r < 0) {
 				pool_failed = pool && !ferror(stdout);
@@ -360,10 +354,9 @@ int cmd_stream(int argc, char **argv)
 			live_wait(l, WAIT_MS);
 		}
 	}
+	if (!pool_failed && pool && output_pool_flush(pool, stdout) < 0)
+		pool_failed = !ferror(stdout);
 	if (pool_failed) {
-		tp_error("cannot format the records: %s", strerror(errno));
-		ret = TP_FAIL;
-	} else if (pool && output_pool_flush(pool, stdout) < 0 && !ferror(stdout)) {
 		tp_error("cannot format the records: %s", strerror(errno));
 		ret = TP_FAIL;
 	}

@@ -84,23 +84,31 @@ static pid_t own_tid(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
+/* Room for need bytes in *p (*cap of them now), doubling from first; false: out of memory. */
+static bool reserve(char **p, size_t *cap, size_t need, size_t first)
+{
+	size_t c = *cap ? *cap : first;
+	char *v;
+
+	if (need <= *cap)
+		return true;
+	while (c < need)
+		c *= 2;
+	v = realloc(*p, c);
+	if (!v)
+		return false;
+	*p = v;
+	*cap = c;
+	return true;
+}
+
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 {
 	struct sink *k = cookie;
 
-	if (k->len + n > k->cap) {
-		size_t cap = k->cap ? k->cap : 256 * 1024;
-		char *p;
-
-		while (cap < k->len + n)
-			cap *= 2;
-		p = realloc(k->p, cap);
-		if (!p) {
-			errno = ENOMEM;
-			return -1;
-		}
-		k->p = p;
-		k->cap = cap;
+	if (!reserve(&k->p, &k->cap, k->len + n, 256 * 1024)) {
+		errno = ENOMEM;
+		return -1;
 	}
 	memcpy(k->p + k->len, buf, n);
 	k->len += n;
@@ -300,28 +308,9 @@ static int submit(struct output_pool *p, FILE *f)
 
 static bool room(struct batch *b, size_t bytes)
 {
-	if (b->n == b->cap) {
-		int cap = b->cap ? 2 * b->cap : 256;
-		struct item *it = realloc(b->it, cap * sizeof(*it));
-
-		if (!it)
-			return false;
-		b->it = it;
-		b->cap = cap;
-	}
-	if (b->alen + bytes > b->acap) {
-		size_t cap = b->acap ? b->acap : 64 * 1024;
-		char *a;
-
-		while (cap < b->alen + bytes)
-			cap *= 2;
-		a = realloc(b->arena, cap);
-		if (!a)
-			return false;
-		b->arena = a;
-		b->acap = cap;
-	}
-	return true;
+	return (b->n < b->cap || tp_array_grow(&b->it, &b->cap, b->cap ? 2 * b->cap : 256,
+					       sizeof(*b->it))) &&
+	       reserve(&b->arena, &b->acap, b->alen + bytes, 64 * 1024);
 }
 
 int output_pool_add(struct output_pool *p, struct output *o, FILE *f,

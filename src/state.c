@@ -80,10 +80,12 @@ static void on_signal(int sig)
 void state_wake(void)
 {
 	int saved = errno;
+	ssize_t r = 0;
 
-	/* a full pipe has a wake-up waiting already: nothing to add */
-	if (wake_pipe[1] >= 0 && write(wake_pipe[1], "", 1) < 0)
-		(void)0;
+	/* a full pipe (EAGAIN) has a wake-up waiting already: nothing to add */
+	if (wake_pipe[1] >= 0)
+		r = write(wake_pipe[1], "", 1);
+	(void)r;
 	errno = saved;
 }
 

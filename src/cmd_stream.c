@@ -30,6 +30,7 @@
 #include "output.h"
 #include "output_pool.h"
 #include "state.h"
+#include "stream_cpu.h"
 #include "strings.h"
 #include "target.h"
 #include "tpctl.h"
@@ -89,6 +90,8 @@ int cmd_stream(int argc, char **argv)
 	struct live *l = NULL;
 	struct output *out = NULL;
 	struct output_pool *pool = NULL;
+	struct stream_cpu *sc = NULL;
+	bool percpu;			/* --threads: reader threads that format */
 	unsigned long long nthreads = 0;
 	const pid_t *tids;
 	int ntids;
@@ -123,9 +126,10 @@ int cmd_stream(int argc, char **argv)
 		OPT_BOOL(0, "stack", &kstack, "the kernel stack of every EVENT (needs EVENT)"),
 		OPT_BOOL(0, "user-stack", &ustack, "the user stack of every EVENT (needs EVENT)"),
 		OPT_UINT(0, "threads", &nthreads, "N", 1, 256,
-			 "N threads format the records beside the one that reads them\n"
-			 "(default: it formats them itself; not with --strings, or\n"
-			 "--json with stacks)"),
+			 "N reader threads, each reading, decoding and formatting its\n"
+			 "share of the CPUs, merged in order by the main thread\n"
+			 "(default: one thread does it all; see the manual for\n"
+			 "--stack, --strings, --function, --graph and no EVENT)"),
 		PROBE_OPTS(&probes),
 		STRINGS_OPT(&strings),
 		FTR_OPTS(&fs),
@@ -183,16 +187,22 @@ int cmd_stream(int argc, char **argv)
 		target_free(&tgt);
 		return ret;
 	}
+	/*
+	 * what the reader threads can format on their own (stream_cpu.h), if
+	 * the instance does not join records (stacks, a tracer); else the pool
+	 */
+	percpu = nthreads && !kstack && !ustack && !strings && !fs.nfunc && !fs.ngraph;
 	ls = (struct live_spec){
 		.events = args.argv, .nevents = args.argc, .filter = filter, .buffer_kb = buffer_kb,
 		.cpus = cpulist, .target = &tgt, .probes = probes.v, .nprobes = probes.n,
 		.strings = strings, .ftrace = &fs,
 		.flags = LIVE_PROMPT | (kstack ? LIVE_KSTACK : 0) | (ustack ? LIVE_USTACK : 0) |
-			 (json ? 0 : LIVE_TEXT),
+			 (json ? 0 : LIVE_TEXT) | (percpu ? LIVE_PAGES_PLAIN : 0),
 	};
 	ret = live_open(&l, &ls);
 	if (ret)
 		goto out;
+	percpu = percpu && live_page_ncpus(l) > 0;
 	stacks = live_stacks(l);
 	if (stacks && count) {
 		/* --stack and --user-stack: one record each; else the instance's options */
@@ -228,7 +238,11 @@ int cmd_stream(int argc, char **argv)
 	 */
 	setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
 	/* a JSON event's stacks and --strings' faults are the reading thread's to join and count */
-	if (nthreads && !json_stacks && !strings) {
+	if (percpu) {
+		ret = stream_cpu_start(&sc, l, json ? OUTPUT_JSON : OUTPUT_TEXT, (int)nthreads);
+		if (ret)
+			goto out;
+	} else if (nthreads && !json_stacks && !strings) {
 		pool = output_pool_new(live_tep(l), json ? OUTPUT_JSON : OUTPUT_TEXT,
 				       live_clock_ns(l), (int)nthreads);
 		if (!pool) {
@@ -249,7 +263,59 @@ int cmd_stream(int argc, char **argv)
 		goto out;
 	if (duration > 0)
 		deadline = now_s() + duration;
-	while (!state_stop) {
+	/* --drain: the threads take what is there now and end */
+	if (sc && drain && stream_cpu_finish(sc) < 0)
+		ret = TP_FAIL;
+	while (sc && !ret && !state_stop) {
+		int r = stream_cpu_next(sc, out);
+
+		if (r < 0) {
+			pool_failed = !ferror(stdout);
+			break;
+		}
+		if (r == 2)
+			lost_seen = true;
+		if (r == 1) {
+			if (count && ++seen >= count)
+				break;
+			if (deadline && !(seen & 1023) && now_s() >= deadline)
+				break;
+			if (!(++nrec & 1023) && !drain && live_done(l)) {
+				live_drain(l);
+				drain = true;
+				if (stream_cpu_finish(sc) < 0) {
+					ret = TP_FAIL;
+					break;
+				}
+			}
+		}
+		if (r)
+			continue;
+		/* nothing can go out now */
+		if (drain)
+			break;
+		if (output_flush(out) < 0)
+			break;
+		if (live_done(l)) {
+			live_drain(l);
+			drain = true;
+			if (stream_cpu_finish(sc) < 0) {
+				ret = TP_FAIL;
+				break;
+			}
+			continue;
+		}
+		if (deadline) {
+			double left = deadline - now_s();
+
+			if (left <= 0)
+				break;
+			stream_cpu_wait(sc, left * 1000 < WAIT_MS ? (int)(left * 1000) + 1 : WAIT_MS);
+		} else {
+			stream_cpu_wait(sc, WAIT_MS);
+		}
+	}
+	while (!sc && !state_stop) {
 		int r = live_next(l, &rec, &lost);
 
 		if (r < 0) {
@@ -356,7 +422,10 @@ int cmd_stream(int argc, char **argv)
 	}
 	if (!pool_failed && pool && output_pool_flush(pool, stdout) < 0)
 		pool_failed = !ferror(stdout);
-	if (pool_failed) {
+	if (pool_failed && sc) {
+		/* a reader thread's error was said */
+		ret = TP_FAIL;
+	} else if (pool_failed) {
 		tp_error("cannot format the records: %s", strerror(errno));
 		ret = TP_FAIL;
 	}
@@ -373,6 +442,9 @@ int cmd_stream(int argc, char **argv)
 		}
 	}
 	state_set_graceful(false);
+	/* the threads stop before the loss account (it counts their sub-buffers) */
+	stream_cpu_free(sc);
+	sc = NULL;
 	if (live_loss_report(l, fail_on_loss) || lost_seen) {
 		if (fail_on_loss && !ret)
 			ret = TP_FAIL;
@@ -381,6 +453,7 @@ int cmd_stream(int argc, char **argv)
 	exit_line(l, out);
 out:
 	free(owed);
+	stream_cpu_free(sc);
 	output_pool_free(pool);
 	output_free(out);
 	usym_free(usym);

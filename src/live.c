@@ -66,6 +66,7 @@ struct live {
 	int npage_cpus, page_size;
 	int *page_fds;
 	struct tracefs_cpu **page_cpus;
+	unsigned long long page_pages, page_lost;	/* live_page_counts() */
 	/* an input file */
 	struct dat_file df;
 	struct tracecmd_input *in;
@@ -280,6 +281,16 @@ static int preload_enabled(struct live *l)
 	return n;
 }
 
+/* The instance runs a tracer (function, function_graph, ...): not nop. */
+static bool tracer_runs(struct live *l)
+{
+	char *tracer = tracefs_instance_file_read(l->inst, "current_tracer", NULL);
+	bool nop = !tracer || !strncmp(tracer, "nop", 3);
+
+	free(tracer);
+	return !nop;
+}
+
 /*
  * Reading an instance where no event is on and no tracer runs would wait
  * in silence for what only trace_marker can bring: say so, and how to get
@@ -287,11 +298,7 @@ static int preload_enabled(struct live *l)
  */
 static void warn_nothing_enabled(struct live *l, int nenabled)
 {
-	char *tracer = tracefs_instance_file_read(l->inst, "current_tracer", NULL);
-	bool nop = !tracer || !strncmp(tracer, "nop", 3);
-
-	free(tracer);
-	if (nenabled || !nop)
+	if (nenabled || tracer_runs(l))
 		return;
 	if (l->inst)
 		tp_warn("no event is enabled in instance '%s': only what is written to its "
@@ -909,6 +916,8 @@ static int open_tracing(struct live *l)
 		     tfs_instance_stacks(l->inst));
 	if (f & LIVE_NOREAD)
 		return TP_OK;
+	if ((f & LIVE_PAGES_PLAIN) && !l->stacks && !tracer_runs(l))
+		f |= LIVE_PAGES;
 	return f & LIVE_PAGES ? open_pages(l) : open_readers(l);
 }
 
@@ -1101,8 +1110,12 @@ bool live_loss_report(struct live *l, bool force)
 			len += snprintf(buf + len, sizeof(buf) - len, "%scpu%d %llu/%llu",
 					len ? ", " : "", cpu, o, d);
 	}
-	if (l->rd)
+	if (l->rd) {
 		reader_counts(l->rd, &pages, &lost_pages, &lost_events);
+	} else {
+		pages = l->page_pages;
+		lost_pages = l->page_lost;
+	}
 	if (!to && !td && !lost_pages)
 		return false;
 	if (!tp.quiet || force)
@@ -1238,6 +1251,12 @@ int live_page_size(struct live *l)
 struct tracefs_cpu *live_page_cpu(struct live *l, int cpu)
 {
 	return cpu >= 0 && cpu < l->npage_cpus ? l->page_cpus[cpu] : NULL;
+}
+
+void live_page_counts(struct live *l, unsigned long long pages, unsigned long long lost_pages)
+{
+	l->page_pages = pages;
+	l->page_lost = lost_pages;
 }
 
 int live_page_fd(struct live *l, int cpu)

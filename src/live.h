@@ -76,6 +76,13 @@ enum {
 	 * show or count unless they are among its EVENTs.
 	 */
 	LIVE_NAMES = 1 << 8,
+	/*
+	 * LIVE_PAGES where every record's line stands on its own (stream's
+	 * reader threads): not where the instance records stacks or runs a
+	 * tracer (their lines join records); there the decoding reader.
+	 * live_page_ncpus() > 0 says which was opened.
+	 */
+	LIVE_PAGES_PLAIN = 1 << 9,
 };
 
 struct live_spec {
@@ -201,6 +208,8 @@ int live_page_ncpus(struct live *l);
 int live_page_size(struct live *l);
 struct tracefs_cpu *live_page_cpu(struct live *l, int cpu);
 int live_page_fd(struct live *l, int cpu);
+/* LIVE_PAGES read by the command's decoding threads: sub-buffers read, and those marked lost. */
+void live_page_counts(struct live *l, unsigned long long pages, unsigned long long lost_pages);
 /*
  * tpctl's own threads (the readers of percpu.h) are not traced: their task
  * ids join the private instance's set_event_notrace_pid, as the main

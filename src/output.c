@@ -235,30 +235,34 @@ static const struct name_plan *name_plan(struct output *o, const struct dec_even
 }
 
 /*
- * What this record says of task names, before its own pid is looked up.
- * Not a fork's child_comm: a child mostly execs at once, often where no
- * exec record says so, and would keep its parent's name.
+ * What this record says of task names, before its own pid is looked up:
+ * up to OUTPUT_NAMES of them into v, in the order they are learned.  Not a
+ * fork's child_comm: a child mostly execs at once, often where no exec
+ * record says so, and would keep its parent's name.
  */
-static void learn_names(struct output *o, const struct dec_event *de, const void *data, int size)
+_Static_assert(NAME_PAIRS + 1 <= OUTPUT_NAMES, "a record names NAME_PAIRS tasks and an exec");
+
+static int names_of(struct output *o, const struct dec_event *de, const void *data, int size,
+		    struct output_name *v)
 {
 	const struct name_plan *pl = name_plan(o, de);
 	const char *p;
 	size_t len;
-	uint64_t v;
-	int i;
+	uint64_t val;
+	int i, n = 0;
 
 	if (!pl)
-		return;
+		return 0;
 	for (i = 0; i < pl->npair; i++) {
 		int pid = decode_pid(data);
 
 		if (pl->pid[i] >= 0) {
-			if (!decode_int(&de->fields[pl->pid[i]], data, size, &v))
+			if (!decode_int(&de->fields[pl->pid[i]], data, size, &val))
 				continue;
-			pid = (int)v;
+			pid = (int)val;
 		}
 		if (decode_span(&de->fields[pl->comm[i]], data, size, &p, &len))
-			learn(o, pid, p, len);
+			v[n++] = (struct output_name){ pid, p, len };
 	}
 	/* the kernel names a task after exec by the file's basename */
 	if (pl->exec_file >= 0 && decode_span(&de->fields[pl->exec_file], data, size, &p, &len)) {
@@ -268,8 +272,60 @@ static void learn_names(struct output *o, const struct dec_event *de, const void
 			len -= b + 1 - p;
 			p = b + 1;
 		}
-		learn(o, decode_pid(data), p, len);
+		v[n++] = (struct output_name){ decode_pid(data), p, len };
 	}
+	return n;
+}
+
+static void learn_names(struct output *o, const struct dec_event *de, const void *data, int size)
+{
+	struct output_name v[OUTPUT_NAMES];
+	int i, n = names_of(o, de, data, size, v);
+
+	for (i = 0; i < n; i++)
+		learn(o, v[i].pid, v[i].name, v[i].len);
+}
+
+int output_names(struct output *o, const struct dec_event *de, const struct tep_record *rec,
+		 struct output_name *v)
+{
+	return de && o->mode == OUTPUT_JSON ? names_of(o, de, rec->data, rec->size, v) : 0;
+}
+
+void output_learn(struct output *o, int pid, const char *name, size_t len)
+{
+	learn(o, pid, name, len);
+}
+
+int output_write_split(struct output *o, int pid, unsigned long long ts, const char *line,
+		       size_t hole, size_t len)
+{
+	const struct pidinfo *pi = out_pid_info(o, pid, ts);
+	FILE *f = o->f;
+
+	put_mem(f, line, hole);
+	if (o->mode == OUTPUT_JSON)
+		put_mem(f, pi->json, pi->jlen);
+	else
+		put_mem(f, pi->text, pi->tlen);
+	put_mem(f, line + hole, len - hole);
+	return ferror_unlocked(f) ? -1 : 0;
+}
+
+int output_write_line(struct output *o, const char *line, size_t len)
+{
+	put_mem(o->f, line, len);
+	return ferror_unlocked(o->f) ? -1 : 0;
+}
+
+struct dec_event *output_event(struct output *o, const struct tep_record *rec)
+{
+	return decoder_event(o->dec, decode_type(rec->data));
+}
+
+unsigned output_hole(const struct output *o)
+{
+	return o->hole;
 }
 
 /*
@@ -668,6 +724,7 @@ int out_text_record(struct output *o, struct dec_event *de, struct tep_record *r
 	int i;
 
 	if (o->cols) {
+		o->hole = 0;
 		put_mem(f, o->cols, o->cols_len);
 	} else {
 		pi = out_pid_info(o, pid, rec->ts);
@@ -964,6 +1021,7 @@ void out_json_open(struct output *o, struct dec_event *de, const struct tep_reco
 		w += num + sizeof(num) - 1 - d;
 	}
 	if (o->cols) {
+		o->hole = w - head;
 		memcpy(w, o->cols, o->cols_len);
 		w += o->cols_len;
 	} else {

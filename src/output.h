@@ -95,6 +95,34 @@ int output_record_cols(struct output *o, struct dec_event *de, struct tep_record
 void output_set_file(struct output *o, FILE *f);
 
 /*
+ * Records formatted on their CPU's reader thread and merged by timestamp on
+ * another (stream_cpu.h).  The reader's output: output_event() is rec's
+ * event (its format loaded if new; NULL: unknown); output_record_cols(o,
+ * de, rec, "", 0) writes the record without its task's columns and
+ * output_hole() says where they belong, in bytes from the record's start;
+ * output_names() gives the names rec teaches (JSON, else none), at most
+ * OUTPUT_NAMES, pointing into rec.  The writer's output, in the records'
+ * order: output_learn() each of a record's names, then output_write_split()
+ * writes the record's len bytes with its task's columns (as output_prepare()
+ * gives them) at hole; output_write_line() writes a line made elsewhere
+ * (a lost-events marker).  -1 (errno set) when writing failed.
+ */
+#define OUTPUT_NAMES 5
+struct output_name {
+	int pid;
+	const char *name;
+	size_t len;
+};
+struct dec_event *output_event(struct output *o, const struct tep_record *rec);
+unsigned output_hole(const struct output *o);
+int output_names(struct output *o, const struct dec_event *de, const struct tep_record *rec,
+		 struct output_name *v);
+void output_learn(struct output *o, int pid, const char *name, size_t len);
+int output_write_split(struct output *o, int pid, unsigned long long ts, const char *line,
+		       size_t hole, size_t len);
+int output_write_line(struct output *o, const char *line, size_t len);
+
+/*
  * Notes for every user (stream, report):
  *  - output_record() needs rec->size as well (dynamic fields are bounded by it).
  *  - Text is the kernel's `trace` line; for an event whose print fmt parsed,

@@ -129,6 +129,7 @@ struct output {
 	/* output_record_cols(): the task's columns as the writer's thread made them */
 	const char *cols;
 	unsigned cols_len;
+	unsigned hole;		/* where the given columns went: bytes from the record's start */
 	/* text: the seconds of the last stamp, as written ("%5llu.") */
 	unsigned long long sec;
 	char sec_txt[32];

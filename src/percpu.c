@@ -62,6 +62,7 @@ struct pc_thread {
 	char *buf;
 	size_t batch;			/* sub-buffers per splice */
 	pid_t tid;
+	unsigned req;			/* the last request made of this thread */
 	unsigned gen_done;
 	int err;
 	unsigned long long pages, bytes;	/* read by the main thread once joined */
@@ -173,7 +174,8 @@ static int look(struct pc_thread *t, int cpu, bool partial, bool final)
 		}
 	} else {
 		/* a bounded number of batches, so that a flood on one CPU does not starve the others */
-		for (int i = 0; i < 64 && (n = take_whole(t, cpu)) > 0; i++) {
+		/* a look asked for (partial) drains the CPU: what was there when asked is taken */
+		for (int i = 0; (i < 64 || partial || final) && (n = take_whole(t, cpu)) > 0; i++) {
 			moved = true;
 			if (deliver(t, cpu, n) < 0)
 				return -1;
@@ -218,7 +220,7 @@ static void *thread_main(void *arg)
 		int i, ret;
 
 		pthread_mutex_lock(&p->lock);
-		gen = p->gen;
+		gen = t->req;
 		fin = p->finishing;
 		pthread_mutex_unlock(&p->lock);
 		partial = gen != t->gen_done;
@@ -227,9 +229,11 @@ static void *thread_main(void *arg)
 				moved = true;
 		if (partial) {
 			pthread_mutex_lock(&p->lock);
-			t->gen_done = gen;
+			__atomic_store_n(&t->gen_done, gen, __ATOMIC_RELEASE);
 			pthread_cond_broadcast(&p->cond);
 			pthread_mutex_unlock(&p->lock);
+			if (p->s.answered)
+				p->s.answered(p->s.ctx, t->idx);
 			if (fin)
 				break;
 			continue;
@@ -341,6 +345,8 @@ int percpu_start(struct percpu **pp, const struct percpu_spec *spec)
 		p->t[i].pfd[p->t[i].n].fd = p->t[i].efd;
 		p->t[i].pfd[p->t[i].n].events = POLLIN;
 	}
+	/* the threads' callbacks may look at it (percpu_asked) from their first delivery */
+	*pp = p;
 	/* signals stay with the main thread */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -350,6 +356,7 @@ int percpu_start(struct percpu **pp, const struct percpu_spec *spec)
 		if (err) {
 			pthread_sigmask(SIG_SETMASK, &old, NULL);
 			tp_error("cannot start a reader thread: %s", strerror(err));
+			*pp = NULL;
 			percpu_finish(p);
 			return TP_FAIL;
 		}
@@ -363,7 +370,6 @@ int percpu_start(struct percpu **pp, const struct percpu_spec *spec)
 	for (i = 0; i < nt; i++)
 		p->tids[i] = p->t[i].tid;
 	tp_debug("%d reader thread(s) for %d CPU(s)", nt, ncpu);
-	*pp = p;
 	return TP_OK;
 oom:
 	tp_error("out of memory");
@@ -388,21 +394,64 @@ const pid_t *percpu_tids(const struct percpu *p)
 	return p->tids;
 }
 
-/* Ask every thread for one more pass that takes everything, and wait for it. */
-static void request(struct percpu *p, bool finish)
+/*
+ * Ask one thread (or every one: -1) for one more pass that takes
+ * everything; returns the request's number.
+ */
+static unsigned ask(struct percpu *p, int thread, bool finish)
 {
 	uint64_t one = 1;
 	unsigned gen;
 	int i;
 
 	pthread_mutex_lock(&p->lock);
-	gen = ++p->gen;
+	gen = p->gen + 1;
+	__atomic_store_n(&p->gen, gen, __ATOMIC_RELEASE);
+	for (i = 0; i < p->nt; i++)
+		if (thread < 0 || i == thread)
+			p->t[i].req = gen;
 	if (finish)
 		p->finishing = true;
 	pthread_mutex_unlock(&p->lock);
 	for (i = 0; i < p->nt; i++)
-		if (p->t[i].running && write(p->t[i].efd, &one, sizeof(one)) < 0)
+		if ((thread < 0 || i == thread) && p->t[i].running &&
+		    write(p->t[i].efd, &one, sizeof(one)) < 0)
 			continue;
+	return gen;
+}
+
+unsigned percpu_ask(struct percpu *p, int thread)
+{
+	return ask(p, thread, false);
+}
+
+unsigned percpu_asked(const struct percpu *p)
+{
+	return __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE);
+}
+
+unsigned percpu_answered(const struct percpu *p, int thread)
+{
+	return __atomic_load_n(&p->t[thread].gen_done, __ATOMIC_ACQUIRE);
+}
+
+int percpu_thread_of(const struct percpu *p, int cpu)
+{
+	int i, k;
+
+	for (i = 0; i < p->nt; i++)
+		for (k = 0; k < p->t[i].n; k++)
+			if (p->t[i].cpus[k] == cpu)
+				return i;
+	return -1;
+}
+
+/* Ask every thread for one more pass that takes everything, and wait for it. */
+static void request(struct percpu *p, bool finish)
+{
+	unsigned gen = ask(p, -1, finish);
+	int i;
+
 	pthread_mutex_lock(&p->lock);
 	for (i = 0; i < p->nt; i++)
 		while (p->t[i].running && p->t[i].gen_done != gen)

@@ -67,10 +67,12 @@ struct percpu_spec {
 	 * 0 or -1 with errno set as for pages.
 	 */
 	int (*idle)(void *ctx, int thread, int cpu, bool moved, bool final);
+	/* A thread has answered a request (percpu_ask, percpu_sync), or NULL. */
+	void (*answered)(void *ctx, int thread);
 	void *ctx;
 };
 
-/* Start the threads: TP_OK, or TP_FAIL after the error line. */
+/* Start the threads (*pp is set before the first callback): TP_OK, or TP_FAIL after the error line. */
 int percpu_start(struct percpu **pp, const struct percpu_spec *spec);
 /* The threads, and each one's task id (for set_event_notrace_pid). */
 int percpu_nthreads(const struct percpu *p);
@@ -83,6 +85,20 @@ void percpu_sync(struct percpu *p);
  * first callback or read that failed.  Frees p; NULL is fine.
  */
 int percpu_finish(struct percpu *p);
+/*
+ * Without waiting: ask a thread (-1: every thread) for a pass that takes
+ * everything its CPUs hold (partial sub-buffers too), and return the
+ * request's number; numbers grow with each request, whichever thread it
+ * is made of.  percpu_asked(): the number of the last request (read by a
+ * callback before it delivers: what it delivers was read before any later
+ * request).  percpu_answered(): the last request the thread has answered,
+ * every look of that pass done.  percpu_thread_of(): the thread that serves
+ * cpu, or -1.
+ */
+unsigned percpu_ask(struct percpu *p, int thread);
+unsigned percpu_asked(const struct percpu *p);
+unsigned percpu_answered(const struct percpu *p, int thread);
+int percpu_thread_of(const struct percpu *p, int cpu);
 /* A thread failed (errno value), or 0. */
 int percpu_error(struct percpu *p);
 #endif

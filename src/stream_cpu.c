@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * stream_cpu - stream's reader threads formatting their own CPUs' records,
+ * merged by timestamp; see stream_cpu.h.
+ *
+ * Each CPU has a queue of chunks: a chunk is what one hand-over of
+ * sub-buffers became, the formatted lines in one buffer and an item per
+ * line (its stamp, where the task's columns go, the names it teaches).
+ * The writer (the caller's thread) keeps the oldest chunk of every CPU and
+ * writes the item with the lowest stamp, the lower CPU first on a tie, as
+ * reader.c's merge does.
+ *
+ * Order.  An item may go out only when no CPU can still hand over an older
+ * record.  A CPU with items queued cannot (its records come in order); a
+ * CPU with none can, until its thread has looked at it again after the
+ * item was read: a record stamped earlier was committed before the item's
+ * record was read, so that look finds it (reader.c's rule, one thread per
+ * CPU).  Each item carries the number of the last look request made before
+ * it was read (percpu_asked); it goes out once the thread of every CPU with
+ * nothing queued has answered a later request, and the writer makes that
+ * request when it needs it.  A request drains the CPU, partial sub-buffers
+ * too.  With nothing at all queued the writer still asks every ASK_MS, so
+ * that a lone record does not sit in a partial sub-buffer.
+ *
+ * Memory.  A CPU's queue holds at most QUEUE_BYTES of lines; beyond that its
+ * thread waits for the writer (and its ring buffer overwrites, which the
+ * kernel's counts and the lost markers say), except when the writer waits
+ * for an answer or the threads are finishing.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+
+#include "decode.h"
+#include "live.h"
+#include "percpu.h"
+#include "rbpage.h"
+#include "state.h"
+#include "stream_cpu.h"
+#include "tpctl.h"
+
+/* A CPU's formatted lines not yet written, at most (then its thread waits). */
+#define QUEUE_BYTES (4u << 20)
+/* With nothing queued: ask every thread to look (partial sub-buffers too) this often. */
+#define ASK_MS 20
+/* The pid of an item that is a lost-events line (no task columns). */
+#define LOST_LINE INT_MIN
+
+struct sitem {
+	unsigned long long ts;
+	unsigned tag;			/* percpu_asked() when its record was read */
+	int pid;			/* LOST_LINE: a marker line */
+	uint32_t start, hole, end;	/* in the chunk's lines */
+	uint32_t name0;			/* its names: nm[name0 .. name0 + nnames) */
+	uint16_t nnames;
+};
+
+struct sname {
+	int pid;
+	uint32_t off, len;		/* in the chunk's name bytes */
+};
+
+struct chunk {
+	struct chunk *next;
+	struct sitem *it;
+	int n, cap;
+	char *txt;			/* the lines, as the thread's stream flushed them */
+	size_t len, tcap;
+	struct sname *nm;
+	int nn, ncap;
+	char *nb;
+	size_t nblen, nbcap;
+	int pos;			/* the writer's next item */
+};
+
+struct scpu {
+	pthread_mutex_t mu;
+	pthread_cond_t room;		/* the writer took a chunk */
+	struct chunk *qh, *qt;		/* handed over, not yet taken */
+	struct chunk *spare;		/* written chunks, for reuse */
+	size_t queued;			/* bytes of lines handed over and not written */
+	struct chunk *cur;		/* the writer's: the oldest chunk taken */
+	long long lost;			/* the thread's: missed before the next record */
+	int thread;
+	bool read;			/* a CPU that is read */
+};
+
+struct sthread {
+	struct stream_cpu *s;
+	struct output *o;
+	FILE *f;
+	struct chunk *sink;		/* where f's flushes go */
+	struct rbpage pg;
+	char fbuf[65536];
+};
+
+struct stream_cpu {
+	struct live *l;
+	enum output_mode mode;
+	struct percpu *pc;
+	struct scpu *cpu;
+	int ncpu;
+	int subbuf;
+	struct tracefs_cpu **tcpu;
+	int *fds;
+	struct sthread *th;
+	int nth;
+	int wfd;			/* eventfd: something was handed over or answered */
+	unsigned *asked;		/* per thread: the writer's last request of it */
+	struct timespec ask_at;
+	int blocked;			/* the writer waits for an answer (atomic) */
+	int finishing, stopping;	/* atomic */
+	bool finished;
+	unsigned long long pages, lost_pages;	/* atomic adds */
+};
+
+static bool grow(void **p, size_t *cap, size_t need, size_t size, size_t first)
+{
+	size_t c = *cap ? *cap : first;
+	void *v;
+
+	if (need <= *cap)
+		return true;
+	while (c < need)
+		c *= 2;
+	v = realloc(*p, c * size);
+	if (!v)
+		return false;
+	*p = v;
+	*cap = c;
+	return true;
+}
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t n)
+{
+	struct sthread *t = cookie;
+	struct chunk *c = t->sink;
+
+	if (!c || !grow((void **)&c->txt, &c->tcap, c->len + n, 1, 256 * 1024)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(c->txt + c->len, buf, n);
+	c->len += n;
+	return n;
+}
+
+/* Bytes the thread's stream has taken for its chunk so far. */
+static size_t tpos(struct sthread *t)
+{
+#ifdef __GLIBC__
+	return t->sink->len + (t->f->_IO_write_ptr - t->f->_IO_write_base);
+#else
+	fflush(t->f);
+	return t->sink->len;
+#endif
+}
+
+static void wake_writer(struct stream_cpu *s)
+{
+	uint64_t one = 1;
+
+	if (write(s->wfd, &one, sizeof(one)) < 0)
+		return;
+}
+
+static struct chunk *chunk_get(struct scpu *c)
+{
+	struct chunk *ch;
+
+	pthread_mutex_lock(&c->mu);
+	ch = c->spare;
+	if (ch)
+		c->spare = ch->next;
+	pthread_mutex_unlock(&c->mu);
+	if (!ch)
+		ch = calloc(1, sizeof(*ch));
+	if (ch) {
+		ch->next = NULL;
+		ch->n = ch->nn = ch->pos = 0;
+		ch->len = ch->nblen = 0;
+	}
+	return ch;
+}
+
+static void chunk_free(struct chunk *ch)
+{
+	while (ch) {
+		struct chunk *next = ch->next;
+
+		free(ch->it);
+		free(ch->txt);
+		free(ch->nm);
+		free(ch->nb);
+		free(ch);
+		ch = next;
+	}
+}
+
+static struct sitem *item_add(struct chunk *ch)
+{
+	size_t cap = ch->cap;
+
+	if (!grow((void **)&ch->it, &cap, ch->n + 1, sizeof(*ch->it), 1024))
+		return NULL;
+	ch->cap = cap;
+	return &ch->it[ch->n++];
+}
+
+/* The names rec teaches, copied into the chunk (the page is reused). */
+static int names_add(struct chunk *ch, struct sitem *it, const struct output_name *v, int n)
+{
+	size_t cap = ch->ncap;
+	int i;
+
+	it->name0 = ch->nn;
+	it->nnames = n;
+	if (!grow((void **)&ch->nm, &cap, ch->nn + n, sizeof(*ch->nm), 256))
+		return -1;
+	ch->ncap = cap;
+	for (i = 0; i < n; i++) {
+		if (!grow((void **)&ch->nb, &ch->nbcap, ch->nblen + v[i].len, 1, 4096))
+			return -1;
+		memcpy(ch->nb + ch->nblen, v[i].name, v[i].len);
+		ch->nm[ch->nn++] = (struct sname){ v[i].pid, ch->nblen, v[i].len };
+		ch->nblen += v[i].len;
+	}
+	return 0;
+}
+
+/* One record (or the lost line before it) formatted into the chunk. */
+static int format_one(struct sthread *t, struct chunk *ch, struct tep_record *rec, unsigned tag)
+{
+	struct stream_cpu *s = t->s;
+	struct scpu *c = &s->cpu[rec->cpu];
+	struct output_name v[OUTPUT_NAMES];
+	struct dec_event *de;
+	struct sitem *it;
+	size_t start;
+	int n;
+
+	if (c->lost) {
+		it = item_add(ch);
+		if (!it)
+			return -1;
+		start = tpos(t);
+		if (output_lost(t->o, rec->cpu, c->lost) < 0)
+			return -1;
+		*it = (struct sitem){ .ts = rec->ts, .tag = tag, .pid = LOST_LINE,
+				      .start = start, .hole = start, .end = tpos(t) };
+		c->lost = 0;
+	}
+	it = item_add(ch);
+	if (!it)
+		return -1;
+	de = output_event(t->o, rec);
+	start = tpos(t);
+	if (output_record_cols(t->o, de, rec, "", 0) < 0)
+		return -1;
+	*it = (struct sitem){ .ts = rec->ts, .tag = tag, .pid = decode_pid(rec->data),
+			      .start = start, .hole = start + output_hole(t->o), .end = tpos(t) };
+	n = output_names(t->o, de, rec, v);
+	return n ? names_add(ch, it, v, n) : 0;
+}
+
+static void hand_over(struct stream_cpu *s, struct scpu *c, struct chunk *ch)
+{
+	pthread_mutex_lock(&c->mu);
+	if (c->qt)
+		c->qt->next = ch;
+	else
+		c->qh = ch;
+	c->qt = ch;
+	c->queued += ch->len;
+	/* the writer keeps up, or this CPU's ring buffer overwrites (and says so) */
+	while (c->queued > QUEUE_BYTES && !__atomic_load_n(&s->finishing, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&s->blocked, __ATOMIC_ACQUIRE)) {
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 20 * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&c->room, &c->mu, &until);
+	}
+	pthread_mutex_unlock(&c->mu);
+	wake_writer(s);
+}
+
+/* percpu's pages: len bytes of cpu's sub-buffers, formatted and handed to the writer. */
+static int thread_pages(void *ctx, int thread, int cpu, const void *buf, size_t len)
+{
+	struct stream_cpu *s = ctx;
+	struct sthread *t = &s->th[thread];
+	struct scpu *c = &s->cpu[cpu];
+	unsigned tag = percpu_asked(s->pc);
+	unsigned long long pages = 0, lost_pages = 0;
+	struct tep_record rec;
+	struct chunk *ch;
+	size_t off;
+
+	if (__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
+		return 0;
+	ch = chunk_get(c);
+	if (!ch) {
+		errno = ENOMEM;
+		return -1;
+	}
+	t->sink = ch;
+	memset(&rec, 0, sizeof(rec));
+	rec.cpu = cpu;
+	for (off = 0; off + s->subbuf <= len; off += s->subbuf) {
+		const char *page = (const char *)buf + off;
+		unsigned long commit;
+		unsigned long long ts;
+		void *data;
+
+		/* a damaged commit is skipped, as reader.c does */
+		memcpy(&commit, page + 8, sizeof(commit));
+		commit &= (1UL << 30) - 1;
+		if (commit > (unsigned long)s->subbuf - 8 - sizeof(long))
+			continue;
+		pages++;
+		data = rbpage_load(&t->pg, page, s->subbuf, &ts);
+		if (t->pg.lost) {
+			lost_pages++;
+			c->lost = t->pg.lost;
+		}
+		for (; data; data = rbpage_step(&t->pg, &ts)) {
+			long room = page + s->subbuf - (const char *)data;
+
+			rec.ts = ts;
+			rec.data = data;
+			rec.size = rbpage_size(&t->pg);
+			if (rec.size > room)
+				rec.size = room > 0 ? room : 0;
+			if (rec.size < 8)
+				continue;
+			if (format_one(t, ch, &rec, tag) < 0)
+				goto fail;
+		}
+	}
+	if (fflush(t->f) || ferror(t->f))
+		goto fail;
+	__atomic_add_fetch(&s->pages, pages, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->lost_pages, lost_pages, __ATOMIC_RELAXED);
+	t->sink = NULL;
+	if (!ch->n) {
+		chunk_free(ch);
+		return 0;
+	}
+	hand_over(s, c, ch);
+	return 0;
+fail:
+	if (!errno)
+		errno = EIO;
+	t->sink = NULL;
+	chunk_free(ch);
+	return -1;
+}
+
+static void thread_answered(void *ctx, int thread)
+{
+	(void)thread;
+	wake_writer(ctx);
+}
+
+static int thread_init(struct stream_cpu *s, struct sthread *t)
+{
+	static const cookie_io_functions_t io = { .write = sink_write };
+
+	t->s = s;
+	t->f = fopencookie(t, "w", io);
+	if (!t->f)
+		return -1;
+	setvbuf(t->f, t->fbuf, _IOFBF, sizeof(t->fbuf));
+	t->o = output_new(live_tep(s->l), t->f, s->mode);
+	if (!t->o)
+		return -1;
+	output_set_loader(t->o, live_load_id, s->l);
+	output_set_ns_clock(t->o, live_clock_ns(s->l));
+	return 0;
+}
+
+int stream_cpu_start(struct stream_cpu **sp, struct live *l, enum output_mode mode,
+		     int nthreads)
+{
+	struct stream_cpu *s = calloc(1, sizeof(*s));
+	int n = live_page_ncpus(l), nread = 0, c, i, ret;
+
+	*sp = NULL;
+	if (!s)
+		goto oom;
+	s->l = l;
+	s->mode = mode;
+	s->wfd = -1;
+	s->ncpu = n;
+	s->subbuf = live_page_size(l);
+	s->cpu = calloc(n ? n : 1, sizeof(*s->cpu));
+	s->tcpu = calloc(n ? n : 1, sizeof(*s->tcpu));
+	s->fds = calloc(n ? n : 1, sizeof(*s->fds));
+	if (!s->cpu || !s->tcpu || !s->fds)
+		goto oom;
+	for (c = 0; c < n; c++) {
+		pthread_mutex_init(&s->cpu[c].mu, NULL);
+		pthread_cond_init(&s->cpu[c].room, NULL);
+		s->tcpu[c] = live_page_cpu(l, c);
+		s->fds[c] = live_page_fd(l, c);
+		s->cpu[c].read = s->tcpu[c] != NULL;
+		nread += s->cpu[c].read;
+	}
+	s->nth = nthreads > 0 && nthreads < nread ? nthreads : nread;
+	if (s->nth < 1)
+		s->nth = 1;
+	s->th = calloc(s->nth, sizeof(*s->th));
+	s->asked = calloc(s->nth, sizeof(*s->asked));
+	s->wfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!s->th || !s->asked || s->wfd < 0)
+		goto oom;
+	for (i = 0; i < s->nth; i++)
+		if (thread_init(s, &s->th[i]) < 0)
+			goto oom;
+	ret = percpu_start(&s->pc, &(struct percpu_spec){
+		.ncpus = n, .tcpu = s->tcpu, .fd = s->fds, .subbuf = s->subbuf,
+		.nthreads = s->nth, .timeout_ms = 1000, .pages = thread_pages,
+		.answered = thread_answered, .ctx = s,
+	});
+	if (!ret)
+		ret = live_hide_tasks(l, percpu_tids(s->pc), percpu_nthreads(s->pc));
+	if (ret) {
+		stream_cpu_free(s);
+		return ret;
+	}
+	for (c = 0; c < n; c++)
+		s->cpu[c].thread = s->cpu[c].read ? percpu_thread_of(s->pc, c) : -1;
+	clock_gettime(CLOCK_MONOTONIC, &s->ask_at);
+	*sp = s;
+	return TP_OK;
+oom:
+	tp_error("out of memory");
+	stream_cpu_free(s);
+	return TP_FAIL;
+}
+
+/* The writer's oldest chunk of c with an item left, taking the next one handed over. */
+static struct sitem *head(struct scpu *c)
+{
+	struct chunk *ch = c->cur;
+
+	if (ch && ch->pos < ch->n)
+		return &ch->it[ch->pos];
+	pthread_mutex_lock(&c->mu);
+	if (ch) {
+		/* written: its bytes make room, the chunk is kept for reuse */
+		c->queued -= ch->len;
+		ch->next = c->spare;
+		c->spare = ch;
+		c->cur = NULL;
+		pthread_cond_signal(&c->room);
+	}
+	ch = c->qh;
+	if (ch) {
+		c->qh = ch->next;
+		if (!c->qh)
+			c->qt = NULL;
+		ch->next = NULL;
+		c->cur = ch;
+	}
+	pthread_mutex_unlock(&c->mu);
+	return ch ? &ch->it[ch->pos] : NULL;
+}
+
+static int thread_error(struct stream_cpu *s)
+{
+	int err = percpu_error(s->pc);
+
+	if (err) {
+		tp_error("cannot read the ring buffer: %s", strerror(err));
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+int stream_cpu_next(struct stream_cpu *s, struct output *out)
+{
+	struct scpu *best = NULL;
+	struct sitem *it, *bit = NULL;
+	struct chunk *ch;
+	int c, i;
+
+	for (c = 0; c < s->ncpu; c++) {
+		if (!s->cpu[c].read)
+			continue;
+		it = head(&s->cpu[c]);
+		if (it && (!bit || it->ts < bit->ts)) {
+			bit = it;
+			best = &s->cpu[c];
+		}
+	}
+	if (!best)
+		return s->finished || !s->pc ? 0 : thread_error(s);
+	if (!s->finished) {
+		unsigned need = bit->tag + 1;
+		bool wait = false;
+
+		/* a CPU with nothing queued must have been looked at since bit's record was read */
+		for (c = 0; c < s->ncpu; c++) {
+			struct scpu *d = &s->cpu[c];
+
+			if (!d->read || d == best || d->cur ||
+			    (int)(percpu_answered(s->pc, d->thread) - need) >= 0)
+				continue;
+			wait = true;
+			if ((int)(s->asked[d->thread] - need) < 0)
+				s->asked[d->thread] = percpu_ask(s->pc, d->thread);
+		}
+		if (wait) {
+			__atomic_store_n(&s->blocked, 1, __ATOMIC_RELEASE);
+			return thread_error(s);
+		}
+	}
+	__atomic_store_n(&s->blocked, 0, __ATOMIC_RELEASE);
+	ch = best->cur;
+	ch->pos++;
+	if (bit->pid == LOST_LINE)
+		return output_write_line(out, ch->txt + bit->start, bit->end - bit->start) < 0 ?
+		       -1 : 2;
+	for (i = 0; i < bit->nnames; i++) {
+		const struct sname *nm = &ch->nm[bit->name0 + i];
+
+		output_learn(out, nm->pid, ch->nb + nm->off, nm->len);
+	}
+	if (output_write_split(out, bit->pid, bit->ts, ch->txt + bit->start, bit->hole - bit->start,
+			       bit->end - bit->start) < 0)
+		return -1;
+	return 1;
+}
+
+void stream_cpu_wait(struct stream_cpu *s, int timeout_ms)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = s->wfd, .events = POLLIN },
+		{ .fd = state_wake_fd(), .events = POLLIN },
+	};
+	struct timespec now;
+	uint64_t v;
+	long ms;
+
+	if (s->finished)
+		return;
+	/* nothing waits for an answer: a look now and then takes what sits in partial sub-buffers */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (now.tv_sec - s->ask_at.tv_sec) * 1000 + (now.tv_nsec - s->ask_at.tv_nsec) / 1000000;
+	if (!__atomic_load_n(&s->blocked, __ATOMIC_ACQUIRE) && ms >= ASK_MS) {
+		unsigned gen = percpu_ask(s->pc, -1);
+		int i;
+
+		for (i = 0; i < s->nth; i++)
+			s->asked[i] = gen;
+		s->ask_at = now;
+		ms = 0;
+	}
+	if (timeout_ms < 0 || timeout_ms > ASK_MS - ms)
+		timeout_ms = ASK_MS - ms > 0 ? ASK_MS - ms : 0;
+	if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, timeout_ms) > 0 && (pfd[0].revents & POLLIN) &&
+	    read(s->wfd, &v, sizeof(v)) < 0)
+		return;
+}
+
+int stream_cpu_finish(struct stream_cpu *s)
+{
+	int c, ret;
+
+	if (s->finished)
+		return 0;
+	__atomic_store_n(&s->finishing, 1, __ATOMIC_RELEASE);
+	for (c = 0; c < s->ncpu; c++) {
+		pthread_mutex_lock(&s->cpu[c].mu);
+		pthread_cond_broadcast(&s->cpu[c].room);
+		pthread_mutex_unlock(&s->cpu[c].mu);
+	}
+	ret = percpu_finish(s->pc);
+	s->pc = NULL;
+	s->finished = true;
+	live_page_counts(s->l, s->pages, s->lost_pages);
+	if (ret < 0) {
+		tp_error("cannot read the ring buffer: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void stream_cpu_free(struct stream_cpu *s)
+{
+	int c, i;
+
+	if (!s)
+		return;
+	__atomic_store_n(&s->stopping, 1, __ATOMIC_RELEASE);
+	if (s->pc) {
+		for (c = 0; c < s->ncpu; c++) {
+			pthread_mutex_lock(&s->cpu[c].mu);
+			pthread_cond_broadcast(&s->cpu[c].room);
+			pthread_mutex_unlock(&s->cpu[c].mu);
+		}
+		percpu_finish(s->pc);
+		live_page_counts(s->l, s->pages, s->lost_pages);
+	}
+	for (c = 0; s->cpu && c < s->ncpu; c++) {
+		chunk_free(s->cpu[c].cur);
+		chunk_free(s->cpu[c].qh);
+		chunk_free(s->cpu[c].spare);
+		pthread_mutex_destroy(&s->cpu[c].mu);
+		pthread_cond_destroy(&s->cpu[c].room);
+	}
+	for (i = 0; s->th && i < s->nth; i++) {
+		output_free(s->th[i].o);
+		if (s->th[i].f)
+			fclose(s->th[i].f);
+	}
+	if (s->wfd >= 0)
+		close(s->wfd);
+	free(s->th);
+	free(s->asked);
+	free(s->cpu);
+	free(s->tcpu);
+	free(s->fds);
+	free(s);
+}

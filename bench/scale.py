@@ -8,10 +8,13 @@ CPUs 1..P, each making N events, read by one consumer:
   record   tpctl record -o FILE syscalls:sys_enter_getpid -p PIDS
            (events counted afterwards with tpctl count --input FILE)
   count    tpctl count --engine user --json syscalls:sys_enter_getpid -p PIDS
+  jsonnull tpctl stream --json ... > /dev/null, textnull the same in text: the events
+           delivered are those made less those tpctl says were lost (its stderr line)
 
 with the instance's default buffer and with --buffer-kb 65536.  Printed per
 run: events lost (%), the consumer's CPU time (user + system, from wait4) per
-event made, and the producers' rate (events/s while they ran).
+event made, the producers' rate (events/s while they ran) and the events delivered per
+second of that same window (delivered/s).
 
   bench/scale.py [--producers P] [--events N] [--runs R] [--consumers LIST]
                  [--buffers default,65536] [--pin-consumer CPU] [--tpctl PATH]
@@ -69,8 +72,11 @@ def one(a, consumer, kb, tmp):
     buf = [] if kb == "default" else ["--buffer-kb", kb]
     pin = ["taskset", "-c", str(a.pin_consumer)] if a.pin_consumer is not None else []
     dat = os.path.join(tmp, "scale.dat")
-    if consumer in ("json", "text"):
-        argv = [a.tpctl, "stream", EVENT] + (["--json"] if consumer == "json" else [])
+    if consumer in ("json", "text", "jsonnull", "textnull"):
+        argv = [a.tpctl, "stream", EVENT] + (["--json"] if consumer.startswith("json") else [])
+    elif consumer.endswith("null"):
+        m = re.search(r"events lost: (\d+) overwritten, (\d+) dropped", err)
+        got = made - (int(m.group(1)) + int(m.group(2)) if m else 0)
     elif consumer == "record":
         argv = [a.tpctl, "record", "-o", dat, EVENT]
     else:
@@ -82,6 +88,9 @@ def one(a, consumer, kb, tmp):
         p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errf)
         wc = subprocess.Popen(["wc", "-l"], stdin=p.stdout, stdout=outf)
         p.stdout.close()
+    elif consumer.endswith("null"):
+        p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=errf)
+        wc = None
     else:
         p = subprocess.Popen(argv, stdout=outf, stderr=errf)
         wc = None
@@ -112,6 +121,9 @@ def one(a, consumer, kb, tmp):
     if consumer in ("json", "text"):
         # a lost marker is a line too: it stands for many events lost
         got = int(out.split()[0])
+    elif consumer.endswith("null"):
+        m = re.search(r"events lost: (\d+) overwritten, (\d+) dropped", err)
+        got = made - (int(m.group(1)) + int(m.group(2)) if m else 0)
     elif consumer == "record":
         c = subprocess.run([a.tpctl, "count", "--input", dat, "--json", EVENT],
                            capture_output=True, text=True)
@@ -122,6 +134,7 @@ def one(a, consumer, kb, tmp):
                   for r in json.loads(line).get("rows", []))
     lost = max(made - got, 0)
     return {"lost": 100.0 * lost / made, "us": cpu * 1e6 / made, "rate": made / secs if secs else 0,
+            "grate": got / secs if secs else 0,
             "got": got, "made": made, "err": err.strip().splitlines()[-1:] if err.strip() else []}
 
 
@@ -143,15 +156,15 @@ def main():
                  % (ncpu - 1))
     print("# %d producer(s) on CPUs 1..%d, %d events each, %d CPUs, load %s" %
           (a.producers, a.producers, a.events, ncpu, os.getloadavg()))
-    print("%-8s %-8s %-4s %9s %11s %12s" % ("consumer", "buffer", "run", "lost %",
-                                             "CPU-us/ev", "events/s"))
+    print("%-8s %-8s %-4s %9s %11s %12s %12s" % ("consumer", "buffer", "run", "lost %",
+                                                  "CPU-us/ev", "events/s", "delivered/s"))
     with tempfile.TemporaryDirectory(prefix="tpscale.") as tmp:
         for kb in a.buffers.split(","):
             for consumer in a.consumers.split(","):
                 for run in range(a.runs):
                     r = one(a, consumer, kb, tmp)
-                    print("%-8s %-8s %-4d %9.3f %11.3f %12.0f%s" %
-                          (consumer, kb, run + 1, r["lost"], r["us"], r["rate"],
+                    print("%-8s %-8s %-4d %9.3f %11.3f %12.0f %12.0f%s" %
+                          (consumer, kb, run + 1, r["lost"], r["us"], r["rate"], r["grate"],
                            "  (%s)" % r["err"][0] if r["err"] and r["lost"] else ""))
                     sys.stdout.flush()
 

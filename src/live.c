@@ -57,6 +57,7 @@ struct live {
 	unsigned long long lost_seen;	/* live_lost(): overrun + dropped so far */
 	struct reader *rd;
 	bool stacks;
+	bool prompt;			/* our instance's buffer_percent is 0 */
 	bool drained;
 	/* id -> "system:event", built on the first unknown id */
 	char **idmap;
@@ -470,8 +471,10 @@ static int setup_instance(struct live *l)
 	 * (buffer_percent 50); a reader that shows each record as it comes
 	 * wants to wake on the first one instead.
 	 */
-	if (!ret && (f & LIVE_PROMPT))
+	if (!ret && (f & LIVE_PROMPT)) {
 		ret = tfs_instance_write(l->inst, "buffer_percent", "0");
+		l->prompt = !ret;
+	}
 	/*
 	 * Reader threads (percpu.h) poll one CPU each and drain it: woken at
 	 * 10 %, they start long before a busy CPU's buffer is full (90 % of
@@ -1236,6 +1239,11 @@ bool live_clock_ns(struct live *l)
 bool live_stacks(struct live *l)
 {
 	return l->stacks;
+}
+
+bool live_prompt(struct live *l)
+{
+	return l->prompt;
 }
 
 int live_page_ncpus(struct live *l)

@@ -185,6 +185,11 @@ char *live_format_text(struct live *l, const char *sys, const char *name, int *s
 bool live_clock_ns(struct live *l);
 /* The instance records stacks (asked for, or already on in the -i instance). */
 bool live_stacks(struct live *l);
+/*
+ * Its buffer_percent is 0 (LIVE_PROMPT, the session's own instance): a
+ * CPU's trace_pipe_raw polls readable as soon as it holds a record.
+ */
+bool live_prompt(struct live *l);
 
 /*
  * For the output layer and the aggregations: parse the format of an event id

@@ -300,9 +300,18 @@ void output_learn(struct output *o, int pid, const char *name, size_t len)
 int output_write_split(struct output *o, int pid, unsigned long long ts, const char *line,
 		       size_t hole, size_t len)
 {
-	const struct pidinfo *pi = out_pid_info(o, pid, ts);
+	const struct pidinfo *pi = o->wpi;
 	FILE *f = o->f;
 
+	/* a busy task's records come in runs: its columns stand while no name changed */
+	if (!pi || pid != o->wpid || pi->pid != pid || o->wgen != o->comm_gen ||
+	    o->wlgen != o->learn_gen) {
+		pi = out_pid_info(o, pid, ts);
+		o->wpi = pi->unknown ? NULL : pi;
+		o->wpid = pid;
+		o->wgen = o->comm_gen;
+		o->wlgen = o->learn_gen;
+	}
 	put_mem(f, line, hole);
 	if (o->mode == OUTPUT_JSON)
 		put_mem(f, pi->json, pi->jlen);

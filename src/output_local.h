@@ -130,6 +130,10 @@ struct output {
 	const char *cols;
 	unsigned cols_len;
 	unsigned hole;		/* where the given columns went: bytes from the record's start */
+	/* output_write_split(): the last task's columns, while nothing of them can have changed */
+	const struct pidinfo *wpi;	/* NULL: none */
+	int wpid;
+	unsigned wgen, wlgen;
 	/* text: the seconds of the last stamp, as written ("%5llu.") */
 	unsigned long long sec;
 	char sec_txt[32];

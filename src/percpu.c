@@ -184,6 +184,12 @@ static int look(struct pc_thread *t, int cpu, bool partial, bool final)
 			fail(t, errno);
 			return -1;
 		}
+		/*
+		 * Asked: the one partial sub-buffer left (what was committed
+		 * before the request is in the whole ones taken or in it; a
+		 * loop would chase a busy CPU's writer record by record).
+		 * Final: tracing is off, everything.
+		 */
 		while ((partial || final) && !n) {
 			int r = final ? tracefs_cpu_flush(tcpu, t->buf) :
 					tracefs_cpu_read(tcpu, t->buf, true);
@@ -193,6 +199,8 @@ static int look(struct pc_thread *t, int cpu, bool partial, bool final)
 			moved = true;
 			if (deliver(t, cpu, r) < 0)
 				return -1;
+			if (!final)
+				break;
 		}
 	}
 	if (p->s.idle && p->s.idle(p->s.ctx, t->idx, cpu, moved, final) < 0) {
@@ -423,6 +431,17 @@ static unsigned ask(struct percpu *p, int thread, bool finish)
 unsigned percpu_ask(struct percpu *p, int thread)
 {
 	return ask(p, thread, false);
+}
+
+unsigned percpu_bump(struct percpu *p)
+{
+	unsigned gen;
+
+	pthread_mutex_lock(&p->lock);
+	gen = p->gen + 1;
+	__atomic_store_n(&p->gen, gen, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&p->lock);
+	return gen;
 }
 
 unsigned percpu_asked(const struct percpu *p)

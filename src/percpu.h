@@ -97,6 +97,8 @@ int percpu_finish(struct percpu *p);
  */
 unsigned percpu_ask(struct percpu *p, int thread);
 unsigned percpu_asked(const struct percpu *p);
+/* A new request number without asking any thread (a caller that looks for itself). */
+unsigned percpu_bump(struct percpu *p);
 unsigned percpu_answered(const struct percpu *p, int thread);
 int percpu_thread_of(const struct percpu *p, int cpu);
 /* A thread failed (errno value), or 0. */

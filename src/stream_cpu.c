@@ -51,6 +51,12 @@
 
 /* A CPU's formatted lines not yet written, at most (then its thread waits). */
 #define QUEUE_BYTES (4u << 20)
+/*
+ * A hand-over wakes the writer only once this much waits on the CPU (or
+ * the writer waits for it): fewer wake-ups of a writer that keeps up; what
+ * is less waits for the writer's next look, ASK_MS at most.
+ */
+#define WAKE_BYTES (128u << 10)
 /* With nothing queued: ask every thread to look (partial sub-buffers too) this often. */
 #define ASK_MS 20
 /* The pid of an item that is a lost-events line (no task columns). */
@@ -93,6 +99,7 @@ struct scpu {
 	long long lost;			/* the thread's: missed before the next record */
 	int thread;
 	bool read;			/* a CPU that is read */
+	unsigned clear;			/* the writer saw it empty after request clear - 1 */
 };
 
 struct sthread {
@@ -116,12 +123,25 @@ struct stream_cpu {
 	struct sthread *th;
 	int nth;
 	int wfd;			/* eventfd: something was handed over or answered */
+	bool probe;			/* an empty CPU's trace_pipe_raw polls not readable */
+	struct pollfd *pfd;		/* the writer's probe of empty CPUs */
+	int *pcpu;
 	unsigned *asked;		/* per thread: the writer's last request of it */
 	struct timespec ask_at;
 	int blocked;			/* the writer waits for an answer (atomic) */
 	int finishing, stopping;	/* atomic */
 	bool finished;
 	unsigned long long pages, lost_pages;	/* atomic adds */
+	/*
+	 * The run: the CPU whose items went out last may go on without a
+	 * look at the others while its items are older than every other CPU's
+	 * oldest (run_ts, run_cpu: the lowest of those) and were read under the
+	 * same request as the one that was found safe (run_tag).
+	 */
+	struct scpu *run;
+	unsigned long long run_ts;
+	int run_cpu;
+	unsigned run_tag;
 };
 
 static bool grow(void **p, size_t *cap, size_t need, size_t size, size_t first)
@@ -275,6 +295,8 @@ static int format_one(struct sthread *t, struct chunk *ch, struct tep_record *re
 
 static void hand_over(struct stream_cpu *s, struct scpu *c, struct chunk *ch)
 {
+	bool wake;
+
 	pthread_mutex_lock(&c->mu);
 	if (c->qt)
 		c->qt->next = ch;
@@ -296,8 +318,10 @@ static void hand_over(struct stream_cpu *s, struct scpu *c, struct chunk *ch)
 		}
 		pthread_cond_timedwait(&c->room, &c->mu, &until);
 	}
+	wake = c->queued >= WAKE_BYTES || __atomic_load_n(&s->blocked, __ATOMIC_ACQUIRE);
 	pthread_mutex_unlock(&c->mu);
-	wake_writer(s);
+	if (wake)
+		wake_writer(s);
 }
 
 /* percpu's pages: len bytes of cpu's sub-buffers, formatted and handed to the writer. */
@@ -427,8 +451,11 @@ int stream_cpu_start(struct stream_cpu **sp, struct live *l, enum output_mode mo
 		s->nth = 1;
 	s->th = calloc(s->nth, sizeof(*s->th));
 	s->asked = calloc(s->nth, sizeof(*s->asked));
+	s->pfd = calloc(n ? n : 1, sizeof(*s->pfd));
+	s->pcpu = calloc(n ? n : 1, sizeof(*s->pcpu));
+	s->probe = live_prompt(l);
 	s->wfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!s->th || !s->asked || s->wfd < 0)
+	if (!s->th || !s->asked || !s->pfd || !s->pcpu || s->wfd < 0)
 		goto oom;
 	for (i = 0; i < s->nth; i++)
 		if (thread_init(s, &s->th[i]) < 0)
@@ -495,59 +522,118 @@ static int thread_error(struct stream_cpu *s)
 	return 0;
 }
 
+/* Write item it of best's chunk: 1 an event, 2 a lost line, -1. */
+static int write_item(struct scpu *best, const struct sitem *it, struct output *out)
+{
+	struct chunk *ch = best->cur;
+	int i;
+
+	ch->pos++;
+	if (it->pid == LOST_LINE)
+		return output_write_line(out, ch->txt + it->start, it->end - it->start) < 0 ? -1 : 2;
+	for (i = 0; i < it->nnames; i++) {
+		const struct sname *nm = &ch->nm[it->name0 + i];
+
+		output_learn(out, nm->pid, ch->nb + nm->off, nm->len);
+	}
+	if (output_write_split(out, it->pid, it->ts, ch->txt + it->start, it->hole - it->start,
+			       it->end - it->start) < 0)
+		return -1;
+	return 1;
+}
+
+/*
+ * May an item read under request need - 1 go out (best's, the oldest queued)?
+ * Every other CPU with nothing queued must have been looked at since: by
+ * its thread (answered), or by a poll of its own here that found it empty
+ * (with buffer_percent 0 it polls readable as soon as it holds a record),
+ * which costs one system call in place of a thread's wake-up.  Else the
+ * threads of those CPUs are asked, and true: wait.
+ */
+static bool blocked(struct stream_cpu *s, const struct scpu *best, unsigned need)
+{
+	unsigned gen = 0;
+	bool wait = false;
+	int c, i, n = 0;
+
+	for (c = 0; c < s->ncpu; c++) {
+		struct scpu *d = &s->cpu[c];
+
+		if (!d->read || d == best || d->cur ||
+		    (int)(percpu_answered(s->pc, d->thread) - need) >= 0 ||
+		    (int)(d->clear - need) >= 0)
+			continue;
+		s->pfd[n] = (struct pollfd){ .fd = s->fds[c], .events = POLLIN };
+		s->pcpu[n++] = c;
+	}
+	if (!n)
+		goto done;
+	if (s->probe) {
+		/* what is read from now on has a later number than this look */
+		gen = percpu_bump(s->pc);
+		if (poll(s->pfd, n, 0) < 0)
+			for (i = 0; i < n; i++)
+				s->pfd[i].revents = POLLIN;
+	}
+	for (i = 0; i < n; i++) {
+		struct scpu *d = &s->cpu[s->pcpu[i]];
+
+		if (s->probe && !(s->pfd[i].revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL))) {
+			d->clear = gen;
+			continue;
+		}
+		wait = true;
+		if ((int)(s->asked[d->thread] - need) < 0)
+			s->asked[d->thread] = percpu_ask(s->pc, d->thread);
+	}
+done:
+	__atomic_store_n(&s->blocked, wait, __ATOMIC_RELEASE);
+	return wait;
+}
+
 int stream_cpu_next(struct stream_cpu *s, struct output *out)
 {
-	struct scpu *best = NULL;
+	struct scpu *best = NULL, *run = s->run;
 	struct sitem *it, *bit = NULL;
-	struct chunk *ch;
-	int c, i;
+	unsigned long long next_ts = ~0ULL;
+	int c, next_cpu = INT_MAX, best_cpu = -1;
 
+	/* the run goes on: older than the others' oldest, read under the same request */
+	if (run && run->cur && run->cur->pos < run->cur->n) {
+		it = &run->cur->it[run->cur->pos];
+		if ((s->finished || it->tag == s->run_tag) && (it->ts < s->run_ts ||
+					      (it->ts == s->run_ts && run - s->cpu < s->run_cpu)))
+			return write_item(run, it, out);
+	}
+	s->run = NULL;
 	for (c = 0; c < s->ncpu; c++) {
 		if (!s->cpu[c].read)
 			continue;
 		it = head(&s->cpu[c]);
-		if (it && (!bit || it->ts < bit->ts)) {
+		if (!it)
+			continue;
+		if (!bit || it->ts < bit->ts) {
+			if (bit) {
+				next_ts = bit->ts;
+				next_cpu = best_cpu;
+			}
 			bit = it;
 			best = &s->cpu[c];
+			best_cpu = c;
+		} else if (it->ts < next_ts) {
+			next_ts = it->ts;
+			next_cpu = c;
 		}
 	}
 	if (!best)
 		return s->finished || !s->pc ? 0 : thread_error(s);
-	if (!s->finished) {
-		unsigned need = bit->tag + 1;
-		bool wait = false;
-
-		/* a CPU with nothing queued must have been looked at since bit's record was read */
-		for (c = 0; c < s->ncpu; c++) {
-			struct scpu *d = &s->cpu[c];
-
-			if (!d->read || d == best || d->cur ||
-			    (int)(percpu_answered(s->pc, d->thread) - need) >= 0)
-				continue;
-			wait = true;
-			if ((int)(s->asked[d->thread] - need) < 0)
-				s->asked[d->thread] = percpu_ask(s->pc, d->thread);
-		}
-		if (wait) {
-			__atomic_store_n(&s->blocked, 1, __ATOMIC_RELEASE);
-			return thread_error(s);
-		}
-	}
-	__atomic_store_n(&s->blocked, 0, __ATOMIC_RELEASE);
-	ch = best->cur;
-	ch->pos++;
-	if (bit->pid == LOST_LINE)
-		return output_write_line(out, ch->txt + bit->start, bit->end - bit->start) < 0 ?
-		       -1 : 2;
-	for (i = 0; i < bit->nnames; i++) {
-		const struct sname *nm = &ch->nm[bit->name0 + i];
-
-		output_learn(out, nm->pid, ch->nb + nm->off, nm->len);
-	}
-	if (output_write_split(out, bit->pid, bit->ts, ch->txt + bit->start, bit->hole - bit->start,
-			       bit->end - bit->start) < 0)
-		return -1;
-	return 1;
+	if (!s->finished && blocked(s, best, bit->tag + 1))
+		return thread_error(s);
+	s->run = best;
+	s->run_ts = next_ts;
+	s->run_cpu = next_cpu;
+	s->run_tag = bit->tag;
+	return write_item(best, bit, out);
 }
 
 void stream_cpu_wait(struct stream_cpu *s, int timeout_ms)
@@ -636,6 +722,8 @@ void stream_cpu_free(struct stream_cpu *s)
 		close(s->wfd);
 	free(s->th);
 	free(s->asked);
+	free(s->pfd);
+	free(s->pcpu);
 	free(s->cpu);
 	free(s->tcpu);
 	free(s->fds);

@@ -289,7 +289,17 @@ static void learn_names(struct output *o, const struct dec_event *de, const void
 int output_names(struct output *o, const struct dec_event *de, const struct tep_record *rec,
 		 struct output_name *v)
 {
-	return de && o->mode == OUTPUT_JSON ? names_of(o, de, rec->data, rec->size, v) : 0;
+	const struct name_plan *pl;
+
+	if (!de || o->mode != OUTPUT_JSON || de == o->nonames)
+		return 0;
+	pl = name_plan(o, de);
+	/* most records are of the last event that teaches none: one comparison */
+	if (pl && !pl->npair && pl->exec_file < 0) {
+		o->nonames = de;
+		return 0;
+	}
+	return names_of(o, de, rec->data, rec->size, v);
 }
 
 void output_learn(struct output *o, int pid, const char *name, size_t len)

@@ -130,6 +130,7 @@ struct output {
 	const char *cols;
 	unsigned cols_len;
 	unsigned hole;		/* where the given columns went: bytes from the record's start */
+	const struct dec_event *nonames;	/* output_names(): an event that teaches none */
 	/* output_write_split(): the last task's columns, while nothing of them can have changed */
 	const struct pidinfo *wpi;	/* NULL: none */
 	int wpid;

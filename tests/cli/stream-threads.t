@@ -1,16 +1,18 @@
 #!/bin/bash
-# stream --threads N: records formatted by N threads beside the reading one
-# (src/output_pool.c), written in the order they were read.  The text and
+# stream --threads N: N reader threads that decode and format their own
+# CPUs' records, merged in time order by the main thread (src/stream_cpu.c),
+# or, where the instance joins records (stacks, a tracer), N threads that
+# format beside the one reading thread (src/output_pool.c).  The text and
 # JSON of every event at once are checked against the kernel by
-# stream-oracle-all.t; here what surrounds a record: lines that only the
-# reading thread may write in their place (the kernel's stack records of
-# options/stacktrace, between the events they follow), lost-event markers,
-# --count, signals, a closed pipe, and bad values.
+# stream-oracle-all.t; here what surrounds a record: the kernel's stack
+# records of options/stacktrace between the events they follow (the pool),
+# lost-event markers, the merged order of two busy CPUs and the names in it,
+# --count, signals, a closed pipe, tpctl's threads hidden, and bad values.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v python3 > /dev/null || skip_all "no python3"
 need_tgen
-plan 14
+plan 19
 make_instance
 known=$TOP/tests/unit/fixtures/known-text-differences
 before=$(state_digest)
@@ -111,7 +113,7 @@ wait $pid
 ok $([ "$(wc -l < "$TMP/tids")" -ge 3 ] &&
 	[ "$notrace" = "$(sort -n "$TMP/tids" | tr '\n' ' ')" ] &&
 	echo " $notrace" | grep -q " $pid "
-	echo $?) "the private instance hides tpctl and its 2 formatting threads ($notrace)"
+	echo $?) "the private instance hides tpctl and its 2 threads ($notrace)"
 echo $notrace | tr ' ' '\n' > "$TMP/hidden"
 python3 - "$TMP/self" "$TMP/hidden" <<'PY'
 import json, sys
@@ -123,7 +125,52 @@ sys.exit(1 if mine or len(seen) < 100 else 0)
 PY
 ok $? "no syscall of tpctl's own tasks is in the stream"
 
-# 5. bad values, and nothing left behind
+# 5. the merge of the reader threads (a private instance: an empty CPU is
+# probed with poll()): two CPUs busy at once, every record in time order,
+# none lost (a large buffer), each task named
+run2="taskset -c 0 $G 40000 & taskset -c 1 $G 40000; wait"
+"$TPCTL" stream "$EV" sched:sched_switch --json --threads 2 --buffer-kb 16384 \
+	-- sh -c "$run2" > "$TMP/two" 2> "$TMP/err"
+ok $? "two busy CPUs: stream --json --threads 2 exits 0"
+diag "$TMP/err"
+python3 - "$TMP/two" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+ev = [r for r in recs if r["type"] == "event"]
+gp = [r for r in ev if r["event"] == "sys_enter_getpid" and r["comm"] == "tgen"]
+cpus = {r["cpu"] for r in gp}
+back = [i for i in range(1, len(ev)) if ev[i]["ts_ns"] < ev[i - 1]["ts_ns"]]
+lost = [r for r in recs if r["type"] == "lost"]
+names = {r["comm"] for r in ev if r["event"] == "sys_enter_getpid"}
+print("# %d records, %d getpid of tgen on CPUs %s, %d out of order, %d lost lines, names %s" %
+      (len(recs), len(gp), sorted(cpus), len(back), len(lost), sorted(n or "null" for n in names)))
+for i in back[:3]:
+    print("#  %s\n#  %s" % (ev[i - 1], ev[i]))
+sys.exit(0 if len(gp) >= 80000 and cpus == {0, 1} and not back and not lost else 1)
+PY
+ok $? "both CPUs' records merged in time order, every getpid there, named"
+"$TPCTL" stream "$EV" sched:sched_switch --threads 2 --buffer-kb 16384 \
+	-- sh -c "$run2" > "$TMP/two" 2> "$TMP/err"
+python3 - "$TMP/two" <<'PY'
+import re, sys
+ts = [float(m.group(1)) for m in (re.search(r" (\d+\.\d+): ", l) for l in open(sys.argv[1])) if m]
+back = sum(1 for i in range(1, len(ts)) if ts[i] < ts[i - 1])
+print("# %d lines, %d out of order" % (len(ts), back))
+sys.exit(0 if len(ts) >= 80000 and not back else 1)
+PY
+ok $? "text: the same, in time order"
+# a tiny buffer overrun: the markers, the account on stderr, --fail-on-loss
+"$TPCTL" stream "$EV" --json --threads 2 --buffer-kb 4 --fail-on-loss -- "$G" 200000 \
+	> "$TMP/lost" 2> "$TMP/err"
+st=$?
+nl=$(grep -c '"type":"lost"' "$TMP/lost")
+np=$(sed -n 's/.*, \([0-9]*\) of [0-9]* pages marked lost$/\1/p' "$TMP/err")
+ok $([ $st = 1 ] && [ "$nl" -ge 1 ] && [ -n "$np" ] && [ "$nl" -le "$np" ]; echo $?) \
+	"overrun: exit 1 with --fail-on-loss (got $st), $nl marker(s), $np page(s) said lost"
+diag "$TMP/err"
+expect_status "--threads 300 is a usage error" 2 "$TPCTL" stream "$EV" --threads 300
+
+# 6. bad values, and nothing left behind
 expect_status "--threads 0 is a usage error" 2 "$TPCTL" stream "$EV" --threads 0
 [ "$before" = "$(state_digest)" ]
 ok $? "tracefs is as it was"

@@ -232,9 +232,14 @@ static void *thread_main(void *arg)
 		fin = p->finishing;
 		pthread_mutex_unlock(&p->lock);
 		partial = gen != t->gen_done;
-		for (i = 0; !t->err && i < t->n; i++)
+		for (i = 0; !t->err && i < t->n; i++) {
+			if (p->s.looking)
+				p->s.looking(p->s.ctx, t->cpus[i], true);
 			if (look(t, t->cpus[i], partial, fin) > 0)
 				moved = true;
+			if (p->s.looking)
+				p->s.looking(p->s.ctx, t->cpus[i], false);
+		}
 		if (partial) {
 			pthread_mutex_lock(&p->lock);
 			__atomic_store_n(&t->gen_done, gen, __ATOMIC_RELEASE);

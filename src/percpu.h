@@ -67,6 +67,11 @@ struct percpu_spec {
 	 * 0 or -1 with errno set as for pages.
 	 */
 	int (*idle)(void *ctx, int thread, int cpu, bool moved, bool final);
+	/*
+	 * Around each look at cpu (start true before anything is read, false
+	 * once all it read was handed to pages), or NULL.
+	 */
+	void (*looking)(void *ctx, int cpu, bool start);
 	/* A thread has answered a request (percpu_ask, percpu_sync), or NULL. */
 	void (*answered)(void *ctx, int thread);
 	void *ctx;

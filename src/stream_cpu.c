@@ -100,6 +100,7 @@ struct scpu {
 	int thread;
 	bool read;			/* a CPU that is read */
 	unsigned clear;			/* the writer saw it empty after request clear - 1 */
+	int looking;			/* its thread is in a look (atomic): what it read may be on its way */
 };
 
 struct sthread {
@@ -396,6 +397,13 @@ fail:
 	return -1;
 }
 
+static void thread_looking(void *ctx, int cpu, bool start)
+{
+	struct stream_cpu *s = ctx;
+
+	__atomic_store_n(&s->cpu[cpu].looking, start, __ATOMIC_SEQ_CST);
+}
+
 static void thread_answered(void *ctx, int thread)
 {
 	(void)thread;
@@ -463,7 +471,7 @@ int stream_cpu_start(struct stream_cpu **sp, struct live *l, enum output_mode mo
 	ret = percpu_start(&s->pc, &(struct percpu_spec){
 		.ncpus = n, .tcpu = s->tcpu, .fd = s->fds, .subbuf = s->subbuf,
 		.nthreads = s->nth, .timeout_ms = 1000, .pages = thread_pages,
-		.answered = thread_answered, .ctx = s,
+		.looking = thread_looking, .answered = thread_answered, .ctx = s,
 	});
 	if (!ret)
 		ret = live_hide_tasks(l, percpu_tids(s->pc), percpu_nthreads(s->pc));
@@ -543,11 +551,29 @@ static int write_item(struct scpu *best, const struct sitem *it, struct output *
 }
 
 /*
+ * After a poll found cpu's buffer empty: nothing its thread read is still
+ * on its way (a look in progress may hold records taken from the buffer
+ * but not yet handed over; one that ended since handed them over).
+ */
+static bool settled(struct scpu *d)
+{
+	bool queued;
+
+	if (__atomic_load_n(&d->looking, __ATOMIC_SEQ_CST))
+		return false;
+	pthread_mutex_lock(&d->mu);
+	queued = d->qh != NULL;
+	pthread_mutex_unlock(&d->mu);
+	return !queued;
+}
+
+/*
  * May an item read under request need - 1 go out (best's, the oldest queued)?
  * Every other CPU with nothing queued must have been looked at since: by
  * its thread (answered), or by a poll of its own here that found it empty
- * (with buffer_percent 0 it polls readable as soon as it holds a record),
- * which costs one system call in place of a thread's wake-up.  Else the
+ * (with buffer_percent 0 it polls readable as soon as it holds a record)
+ * while its thread held nothing read from it (settled), which costs one
+ * system call in place of a thread's wake-up.  Else the
  * threads of those CPUs are asked, and true: wait.
  */
 static bool blocked(struct stream_cpu *s, const struct scpu *best, unsigned need)
@@ -578,7 +604,8 @@ static bool blocked(struct stream_cpu *s, const struct scpu *best, unsigned need
 	for (i = 0; i < n; i++) {
 		struct scpu *d = &s->cpu[s->pcpu[i]];
 
-		if (s->probe && !(s->pfd[i].revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL))) {
+		if (s->probe && !(s->pfd[i].revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL)) &&
+		    settled(d)) {
 			d->clear = gen;
 			continue;
 		}

@@ -242,17 +242,14 @@ static const struct name_plan *name_plan(struct output *o, const struct dec_even
  */
 _Static_assert(NAME_PAIRS + 1 <= OUTPUT_NAMES, "a record names NAME_PAIRS tasks and an exec");
 
-static int names_of(struct output *o, const struct dec_event *de, const void *data, int size,
-		    struct output_name *v)
+static int names_of(const struct name_plan *pl, const struct dec_event *de, const void *data,
+		    int size, struct output_name *v)
 {
-	const struct name_plan *pl = name_plan(o, de);
 	const char *p;
 	size_t len;
 	uint64_t val;
 	int i, n = 0;
 
-	if (!pl)
-		return 0;
 	for (i = 0; i < pl->npair; i++) {
 		int pid = decode_pid(data);
 
@@ -277,11 +274,33 @@ static int names_of(struct output *o, const struct dec_event *de, const void *da
 	return n;
 }
 
+/*
+ * de's name plan, or NULL where its records teach no names: most records
+ * are of the last event that teaches none, which costs one comparison.
+ */
+static const struct name_plan *teaching(struct output *o, const struct dec_event *de)
+{
+	const struct name_plan *pl;
+
+	if (de == o->nonames)
+		return NULL;
+	pl = name_plan(o, de);
+	if (pl && !pl->npair && pl->exec_file < 0) {
+		o->nonames = de;
+		return NULL;
+	}
+	return pl;
+}
+
 static void learn_names(struct output *o, const struct dec_event *de, const void *data, int size)
 {
+	const struct name_plan *pl = teaching(o, de);
 	struct output_name v[OUTPUT_NAMES];
-	int i, n = names_of(o, de, data, size, v);
+	int i, n;
 
+	if (!pl)
+		return;
+	n = names_of(pl, de, data, size, v);
 	for (i = 0; i < n; i++)
 		learn(o, v[i].pid, v[i].name, v[i].len);
 }
@@ -291,15 +310,9 @@ int output_names(struct output *o, const struct dec_event *de, const struct tep_
 {
 	const struct name_plan *pl;
 
-	if (!de || o->mode != OUTPUT_JSON || de == o->nonames)
+	if (!de || o->mode != OUTPUT_JSON || !(pl = teaching(o, de)))
 		return 0;
-	pl = name_plan(o, de);
-	/* most records are of the last event that teaches none: one comparison */
-	if (pl && !pl->npair && pl->exec_file < 0) {
-		o->nonames = de;
-		return 0;
-	}
-	return names_of(o, de, rec->data, rec->size, v);
+	return names_of(pl, de, rec->data, rec->size, v);
 }
 
 void output_learn(struct output *o, int pid, const char *name, size_t len)
@@ -310,18 +323,9 @@ void output_learn(struct output *o, int pid, const char *name, size_t len)
 int output_write_split(struct output *o, int pid, unsigned long long ts, const char *line,
 		       size_t hole, size_t len)
 {
-	const struct pidinfo *pi = o->wpi;
+	const struct pidinfo *pi = out_pid_info(o, pid, ts);
 	FILE *f = o->f;
 
-	/* a busy task's records come in runs: its columns stand while no name changed */
-	if (!pi || pid != o->wpid || pi->pid != pid || o->wgen != o->comm_gen ||
-	    o->wlgen != o->learn_gen) {
-		pi = out_pid_info(o, pid, ts);
-		o->wpi = pi->unknown ? NULL : pi;
-		o->wpid = pid;
-		o->wgen = o->comm_gen;
-		o->wlgen = o->learn_gen;
-	}
 	put_mem(f, line, hole);
 	if (o->mode == OUTPUT_JSON)
 		put_mem(f, pi->json, pi->jlen);
@@ -372,7 +376,17 @@ static const char *json_comm(struct output *o, int pid, unsigned long long ts,
 	return NULL;
 }
 
-const struct pidinfo *out_pid_info(struct output *o, int pid, unsigned long long ts)
+/* out_pid_info()'s answer, kept for the task's next record unless its name is unknown. */
+static const struct pidinfo *remember(struct output *o, const struct pidinfo *pi)
+{
+	o->wpi = pi->unknown ? NULL : pi;
+	o->wpid = pi->pid;
+	o->wgen = o->comm_gen;
+	o->wlgen = o->learn_gen;
+	return pi;
+}
+
+const struct pidinfo *out_pid_info_slow(struct output *o, int pid, unsigned long long ts)
 {
 	char pbuf[COMM_MAX + 2];
 	struct pidinfo *pi = &o->pids[(unsigned)pid % PIDCACHE];
@@ -383,13 +397,16 @@ const struct pidinfo *out_pid_info(struct output *o, int pid, unsigned long long
 	FILE *mf;
 	int n;
 
-	const struct learned *l = learned_of(o, pid);
-	unsigned lgen = l ? l->gen : 0;
+	const struct learned *l;
+	unsigned lgen;
+
+	l = learned_of(o, pid);
+	lgen = l ? l->gen : 0;
 
 	/* an unknown name is asked for again, but the clock is not read per record */
 	if (pi->pid == pid && pi->gen == o->comm_gen && pi->lgen == lgen && pi->tlen &&
 	    (!pi->unknown || ++o->retry_tick % RETRY_EVERY || !comm_retry_due(o, &now)))
-		return pi;
+		return remember(o, pi);
 	comm = out_comm_of(o, pid);
 	pi->pid = pid;
 	pi->gen = o->comm_gen;
@@ -412,7 +429,7 @@ const struct pidinfo *out_pid_info(struct output *o, int pid, unsigned long long
 		pi->jlen = snprintf(pi->json, sizeof(pi->json), ",\"pid\":%d,\"comm\":null", pid);
 	}
 	free(buf);
-	return pi;
+	return remember(o, pi);
 }
 
 struct dec_event *output_prepare(struct output *o, const struct tep_record *rec,

@@ -131,7 +131,7 @@ struct output {
 	unsigned cols_len;
 	unsigned hole;		/* where the given columns went: bytes from the record's start */
 	const struct dec_event *nonames;	/* output_names(): an event that teaches none */
-	/* output_write_split(): the last task's columns, while nothing of them can have changed */
+	/* out_pid_info(): the last task's columns, while nothing of them can have changed */
 	const struct pidinfo *wpi;	/* NULL: none */
 	int wpid;
 	unsigned wgen, wlgen;
@@ -376,7 +376,22 @@ static inline int flush_table(FILE *f)
 
 /* output.c: the task of a record, one record as a text line or a JSON object */
 const char *out_comm_of(struct output *o, int pid);
-const struct pidinfo *out_pid_info(struct output *o, int pid, unsigned long long ts);
+const struct pidinfo *out_pid_info_slow(struct output *o, int pid, unsigned long long ts);
+
+/*
+ * The task's columns (text and JSON), built once per pid: a busy task's
+ * records come in runs, and its columns stand while no name changed.
+ */
+static inline const struct pidinfo *out_pid_info(struct output *o, int pid,
+						  unsigned long long ts)
+{
+	const struct pidinfo *pi = o->wpi;
+
+	if (pi && pid == o->wpid && pi->pid == pid && o->wgen == o->comm_gen &&
+	    o->wlgen == o->learn_gen)
+		return pi;
+	return out_pid_info_slow(o, pid, ts);
+}
 int out_text_record(struct output *o, struct dec_event *de, struct tep_record *rec);
 int out_json_record(struct output *o, struct dec_event *de, struct tep_record *rec);
 void out_json_open(struct output *o, struct dec_event *de, const struct tep_record *rec);

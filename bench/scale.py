@@ -135,7 +135,8 @@ def one(a, consumer, kb, tmp):
     lost = max(made - got, 0)
     return {"lost": 100.0 * lost / made, "us": cpu * 1e6 / made, "rate": made / secs if secs else 0,
             "grate": got / secs if secs else 0,
-            "got": got, "made": made, "err": err.strip().splitlines()[-1:] if err.strip() else []}
+            "got": got, "made": made, "err": err.strip().splitlines()[-1:] if err.strip() else [],
+            "exit": os.waitstatus_to_exitcode(status)}
 
 
 def main():
@@ -165,7 +166,8 @@ def main():
                     r = one(a, consumer, kb, tmp)
                     print("%-8s %-8s %-4d %9.3f %11.3f %12.0f %12.0f%s" %
                           (consumer, kb, run + 1, r["lost"], r["us"], r["rate"], r["grate"],
-                           "  (%s)" % r["err"][0] if r["err"] and r["lost"] else ""))
+                           ("  (%s)" % r["err"][0] if r["err"] and r["lost"] else "") +
+                           ("  (exit %d)" % r["exit"] if r["exit"] not in (0, -2) else "")))
                     sys.stdout.flush()
 
 

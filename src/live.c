@@ -615,6 +615,12 @@ static int open_pages(struct live *l)
 		char file[64];
 		char *path;
 
+		/* --cpu: the others are not read (NULL) */
+		if (c >= l->ncpu || !l->cpus[c])
+			continue;
+		/* the -i instance's losses count from now, as open_readers() does */
+		if (!l->private_inst)
+			cpu_stats(l->inst, c, &l->overrun0[c], &l->dropped0[c]);
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c);
 		path = tracefs_instance_get_file(l->inst, file);
 		if (!path) {

@@ -500,7 +500,8 @@ static int threads_start(struct agg_set *set)
 	}
 	ret = percpu_start(&set->pc, &(struct percpu_spec){
 		.ncpus = n, .tcpu = set->tcpu, .fd = set->fds, .subbuf = set->subbuf,
-		.nthreads = nt, .timeout_ms = 1000, .pages = thread_pages, .ctx = set,
+		.nthreads = nt, .timeout_ms = 1000, .ring_subbufs = live_page_count(l),
+		.pages = thread_pages, .ctx = set,
 	});
 	if (!ret)
 		ret = live_hide_tasks(l, percpu_tids(set->pc), percpu_nthreads(set->pc));

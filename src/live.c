@@ -65,6 +65,7 @@ struct live {
 	bool idmap_built;
 	/* LIVE_PAGES */
 	int npage_cpus, page_size;
+	int page_count;			/* sub-buffers of a CPU's ring, 0: not known */
 	int *page_fds;
 	struct tracefs_cpu **page_cpus;
 	unsigned long long page_pages, page_lost;	/* live_page_counts() */
@@ -603,6 +604,15 @@ static int open_pages(struct live *l)
 	free(s);
 	if (l->page_size <= 0)
 		l->page_size = getpagesize();
+	/* "1410", or "7 (expanded: 1410)" before the buffers were first used */
+	s = tracefs_instance_file_read(l->inst, "buffer_size_kb", &size);
+	if (s) {
+		const char *e = strstr(s, "expanded:");
+		long kb = atol(e ? e + 9 : s);
+
+		l->page_count = kb > 0 ? (int)(kb * 1024 / l->page_size) : 0;
+		free(s);
+	}
 	l->page_fds = calloc(l->npage_cpus, sizeof(*l->page_fds));
 	l->page_cpus = calloc(l->npage_cpus, sizeof(*l->page_cpus));
 	if (!l->page_fds || !l->page_cpus) {
@@ -1265,6 +1275,11 @@ int live_page_size(struct live *l)
 struct tracefs_cpu *live_page_cpu(struct live *l, int cpu)
 {
 	return cpu >= 0 && cpu < l->npage_cpus ? l->page_cpus[cpu] : NULL;
+}
+
+int live_page_count(struct live *l)
+{
+	return l->page_count;
 }
 
 void live_page_counts(struct live *l, unsigned long long pages, unsigned long long lost_pages)

@@ -211,6 +211,8 @@ int live_filter_new(struct tep_handle *tep, const struct tfs_event_list *evs, co
 /* LIVE_PAGES: the per-CPU trace_pipe_raw readers (NULL for a CPU that is not there). */
 int live_page_ncpus(struct live *l);
 int live_page_size(struct live *l);
+/* Sub-buffers of one CPU's ring buffer (0: not known). */
+int live_page_count(struct live *l);
 struct tracefs_cpu *live_page_cpu(struct live *l, int cpu);
 int live_page_fd(struct live *l, int cpu);
 /* LIVE_PAGES read by the command's decoding threads: sub-buffers read, and those marked lost. */

@@ -99,7 +99,8 @@ void output_set_file(struct output *o, FILE *f);
  * another (stream_cpu.h).  The reader's output: output_event() is rec's
  * event (its format loaded if new; NULL: unknown); output_record_cols(o,
  * de, rec, "", 0) writes the record without its task's columns and
- * output_hole() says where they belong, in bytes from the record's start;
+ * output_hole() says where they belong, in bytes from the record's start
+ * (UINT_MAX: its printer wrote them itself, a function tracer's record);
  * output_names() gives the names rec teaches (JSON, else none), at most
  * OUTPUT_NAMES, pointing into rec.  The writer's output, in the records'
  * order: output_learn() each of a record's names, then output_write_split()

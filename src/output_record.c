@@ -6,6 +6,7 @@
  * lost markers in their place, flush and idle points; output_free.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -170,6 +171,7 @@ int output_record_cols(struct output *o, struct dec_event *de, struct tep_record
 
 	o->cols = cols;
 	o->cols_len = len;
+	o->hole = UINT_MAX;	/* stays so where the printer writes the columns itself */
 	r = write_one(o, de, rec, NULL);
 	o->cols = NULL;
 	return r;

@@ -62,8 +62,8 @@ struct pc_thread {
 	char *buf;
 	size_t batch;			/* sub-buffers per splice */
 	pid_t tid;
-	unsigned req;			/* the last request made of this thread */
-	unsigned gen_done;
+	uint64_t req;			/* the last request made of this thread */
+	uint64_t gen_done;
 	int err;
 	unsigned long long pages, bytes;	/* read by the main thread once joined */
 };
@@ -75,8 +75,10 @@ struct percpu {
 	pid_t *tids;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	unsigned gen;			/* requests made (sync or finish) */
+	uint64_t gen;			/* requests made (sync or finish) */
 	bool finishing;
+	bool aborting;			/* percpu_abort(): no last look */
+	int ending;			/* finish or abort asked (atomic) */
 	int started;
 };
 
@@ -173,10 +175,23 @@ static int look(struct pc_thread *t, int cpu, bool partial, bool final)
 			moved = true;
 		}
 	} else {
-		/* a bounded number of batches, so that a flood on one CPU does not starve the others */
-		/* a look asked for (partial) drains the CPU: what was there when asked is taken */
-		for (int i = 0; (i < 64 || partial || final) && (n = take_whole(t, cpu)) > 0; i++) {
+		/*
+		 * Unasked: a bounded number of batches, so that a flood on one
+		 * CPU does not starve the others.  Asked (partial) or final:
+		 * what the ring held when asked, at most its sub-buffers and
+		 * the reader's one (taken twice over: buffer_size_kb is
+		 * rounded), then the partial one: what was committed before
+		 * the request is there or was overwritten (and counted lost);
+		 * reading on would chase a busy CPU's writer.
+		 */
+		size_t cap = p->s.ring_subbufs > 0 ? 2 * (size_t)p->s.ring_subbufs + 2 : SIZE_MAX;
+		size_t taken = 0;
+		int i;
+
+		for (i = 0; ((partial || final) ? taken < cap : i < 64) &&
+			    (n = take_whole(t, cpu)) > 0; i++) {
 			moved = true;
+			taken += n / p->s.subbuf ? n / p->s.subbuf : 1;
 			if (deliver(t, cpu, n) < 0)
 				return -1;
 		}
@@ -185,18 +200,18 @@ static int look(struct pc_thread *t, int cpu, bool partial, bool final)
 			return -1;
 		}
 		/*
-		 * Asked: the one partial sub-buffer left (what was committed
-		 * before the request is in the whole ones taken or in it; a
-		 * loop would chase a busy CPU's writer record by record).
-		 * Final: tracing is off, everything.
+		 * Asked: the one partial sub-buffer left.  Final: tracing is
+		 * off, what is left (a sub-buffer a call), as much as the ring
+		 * holds at most.
 		 */
-		while ((partial || final) && !n) {
+		while ((partial || final) && !n && taken <= cap) {
 			int r = final ? tracefs_cpu_flush(tcpu, t->buf) :
 					tracefs_cpu_read(tcpu, t->buf, true);
 
 			if (r <= 0)
 				break;
 			moved = true;
+			taken++;
 			if (deliver(t, cpu, r) < 0)
 				return -1;
 			if (!final)
@@ -223,13 +238,19 @@ static void *thread_main(void *arg)
 	pthread_cond_broadcast(&p->cond);
 	pthread_mutex_unlock(&p->lock);
 	for (;;) {
-		unsigned gen;
+		uint64_t gen;
 		bool fin, partial, moved = false;
 		int i, ret;
 
 		pthread_mutex_lock(&p->lock);
 		gen = t->req;
 		fin = p->finishing;
+		if (p->aborting) {
+			t->gen_done = gen;
+			pthread_cond_broadcast(&p->cond);
+			pthread_mutex_unlock(&p->lock);
+			break;
+		}
 		pthread_mutex_unlock(&p->lock);
 		partial = gen != t->gen_done;
 		for (i = 0; !t->err && i < t->n; i++) {
@@ -369,8 +390,9 @@ int percpu_start(struct percpu **pp, const struct percpu_spec *spec)
 		if (err) {
 			pthread_sigmask(SIG_SETMASK, &old, NULL);
 			tp_error("cannot start a reader thread: %s", strerror(err));
+			/* *pp stays set while the threads that started end (their callbacks use it) */
+			percpu_abort(p);
 			*pp = NULL;
-			percpu_finish(p);
 			return TP_FAIL;
 		}
 		p->t[i].running = true;
@@ -411,10 +433,10 @@ const pid_t *percpu_tids(const struct percpu *p)
  * Ask one thread (or every one: -1) for one more pass that takes
  * everything; returns the request's number.
  */
-static unsigned ask(struct percpu *p, int thread, bool finish)
+static uint64_t ask(struct percpu *p, int thread, bool finish, bool abort)
 {
 	uint64_t one = 1;
-	unsigned gen;
+	uint64_t gen;
 	int i;
 
 	pthread_mutex_lock(&p->lock);
@@ -422,9 +444,12 @@ static unsigned ask(struct percpu *p, int thread, bool finish)
 	__atomic_store_n(&p->gen, gen, __ATOMIC_RELEASE);
 	for (i = 0; i < p->nt; i++)
 		if (thread < 0 || i == thread)
-			p->t[i].req = gen;
-	if (finish)
+			__atomic_store_n(&p->t[i].req, gen, __ATOMIC_RELEASE);
+	if (finish || abort) {
 		p->finishing = true;
+		p->aborting = abort;
+		__atomic_store_n(&p->ending, 1, __ATOMIC_RELEASE);
+	}
 	pthread_mutex_unlock(&p->lock);
 	for (i = 0; i < p->nt; i++)
 		if ((thread < 0 || i == thread) && p->t[i].running &&
@@ -433,14 +458,25 @@ static unsigned ask(struct percpu *p, int thread, bool finish)
 	return gen;
 }
 
-unsigned percpu_ask(struct percpu *p, int thread)
+uint64_t percpu_ask(struct percpu *p, int thread)
 {
-	return ask(p, thread, false);
+	return ask(p, thread, false, false);
 }
 
-unsigned percpu_bump(struct percpu *p)
+bool percpu_wanted(const struct percpu *p, int thread)
 {
-	unsigned gen;
+	return __atomic_load_n(&p->t[thread].req, __ATOMIC_ACQUIRE) !=
+	       __atomic_load_n(&p->t[thread].gen_done, __ATOMIC_ACQUIRE);
+}
+
+bool percpu_ending(const struct percpu *p)
+{
+	return __atomic_load_n(&p->ending, __ATOMIC_ACQUIRE);
+}
+
+uint64_t percpu_bump(struct percpu *p)
+{
+	uint64_t gen;
 
 	pthread_mutex_lock(&p->lock);
 	gen = p->gen + 1;
@@ -449,12 +485,12 @@ unsigned percpu_bump(struct percpu *p)
 	return gen;
 }
 
-unsigned percpu_asked(const struct percpu *p)
+uint64_t percpu_asked(const struct percpu *p)
 {
 	return __atomic_load_n(&p->gen, __ATOMIC_ACQUIRE);
 }
 
-unsigned percpu_answered(const struct percpu *p, int thread)
+uint64_t percpu_answered(const struct percpu *p, int thread)
 {
 	return __atomic_load_n(&p->t[thread].gen_done, __ATOMIC_ACQUIRE);
 }
@@ -471,9 +507,9 @@ int percpu_thread_of(const struct percpu *p, int cpu)
 }
 
 /* Ask every thread for one more pass that takes everything, and wait for it. */
-static void request(struct percpu *p, bool finish)
+static void request(struct percpu *p, bool finish, bool abort)
 {
-	unsigned gen = ask(p, -1, finish);
+	uint64_t gen = ask(p, -1, finish, abort);
 	int i;
 
 	pthread_mutex_lock(&p->lock);
@@ -486,7 +522,7 @@ static void request(struct percpu *p, bool finish)
 void percpu_sync(struct percpu *p)
 {
 	if (p)
-		request(p, false);
+		request(p, false, false);
 }
 
 int percpu_error(struct percpu *p)
@@ -500,14 +536,15 @@ int percpu_error(struct percpu *p)
 	return err;
 }
 
-int percpu_finish(struct percpu *p)
+/* The end: a last look of every CPU (finish) or none (abort), the threads joined, p freed. */
+static int end(struct percpu *p, bool abort)
 {
 	unsigned long long pages = 0, bytes = 0;
 	int i, err;
 
 	if (!p)
 		return 0;
-	request(p, true);
+	request(p, !abort, abort);
 	for (i = 0; i < p->nt; i++)
 		if (p->t[i].running)
 			pthread_join(p->t[i].th, NULL);
@@ -527,4 +564,14 @@ int percpu_finish(struct percpu *p)
 	free(p);
 	errno = err;
 	return err ? -1 : 0;
+}
+
+int percpu_finish(struct percpu *p)
+{
+	return end(p, false);
+}
+
+void percpu_abort(struct percpu *p)
+{
+	end(p, true);
 }

@@ -30,6 +30,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct tracefs_cpu;
@@ -54,6 +55,12 @@ struct percpu_spec {
 	int subbuf;			/* bytes per sub-buffer */
 	int nthreads;			/* 0: one per CPU read */
 	int timeout_ms;			/* poll timeout: idle(cpu) is called at least this often */
+	/*
+	 * sub-buffers of a CPU's ring buffer (0: not known): an asked or
+	 * final look takes at most about twice this many, so that it ends on
+	 * a CPU whose writer never stops
+	 */
+	int ring_subbufs;
 	/* move: the descriptor a CPU's whole sub-buffers are spliced to, -1: use pages */
 	int (*move_fd)(void *ctx, int cpu);
 	/*
@@ -92,20 +99,26 @@ void percpu_sync(struct percpu *p);
 int percpu_finish(struct percpu *p);
 /*
  * Without waiting: ask a thread (-1: every thread) for a pass that takes
- * everything its CPUs hold (partial sub-buffers too), and return the
- * request's number; numbers grow with each request, whichever thread it
- * is made of.  percpu_asked(): the number of the last request (read by a
- * callback before it delivers: what it delivers was read before any later
- * request).  percpu_answered(): the last request the thread has answered,
- * every look of that pass done.  percpu_thread_of(): the thread that serves
- * cpu, or -1.
+ * everything its CPUs held when asked (partial sub-buffers too), and
+ * return the request's number; numbers grow with each request, whichever
+ * thread it is made of.  percpu_asked(): the number of the last request
+ * (read by a callback before it delivers: what it delivers was read before
+ * any later request).  percpu_bump(): a new number without asking anyone
+ * (a caller that looks for itself).  percpu_answered(): the last request
+ * the thread has answered, every look of that pass done; percpu_wanted():
+ * it has one to answer.  percpu_ending(): percpu_finish() or percpu_abort()
+ * has begun (a callback that waits for the caller must not).
+ * percpu_thread_of(): the thread that serves cpu, or -1.
  */
-unsigned percpu_ask(struct percpu *p, int thread);
-unsigned percpu_asked(const struct percpu *p);
-/* A new request number without asking any thread (a caller that looks for itself). */
-unsigned percpu_bump(struct percpu *p);
-unsigned percpu_answered(const struct percpu *p, int thread);
+uint64_t percpu_ask(struct percpu *p, int thread);
+uint64_t percpu_asked(const struct percpu *p);
+uint64_t percpu_bump(struct percpu *p);
+uint64_t percpu_answered(const struct percpu *p, int thread);
+bool percpu_wanted(const struct percpu *p, int thread);
+bool percpu_ending(const struct percpu *p);
 int percpu_thread_of(const struct percpu *p, int cpu);
 /* A thread failed (errno value), or 0. */
 int percpu_error(struct percpu *p);
+/* The threads end without a last look (what is left stays in the buffers); frees p, NULL is fine. */
+void percpu_abort(struct percpu *p);
 #endif

@@ -59,16 +59,17 @@
 #define WAKE_BYTES (128u << 10)
 /* With nothing queued: ask every thread to look (partial sub-buffers too) this often. */
 #define ASK_MS 20
-/* The pid of an item that is a lost-events line (no task columns). */
-#define LOST_LINE INT_MIN
+/* What an item is: a record with its task's columns left out, one written whole, a lost marker. */
+enum { I_HOLE, I_WHOLE, I_LOST };
 
 struct sitem {
 	unsigned long long ts;
-	unsigned tag;			/* percpu_asked() when its record was read */
-	int pid;			/* LOST_LINE: a marker line */
+	uint64_t tag;			/* percpu_asked() when its record was read */
+	int pid;
 	uint32_t start, hole, end;	/* in the chunk's lines */
 	uint32_t name0;			/* its names: nm[name0 .. name0 + nnames) */
 	uint16_t nnames;
+	uint8_t kind;
 };
 
 struct sname {
@@ -99,7 +100,7 @@ struct scpu {
 	long long lost;			/* the thread's: missed before the next record */
 	int thread;
 	bool read;			/* a CPU that is read */
-	unsigned clear;			/* the writer saw it empty after request clear - 1 */
+	uint64_t clear;			/* the writer saw it empty after request clear - 1 */
 	int looking;			/* its thread is in a look (atomic): what it read may be on its way */
 };
 
@@ -127,7 +128,7 @@ struct stream_cpu {
 	bool probe;			/* an empty CPU's trace_pipe_raw polls not readable */
 	struct pollfd *pfd;		/* the writer's probe of empty CPUs */
 	int *pcpu;
-	unsigned *asked;		/* per thread: the writer's last request of it */
+	uint64_t *asked;		/* per thread: the writer's last request of it */
 	struct timespec ask_at;
 	int blocked;			/* the writer waits for an answer (atomic) */
 	int finishing, stopping;	/* atomic */
@@ -142,7 +143,7 @@ struct stream_cpu {
 	struct scpu *run;
 	unsigned long long run_ts;
 	int run_cpu;
-	unsigned run_tag;
+	uint64_t run_tag;
 };
 
 static bool grow(void **p, size_t *cap, size_t need, size_t size, size_t first)
@@ -260,7 +261,7 @@ static int names_add(struct chunk *ch, struct sitem *it, const struct output_nam
 }
 
 /* One record (or the lost line before it) formatted into the chunk. */
-static int format_one(struct sthread *t, struct chunk *ch, struct tep_record *rec, unsigned tag)
+static int format_one(struct sthread *t, struct chunk *ch, struct tep_record *rec, uint64_t tag)
 {
 	struct stream_cpu *s = t->s;
 	struct scpu *c = &s->cpu[rec->cpu];
@@ -268,6 +269,7 @@ static int format_one(struct sthread *t, struct chunk *ch, struct tep_record *re
 	struct dec_event *de;
 	struct sitem *it;
 	size_t start;
+	unsigned hole;
 	int n;
 
 	if (c->lost) {
@@ -277,7 +279,7 @@ static int format_one(struct sthread *t, struct chunk *ch, struct tep_record *re
 		start = tpos(t);
 		if (output_lost(t->o, rec->cpu, c->lost) < 0)
 			return -1;
-		*it = (struct sitem){ .ts = rec->ts, .tag = tag, .pid = LOST_LINE,
+		*it = (struct sitem){ .ts = rec->ts, .tag = tag, .kind = I_LOST,
 				      .start = start, .hole = start, .end = tpos(t) };
 		c->lost = 0;
 	}
@@ -288,13 +290,16 @@ static int format_one(struct sthread *t, struct chunk *ch, struct tep_record *re
 	start = tpos(t);
 	if (output_record_cols(t->o, de, rec, "", 0) < 0)
 		return -1;
+	hole = output_hole(t->o);
+	/* UINT_MAX: a printer that writes the task's columns itself (a tracer's record) */
 	*it = (struct sitem){ .ts = rec->ts, .tag = tag, .pid = decode_pid(rec->data),
-			      .start = start, .hole = start + output_hole(t->o), .end = tpos(t) };
+			      .kind = hole == UINT_MAX ? I_WHOLE : I_HOLE, .start = start,
+			      .hole = hole == UINT_MAX ? start : start + hole, .end = tpos(t) };
 	n = output_names(t->o, de, rec, v);
 	return n ? names_add(ch, it, v, n) : 0;
 }
 
-static void hand_over(struct stream_cpu *s, struct scpu *c, struct chunk *ch)
+static void hand_over(struct stream_cpu *s, struct scpu *c, int thread, struct chunk *ch)
 {
 	bool wake;
 
@@ -305,13 +310,18 @@ static void hand_over(struct stream_cpu *s, struct scpu *c, struct chunk *ch)
 		c->qh = ch;
 	c->qt = ch;
 	c->queued += ch->len;
-	/* the writer keeps up, or this CPU's ring buffer overwrites (and says so) */
-	while (c->queued > QUEUE_BYTES && !__atomic_load_n(&s->finishing, __ATOMIC_ACQUIRE) &&
+	/*
+	 * The writer keeps up, or this CPU's ring buffer overwrites (and says
+	 * so); not while the writer waits for this thread's answer (for
+	 * another of its CPUs), nor at the end (the writer waits for the
+	 * threads to end).
+	 */
+	while (c->queued > QUEUE_BYTES && !percpu_ending(s->pc) &&
 	       !__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE) &&
-	       !__atomic_load_n(&s->blocked, __ATOMIC_ACQUIRE)) {
+	       !percpu_wanted(s->pc, thread)) {
 		struct timespec until;
 
-		clock_gettime(CLOCK_REALTIME, &until);
+		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_nsec += 20 * 1000000L;
 		if (until.tv_nsec >= 1000000000L) {
 			until.tv_sec++;
@@ -331,7 +341,7 @@ static int thread_pages(void *ctx, int thread, int cpu, const void *buf, size_t 
 	struct stream_cpu *s = ctx;
 	struct sthread *t = &s->th[thread];
 	struct scpu *c = &s->cpu[cpu];
-	unsigned tag = percpu_asked(s->pc);
+	uint64_t tag = percpu_asked(s->pc);
 	unsigned long long pages = 0, lost_pages = 0;
 	struct tep_record rec;
 	struct chunk *ch;
@@ -387,7 +397,7 @@ static int thread_pages(void *ctx, int thread, int cpu, const void *buf, size_t 
 		chunk_free(ch);
 		return 0;
 	}
-	hand_over(s, c, ch);
+	hand_over(s, c, thread, ch);
 	return 0;
 fail:
 	if (!errno)
@@ -432,6 +442,7 @@ int stream_cpu_start(struct stream_cpu **sp, struct live *l, enum output_mode mo
 {
 	struct stream_cpu *s = calloc(1, sizeof(*s));
 	int n = live_page_ncpus(l), nread = 0, c, i, ret;
+	pthread_condattr_t ca;
 
 	*sp = NULL;
 	if (!s)
@@ -446,14 +457,17 @@ int stream_cpu_start(struct stream_cpu **sp, struct live *l, enum output_mode mo
 	s->fds = calloc(n ? n : 1, sizeof(*s->fds));
 	if (!s->cpu || !s->tcpu || !s->fds)
 		goto oom;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	for (c = 0; c < n; c++) {
 		pthread_mutex_init(&s->cpu[c].mu, NULL);
-		pthread_cond_init(&s->cpu[c].room, NULL);
+		pthread_cond_init(&s->cpu[c].room, &ca);
 		s->tcpu[c] = live_page_cpu(l, c);
 		s->fds[c] = live_page_fd(l, c);
 		s->cpu[c].read = s->tcpu[c] != NULL;
 		nread += s->cpu[c].read;
 	}
+	pthread_condattr_destroy(&ca);
 	s->nth = nthreads > 0 && nthreads < nread ? nthreads : nread;
 	if (s->nth < 1)
 		s->nth = 1;
@@ -470,7 +484,8 @@ int stream_cpu_start(struct stream_cpu **sp, struct live *l, enum output_mode mo
 			goto oom;
 	ret = percpu_start(&s->pc, &(struct percpu_spec){
 		.ncpus = n, .tcpu = s->tcpu, .fd = s->fds, .subbuf = s->subbuf,
-		.nthreads = s->nth, .timeout_ms = 1000, .pages = thread_pages,
+		.nthreads = s->nth, .timeout_ms = 1000, .ring_subbufs = live_page_count(l),
+		.pages = thread_pages,
 		.looking = thread_looking, .answered = thread_answered, .ctx = s,
 	});
 	if (!ret)
@@ -537,8 +552,10 @@ static int write_item(struct scpu *best, const struct sitem *it, struct output *
 	int i;
 
 	ch->pos++;
-	if (it->pid == LOST_LINE)
+	if (it->kind == I_LOST)
 		return output_write_line(out, ch->txt + it->start, it->end - it->start) < 0 ? -1 : 2;
+	if (it->kind == I_WHOLE)
+		return output_write_line(out, ch->txt + it->start, it->end - it->start) < 0 ? -1 : 1;
 	for (i = 0; i < it->nnames; i++) {
 		const struct sname *nm = &ch->nm[it->name0 + i];
 
@@ -555,16 +572,20 @@ static int write_item(struct scpu *best, const struct sitem *it, struct output *
  * on its way (a look in progress may hold records taken from the buffer
  * but not yet handed over; one that ended since handed them over).
  */
+/* Something was handed over for d and not taken yet. */
+static bool queued(struct scpu *d)
+{
+	bool q;
+
+	pthread_mutex_lock(&d->mu);
+	q = d->qh != NULL;
+	pthread_mutex_unlock(&d->mu);
+	return q;
+}
+
 static bool settled(struct scpu *d)
 {
-	bool queued;
-
-	if (__atomic_load_n(&d->looking, __ATOMIC_SEQ_CST))
-		return false;
-	pthread_mutex_lock(&d->mu);
-	queued = d->qh != NULL;
-	pthread_mutex_unlock(&d->mu);
-	return !queued;
+	return !__atomic_load_n(&d->looking, __ATOMIC_SEQ_CST) && !queued(d);
 }
 
 /*
@@ -573,22 +594,29 @@ static bool settled(struct scpu *d)
  * its thread (answered), or by a poll of its own here that found it empty
  * (with buffer_percent 0 it polls readable as soon as it holds a record)
  * while its thread held nothing read from it (settled), which costs one
- * system call in place of a thread's wake-up.  Else the
- * threads of those CPUs are asked, and true: wait.
+ * system call in place of a thread's wake-up.  0: it may; 1: wait, the
+ * threads of those CPUs asked; 2: look again, an answer came with lines.
  */
-static bool blocked(struct stream_cpu *s, const struct scpu *best, unsigned need)
+static int blocked(struct stream_cpu *s, const struct scpu *best, uint64_t need)
 {
-	unsigned gen = 0;
-	bool wait = false;
+	uint64_t gen = 0;
+	bool wait = false, again = false;
 	int c, i, n = 0;
 
 	for (c = 0; c < s->ncpu; c++) {
 		struct scpu *d = &s->cpu[c];
 
-		if (!d->read || d == best || d->cur ||
-		    (int)(percpu_answered(s->pc, d->thread) - need) >= 0 ||
-		    (int)(d->clear - need) >= 0)
+		if (!d->read || d == best || d->cur)
 			continue;
+		if (percpu_answered(s->pc, d->thread) >= need || d->clear >= need) {
+			/*
+			 * answered since head() found it empty: what the answer
+			 * handed over (before it answered) goes first
+			 */
+			if (queued(d))
+				again = true;
+			continue;
+		}
 		s->pfd[n] = (struct pollfd){ .fd = s->fds[c], .events = POLLIN };
 		s->pcpu[n++] = c;
 	}
@@ -610,12 +638,12 @@ static bool blocked(struct stream_cpu *s, const struct scpu *best, unsigned need
 			continue;
 		}
 		wait = true;
-		if ((int)(s->asked[d->thread] - need) < 0)
+		if (s->asked[d->thread] < need)
 			s->asked[d->thread] = percpu_ask(s->pc, d->thread);
 	}
 done:
 	__atomic_store_n(&s->blocked, wait, __ATOMIC_RELEASE);
-	return wait;
+	return wait ? 1 : again ? 2 : 0;
 }
 
 int stream_cpu_next(struct stream_cpu *s, struct output *out)
@@ -632,6 +660,12 @@ int stream_cpu_next(struct stream_cpu *s, struct output *out)
 					      (it->ts == s->run_ts && run - s->cpu < s->run_cpu)))
 			return write_item(run, it, out);
 	}
+again:
+	best = NULL;
+	bit = NULL;
+	next_ts = ~0ULL;
+	next_cpu = INT_MAX;
+	best_cpu = -1;
 	s->run = NULL;
 	for (c = 0; c < s->ncpu; c++) {
 		if (!s->cpu[c].read)
@@ -654,8 +688,14 @@ int stream_cpu_next(struct stream_cpu *s, struct output *out)
 	}
 	if (!best)
 		return s->finished || !s->pc ? 0 : thread_error(s);
-	if (!s->finished && blocked(s, best, bit->tag + 1))
-		return thread_error(s);
+	if (!s->finished) {
+		int b = blocked(s, best, bit->tag + 1);
+
+		if (b == 2)
+			goto again;
+		if (b)
+			return thread_error(s);
+	}
 	s->run = best;
 	s->run_ts = next_ts;
 	s->run_cpu = next_cpu;
@@ -675,20 +715,26 @@ void stream_cpu_wait(struct stream_cpu *s, int timeout_ms)
 
 	if (s->finished)
 		return;
-	/* nothing waits for an answer: a look now and then takes what sits in partial sub-buffers */
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	ms = (now.tv_sec - s->ask_at.tv_sec) * 1000 + (now.tv_nsec - s->ask_at.tv_nsec) / 1000000;
-	if (!__atomic_load_n(&s->blocked, __ATOMIC_ACQUIRE) && ms >= ASK_MS) {
-		unsigned gen = percpu_ask(s->pc, -1);
-		int i;
+	/*
+	 * Waiting for an answer: its thread wakes us.  Else a look now and
+	 * then takes what sits in partial sub-buffers.
+	 */
+	if (!__atomic_load_n(&s->blocked, __ATOMIC_ACQUIRE)) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ms = (now.tv_sec - s->ask_at.tv_sec) * 1000 +
+		     (now.tv_nsec - s->ask_at.tv_nsec) / 1000000;
+		if (ms >= ASK_MS) {
+			uint64_t gen = percpu_ask(s->pc, -1);
+			int i;
 
-		for (i = 0; i < s->nth; i++)
-			s->asked[i] = gen;
-		s->ask_at = now;
-		ms = 0;
+			for (i = 0; i < s->nth; i++)
+				s->asked[i] = gen;
+			s->ask_at = now;
+			ms = 0;
+		}
+		if (timeout_ms < 0 || timeout_ms > ASK_MS - ms)
+			timeout_ms = ASK_MS - ms > 1 ? ASK_MS - ms : 1;
 	}
-	if (timeout_ms < 0 || timeout_ms > ASK_MS - ms)
-		timeout_ms = ASK_MS - ms > 0 ? ASK_MS - ms : 0;
 	if (poll(pfd, pfd[1].fd >= 0 ? 2 : 1, timeout_ms) > 0 && (pfd[0].revents & POLLIN) &&
 	    read(s->wfd, &v, sizeof(v)) < 0)
 		return;
@@ -730,7 +776,8 @@ void stream_cpu_free(struct stream_cpu *s)
 			pthread_cond_broadcast(&s->cpu[c].room);
 			pthread_mutex_unlock(&s->cpu[c].mu);
 		}
-		percpu_finish(s->pc);
+		/* stopped early (--count, a signal, a closed pipe): what is left stays there */
+		percpu_abort(s->pc);
 		live_page_counts(s->l, s->pages, s->lost_pages);
 	}
 	for (c = 0; s->cpu && c < s->ncpu; c++) {

@@ -422,23 +422,16 @@ static int thread_pages(void *ctx, int thread, int cpu, const void *buf, size_t 
 	pthread_mutex_lock(&t->lock);
 	for (off = 0; off + set->subbuf <= len; off += set->subbuf) {
 		const char *page = (const char *)buf + off;
-		unsigned long commit;
 		unsigned long long ts;
 		void *data;
 
-		memcpy(&commit, page + 8, sizeof(commit));
-		commit &= (1UL << 30) - 1;
-		if (commit > (unsigned long)set->subbuf - 8 - sizeof(long))
+		if (!rbpage_sane(page, set->subbuf))
 			continue;
 		for (data = rbpage_load(&t->pg, page, set->subbuf, &ts); data;
 		     data = rbpage_step(&t->pg, &ts)) {
-			long room = page + set->subbuf - (const char *)data;
-
 			rec.ts = ts;
 			rec.data = data;
-			rec.size = rbpage_size(&t->pg);
-			if (rec.size > room)
-				rec.size = room > 0 ? room : 0;
+			rec.size = rbpage_size_within(&t->pg, data, page + set->subbuf);
 			agg_record(t->agg, &rec);
 		}
 	}

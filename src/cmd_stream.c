@@ -64,6 +64,19 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* How long to wait for records: WAIT_MS, less where --duration ends sooner; -1: it ended. */
+static int wait_ms(double deadline)
+{
+	double left;
+
+	if (!deadline)
+		return WAIT_MS;
+	left = deadline - now_s();
+	if (left <= 0)
+		return -1;
+	return left * 1000 < WAIT_MS ? (int)(left * 1000) + 1 : WAIT_MS;
+}
+
 static const char *user_symbol(void *ctx, int tgid, uint64_t addr, bool ret,
 			       unsigned long long *off, const char **obj)
 {
@@ -151,7 +164,7 @@ int cmd_stream(int argc, char **argv)
 	struct tep_record rec;
 	char kbuf[32];
 	long long lost;
-	int ret, n;
+	int ret, n, ms;
 
 	ret = target_parse(&tgt, argc, argv, &spec, &args);
 	if (ret)
@@ -280,23 +293,19 @@ int cmd_stream(int argc, char **argv)
 				break;
 			if (deadline && !(seen & 1023) && now_s() >= deadline)
 				break;
-			if (!(++nrec & 1023) && !drain && live_done(l)) {
-				live_drain(l);
-				drain = true;
-				if (stream_cpu_finish(sc) < 0) {
-					ret = TP_FAIL;
-					break;
-				}
-			}
 		}
-		if (r)
+		/* a busy stream (-a) may never idle: look at the target now and then */
+		if (r && (r != 1 || ++nrec & 1023))
 			continue;
-		/* nothing can go out now */
-		if (drain)
-			break;
-		if (output_flush(out) < 0)
-			break;
-		if (live_done(l)) {
+		if (!r) {
+			/* nothing can go out now */
+			if (drain)
+				break;
+			if (output_flush(out) < 0)
+				break;
+		}
+		/* the target is gone: the threads read what it left, then stop */
+		if (!drain && live_done(l)) {
 			live_drain(l);
 			drain = true;
 			if (stream_cpu_finish(sc) < 0) {
@@ -305,15 +314,11 @@ int cmd_stream(int argc, char **argv)
 			}
 			continue;
 		}
-		if (deadline) {
-			double left = deadline - now_s();
-
-			if (left <= 0)
-				break;
-			stream_cpu_wait(sc, left * 1000 < WAIT_MS ? (int)(left * 1000) + 1 : WAIT_MS);
-		} else {
-			stream_cpu_wait(sc, WAIT_MS);
-		}
+		if (r)
+			continue;
+		if ((ms = wait_ms(deadline)) < 0)
+			break;
+		stream_cpu_wait(sc, ms);
 	}
 	while (!sc && !state_stop) {
 		int r = live_next(l, &rec, &lost);
@@ -410,15 +415,9 @@ int cmd_stream(int argc, char **argv)
 		}
 		if (output_idle(out) < 0)
 			break;
-		if (deadline) {
-			double left = deadline - now_s();
-
-			if (left <= 0)
-				break;
-			live_wait(l, left * 1000 < WAIT_MS ? (int)(left * 1000) + 1 : WAIT_MS);
-		} else {
-			live_wait(l, WAIT_MS);
-		}
+		if ((ms = wait_ms(deadline)) < 0)
+			break;
+		live_wait(l, ms);
 	}
 	if (!pool_failed && pool && output_pool_flush(pool, stdout) < 0)
 		pool_failed = !ferror(stdout);

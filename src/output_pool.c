@@ -48,7 +48,8 @@ enum bstate { B_FREE, B_FILLING, B_QUEUED, B_WORKING, B_DONE };
 
 struct batch {
 	struct item *it;
-	int n, cap;
+	int n;
+	size_t cap;
 	char *arena;
 	size_t alen, acap;
 	char *out;		/* the formatted lines; kept from batch to batch */
@@ -84,29 +85,11 @@ static pid_t own_tid(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
-/* Room for need bytes in *p (*cap of them now), doubling from first; false: out of memory. */
-static bool reserve(char **p, size_t *cap, size_t need, size_t first)
-{
-	size_t c = *cap ? *cap : first;
-	char *v;
-
-	if (need <= *cap)
-		return true;
-	while (c < need)
-		c *= 2;
-	v = realloc(*p, c);
-	if (!v)
-		return false;
-	*p = v;
-	*cap = c;
-	return true;
-}
-
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 {
 	struct sink *k = cookie;
 
-	if (!reserve(&k->p, &k->cap, k->len + n, 256 * 1024)) {
+	if (!tp_reserve(&k->p, &k->cap, k->len + n, 1, 256 * 1024)) {
 		errno = ENOMEM;
 		return -1;
 	}
@@ -308,9 +291,8 @@ static int submit(struct output_pool *p, FILE *f)
 
 static bool room(struct batch *b, size_t bytes)
 {
-	return (b->n < b->cap || tp_array_grow(&b->it, &b->cap, b->cap ? 2 * b->cap : 256,
-					       sizeof(*b->it))) &&
-	       reserve(&b->arena, &b->acap, b->alen + bytes, 64 * 1024);
+	return tp_reserve(&b->it, &b->cap, b->n + 1, sizeof(*b->it), 256) &&
+	       tp_reserve(&b->arena, &b->acap, b->alen + bytes, 1, 64 * 1024);
 }
 
 int output_pool_add(struct output_pool *p, struct output *o, FILE *f,

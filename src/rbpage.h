@@ -153,4 +153,32 @@ static inline int rbpage_size(const struct rbpage *pg)
 	return pg->next - pg->index;
 }
 
+/*
+ * A sub-buffer whose commit (bytes of data) fits in it: the loaders above
+ * trust the commit and would read past a damaged one (a saved page: found
+ * by tests/fuzz).  The commit's bits from 30 up are the missed-events
+ * flags, sign-extended into the upper half.
+ */
+static inline int rbpage_sane(const void *page, unsigned page_size)
+{
+	unsigned long commit;
+
+	memcpy(&commit, (const char *)page + 8, sizeof(commit));
+	commit &= (1UL << 30) - 1;
+	return commit <= (unsigned long)page_size - 8 - sizeof(long);
+}
+
+/*
+ * The current record's bytes, at data, no more than what is left of its
+ * sub-buffer (which ends at end): a damaged length must not let the
+ * decoders read past the page.
+ */
+static inline int rbpage_size_within(const struct rbpage *pg, const void *data, const char *end)
+{
+	long room = end - (const char *)data;
+	int size = rbpage_size(pg);
+
+	return size > room ? (room > 0 ? (int)room : 0) : size;
+}
+
 #endif

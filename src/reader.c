@@ -241,21 +241,6 @@ void reader_free(struct reader *r)
 	free(r);
 }
 
-/*
- * kbuffer (and rbpage.h) trust the page header's commit (bytes of data) and would read
- * past the sub-buffer for a damaged saved page (found by tests/fuzz).  The
- * header is a u64 time stamp and a long commit whose bits from 30 up are
- * the missed-events flags.
- */
-static bool page_sane(struct reader *r, const void *page)
-{
-	unsigned long commit;
-
-	memcpy(&commit, (const char *)page + 8, sizeof(commit));
-	commit &= (1UL << 30) - 1;	/* the flags are sign-extended into the upper half */
-	return commit <= (unsigned long)r->subbuf - 8 - sizeof(long);
-}
-
 /* Whatever comes first, a partly filled sub-buffer too: 1, 0 when empty, -1 on error. */
 static int take_any(struct reader *r, struct rcpu *c)
 {
@@ -337,7 +322,7 @@ static int load_page(struct reader *r, struct rcpu *c)
 	}
 	page = c->buf + (size_t)c->next++ * r->subbuf;
 	c->load_seq = c->buf_seq;
-	if (!page_sane(r, page))
+	if (!rbpage_sane(page, r->subbuf))
 		/* a damaged sub-buffer: the rest of the batch still counts */
 		return c->mem || c->next >= c->nbuf ? 0 : load_page(r, c);
 	r->pages++;
@@ -357,13 +342,7 @@ static int load_page(struct reader *r, struct rcpu *c)
 /* c->data is c's next record: size it and make it current. */
 static inline void set_ready(struct reader *r, struct rcpu *c)
 {
-	const char *end = c->buf + (size_t)c->next * r->subbuf;
-	long room = end - (const char *)c->data;
-
-	c->size = rbpage_size(&c->pg);
-	/* a damaged length must not let the decoders read past the page */
-	if (c->size > room)
-		c->size = room > 0 ? room : 0;
+	c->size = rbpage_size_within(&c->pg, c->data, c->buf + (size_t)c->next * r->subbuf);
 	c->state = S_READY;
 }
 

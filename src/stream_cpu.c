@@ -18,14 +18,14 @@
  * CPU).  Each item carries the number of the last look request made before
  * it was read (percpu_asked); it goes out once the thread of every CPU with
  * nothing queued has answered a later request, and the writer makes that
- * request when it needs it.  A request drains the CPU, partial sub-buffers
- * too.  With nothing at all queued the writer still asks every ASK_MS, so
+ * request when it needs it.  A request takes what the CPU held when asked,
+ * partial sub-buffers too.  With nothing at all queued the writer still asks every ASK_MS, so
  * that a lone record does not sit in a partial sub-buffer.
  *
  * Memory.  A CPU's queue holds at most QUEUE_BYTES of lines; beyond that its
  * thread waits for the writer (and its ring buffer overwrites, which the
  * kernel's counts and the lost markers say), except when the writer waits
- * for an answer or the threads are finishing.
+ * for that thread's answer or the threads are ending.
  */
 #include <errno.h>
 #include <limits.h>
@@ -80,11 +80,13 @@ struct sname {
 struct chunk {
 	struct chunk *next;
 	struct sitem *it;
-	int n, cap;
+	int n;
+	size_t cap;
 	char *txt;			/* the lines, as the thread's stream flushed them */
 	size_t len, tcap;
 	struct sname *nm;
-	int nn, ncap;
+	int nn;
+	size_t ncap;
 	char *nb;
 	size_t nblen, nbcap;
 	int pos;			/* the writer's next item */
@@ -131,7 +133,7 @@ struct stream_cpu {
 	uint64_t *asked;		/* per thread: the writer's last request of it */
 	struct timespec ask_at;
 	int blocked;			/* the writer waits for an answer (atomic) */
-	int finishing, stopping;	/* atomic */
+	int stopping;			/* atomic: what is read is dropped, the threads end */
 	bool finished;
 	unsigned long long pages, lost_pages;	/* atomic adds */
 	/*
@@ -146,29 +148,12 @@ struct stream_cpu {
 	uint64_t run_tag;
 };
 
-static bool grow(void **p, size_t *cap, size_t need, size_t size, size_t first)
-{
-	size_t c = *cap ? *cap : first;
-	void *v;
-
-	if (need <= *cap)
-		return true;
-	while (c < need)
-		c *= 2;
-	v = realloc(*p, c * size);
-	if (!v)
-		return false;
-	*p = v;
-	*cap = c;
-	return true;
-}
-
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 {
 	struct sthread *t = cookie;
 	struct chunk *c = t->sink;
 
-	if (!c || !grow((void **)&c->txt, &c->tcap, c->len + n, 1, 256 * 1024)) {
+	if (!c || !tp_reserve(&c->txt, &c->tcap, c->len + n, 1, 256 * 1024)) {
 		errno = ENOMEM;
 		return -1;
 	}
@@ -231,27 +216,22 @@ static void chunk_free(struct chunk *ch)
 
 static struct sitem *item_add(struct chunk *ch)
 {
-	size_t cap = ch->cap;
-
-	if (!grow((void **)&ch->it, &cap, ch->n + 1, sizeof(*ch->it), 1024))
+	if (!tp_reserve(&ch->it, &ch->cap, ch->n + 1, sizeof(*ch->it), 1024))
 		return NULL;
-	ch->cap = cap;
 	return &ch->it[ch->n++];
 }
 
 /* The names rec teaches, copied into the chunk (the page is reused). */
 static int names_add(struct chunk *ch, struct sitem *it, const struct output_name *v, int n)
 {
-	size_t cap = ch->ncap;
 	int i;
 
 	it->name0 = ch->nn;
 	it->nnames = n;
-	if (!grow((void **)&ch->nm, &cap, ch->nn + n, sizeof(*ch->nm), 256))
+	if (!tp_reserve(&ch->nm, &ch->ncap, ch->nn + n, sizeof(*ch->nm), 256))
 		return -1;
-	ch->ncap = cap;
 	for (i = 0; i < n; i++) {
-		if (!grow((void **)&ch->nb, &ch->nbcap, ch->nblen + v[i].len, 1, 4096))
+		if (!tp_reserve(&ch->nb, &ch->nbcap, ch->nblen + v[i].len, 1, 4096))
 			return -1;
 		memcpy(ch->nb + ch->nblen, v[i].name, v[i].len);
 		ch->nm[ch->nn++] = (struct sname){ v[i].pid, ch->nblen, v[i].len };
@@ -359,14 +339,10 @@ static int thread_pages(void *ctx, int thread, int cpu, const void *buf, size_t 
 	rec.cpu = cpu;
 	for (off = 0; off + s->subbuf <= len; off += s->subbuf) {
 		const char *page = (const char *)buf + off;
-		unsigned long commit;
 		unsigned long long ts;
 		void *data;
 
-		/* a damaged commit is skipped, as reader.c does */
-		memcpy(&commit, page + 8, sizeof(commit));
-		commit &= (1UL << 30) - 1;
-		if (commit > (unsigned long)s->subbuf - 8 - sizeof(long))
+		if (!rbpage_sane(page, s->subbuf))
 			continue;
 		pages++;
 		data = rbpage_load(&t->pg, page, s->subbuf, &ts);
@@ -375,13 +351,9 @@ static int thread_pages(void *ctx, int thread, int cpu, const void *buf, size_t 
 			c->lost = t->pg.lost;
 		}
 		for (; data; data = rbpage_step(&t->pg, &ts)) {
-			long room = page + s->subbuf - (const char *)data;
-
 			rec.ts = ts;
 			rec.data = data;
-			rec.size = rbpage_size(&t->pg);
-			if (rec.size > room)
-				rec.size = room > 0 ? room : 0;
+			rec.size = rbpage_size_within(&t->pg, data, page + s->subbuf);
 			if (rec.size < 8)
 				continue;
 			if (format_one(t, ch, &rec, tag) < 0)
@@ -742,16 +714,11 @@ void stream_cpu_wait(struct stream_cpu *s, int timeout_ms)
 
 int stream_cpu_finish(struct stream_cpu *s)
 {
-	int c, ret;
+	int ret;
 
 	if (s->finished)
 		return 0;
-	__atomic_store_n(&s->finishing, 1, __ATOMIC_RELEASE);
-	for (c = 0; c < s->ncpu; c++) {
-		pthread_mutex_lock(&s->cpu[c].mu);
-		pthread_cond_broadcast(&s->cpu[c].room);
-		pthread_mutex_unlock(&s->cpu[c].mu);
-	}
+	/* a thread that waits for room sees percpu_ending() at its next timed look */
 	ret = percpu_finish(s->pc);
 	s->pc = NULL;
 	s->finished = true;

@@ -74,6 +74,18 @@ bool tp_parse_seconds(const char *s, double *val);
 bool tp_array_grow(void *arr, int *n, int want, size_t size);
 
 /*
+ * Room for need elements of size bytes in the array *arr (*cap of them
+ * now), its capacity doubled from first as far as needed, the new room not
+ * zeroed; false (the array as it was) when out of memory.  Inline where
+ * there is room: buffers filled record by record call it per record.
+ */
+bool tp_reserve_grow(void *arr, size_t *cap, size_t need, size_t size, size_t first);
+static inline bool tp_reserve(void *arr, size_t *cap, size_t need, size_t size, size_t first)
+{
+	return need <= *cap || tp_reserve_grow(arr, cap, need, size, first);
+}
+
+/*
  * A whole file, read to its end (procfs and tracefs files report size 0),
  * NUL-terminated; its length in *len unless len is NULL.  NULL with errno
  * set on failure.

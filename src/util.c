@@ -257,6 +257,22 @@ bool tp_array_grow(void *arr, int *n, int want, size_t size)
 	return true;
 }
 
+bool tp_reserve_grow(void *arr, size_t *cap, size_t need, size_t size, size_t first)
+{
+	void **pp = arr;
+	size_t c = *cap ? *cap : first;
+	void *v;
+
+	while (c < need)
+		c *= 2;
+	v = realloc(*pp, c * size);
+	if (!v)
+		return false;
+	*pp = v;
+	*cap = c;
+	return true;
+}
+
 char *tp_read_file(const char *path, size_t *len)
 {
 	size_t n = 0, alloc = 4096;

@@ -76,9 +76,8 @@ struct percpu {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	uint64_t gen;			/* requests made (sync or finish) */
-	bool finishing;
+	bool finishing;			/* finish or abort asked (read atomically by percpu_ending) */
 	bool aborting;			/* percpu_abort(): no last look */
-	int ending;			/* finish or abort asked (atomic) */
 	int started;
 };
 
@@ -429,9 +428,12 @@ const pid_t *percpu_tids(const struct percpu *p)
 	return p->tids;
 }
 
+/* ask()'s thread for a new number alone: nobody is asked */
+#define NOBODY -2
+
 /*
- * Ask one thread (or every one: -1) for one more pass that takes
- * everything; returns the request's number.
+ * Ask one thread (or every one: -1, or none: NOBODY) for one more pass
+ * that takes everything; returns the request's number.
  */
 static uint64_t ask(struct percpu *p, int thread, bool finish, bool abort)
 {
@@ -443,16 +445,15 @@ static uint64_t ask(struct percpu *p, int thread, bool finish, bool abort)
 	gen = p->gen + 1;
 	__atomic_store_n(&p->gen, gen, __ATOMIC_RELEASE);
 	for (i = 0; i < p->nt; i++)
-		if (thread < 0 || i == thread)
+		if (thread == -1 || i == thread)
 			__atomic_store_n(&p->t[i].req, gen, __ATOMIC_RELEASE);
 	if (finish || abort) {
-		p->finishing = true;
+		__atomic_store_n(&p->finishing, true, __ATOMIC_RELEASE);
 		p->aborting = abort;
-		__atomic_store_n(&p->ending, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&p->lock);
 	for (i = 0; i < p->nt; i++)
-		if ((thread < 0 || i == thread) && p->t[i].running &&
+		if ((thread == -1 || i == thread) && p->t[i].running &&
 		    write(p->t[i].efd, &one, sizeof(one)) < 0)
 			continue;
 	return gen;
@@ -471,18 +472,12 @@ bool percpu_wanted(const struct percpu *p, int thread)
 
 bool percpu_ending(const struct percpu *p)
 {
-	return __atomic_load_n(&p->ending, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&p->finishing, __ATOMIC_ACQUIRE);
 }
 
 uint64_t percpu_bump(struct percpu *p)
 {
-	uint64_t gen;
-
-	pthread_mutex_lock(&p->lock);
-	gen = p->gen + 1;
-	__atomic_store_n(&p->gen, gen, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&p->lock);
-	return gen;
+	return ask(p, NOBODY, false, false);
 }
 
 uint64_t percpu_asked(const struct percpu *p)

@@ -436,7 +436,6 @@ struct dec_event *output_prepare(struct output *o, const struct tep_record *rec,
 				 const char **cols, unsigned *len, bool *special)
 {
 	int id = decode_type(rec->data), pid = decode_pid(rec->data);
-	const struct name_plan *pl;
 	const struct pidinfo *pi;
 	struct dec_event *de;
 
@@ -453,8 +452,7 @@ struct dec_event *output_prepare(struct output *o, const struct tep_record *rec,
 	if (de && o->mode == OUTPUT_JSON)
 		learn_names(o, de, rec->data, rec->size);
 	pi = out_pid_info(o, pid, rec->ts);
-	pl = de && o->mode == OUTPUT_JSON ? name_plan(o, de) : NULL;
-	if (de && !*special && !pi->unknown && (!pl || (!pl->npair && pl->exec_file < 0))) {
+	if (de && !*special && !pi->unknown && (o->mode != OUTPUT_JSON || !teaching(o, de))) {
 		o->prep_de = de;
 		o->prep_pi = pi;
 		o->prep_id = id;

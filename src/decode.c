@@ -992,71 +992,13 @@ int decode_kernel_version(const char *release)
 	return a * 256 + b;
 }
 
-uint64_t decode_elem(const void *p, int elem, bool sign)
-{
-	switch (elem) {
-	case 1: {
-		uint8_t v = *(const uint8_t *)p;
-
-		return sign ? (uint64_t)(int64_t)(int8_t)v : v;
-	}
-	case 2: {
-		uint16_t v;
-
-		memcpy(&v, p, 2);
-		return sign ? (uint64_t)(int64_t)(int16_t)v : v;
-	}
-	case 4: {
-		uint32_t v;
-
-		memcpy(&v, p, 4);
-		return sign ? (uint64_t)(int64_t)(int32_t)v : v;
-	}
-	default: {
-		uint64_t v;
-
-		memcpy(&v, p, 8);
-		return v;
-	}
-	}
-}
-
-bool decode_int(const struct dec_field *f, const void *data, int size, uint64_t *v)
-{
-	/* offsets come from a format file, which may be damaged too */
-	if (f->offset < 0 || f->size <= 0 || f->offset > size - f->size)
-		return false;
-	*v = decode_elem((const char *)data + f->offset, f->size, f->sign);
-	return true;
-}
-
 bool decode_span(const struct dec_field *f, const void *data, int size,
 		 const char **p, size_t *len)
 {
-	const char *d = data;
-	size_t off, n;
+	size_t n;
 
-	if (f->offset < 0 || f->size < 0 || f->offset > size)
+	if (!decode_area(f, data, size, p, &n))
 		return false;
-	if (f->dynamic || f->relative) {
-		uint32_t loc;
-
-		if (f->offset > size - 4)
-			return false;
-		memcpy(&loc, d + f->offset, 4);
-		off = loc & 0xffff;
-		n = loc >> 16;
-		if (f->relative)
-			off += f->offset + f->size;
-	} else {
-		off = f->offset;
-		n = f->size ? (size_t)f->size : (size > f->offset ? (size_t)(size - f->offset) : 0);
-	}
-	if (off > (size_t)size)
-		return false;
-	if (off + n > (size_t)size)
-		n = size - off;
-	*p = d + off;
 	if (f->kind == DK_STR) {
 		const char *z = memchr(*p, '\0', n);
 
@@ -1193,6 +1135,23 @@ static int type_elem_size(const char *type)
 	return 1;
 }
 
+/*
+ * buf (len bytes) with zeroes after it up to a multiple of 16 past len: the
+ * JSON writer copies the pre-built pieces 16 bytes at a time (copy16).
+ */
+static char *pad16(char *buf, size_t len)
+{
+	size_t n = (len + 16) & ~(size_t)15;
+	char *p = buf ? realloc(buf, n) : NULL;
+
+	if (!p) {
+		free(buf);
+		return NULL;
+	}
+	memset(p + len, 0, n - len);
+	return p;
+}
+
 static char *json_key(const char *name)
 {
 	char *buf = NULL;
@@ -1204,7 +1163,7 @@ static char *json_key(const char *name)
 	json_write_string(f, name, strlen(name));
 	putc(':', f);
 	fclose(f);
-	return buf;
+	return pad16(buf, len);
 }
 
 /*
@@ -1375,8 +1334,10 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 	json_write_string(mf, de->name, strlen(de->name));
 	fputs(",\"fields\":{", mf);
 	fclose(mf);
-	de->jhead = buf;
+	de->jhead = pad16(buf, len);
 	de->jhead_len = len;
+	if (!de->jhead)
+		goto fail;
 
 	/*
 	 * A plugin's handler prints trace-cmd's own layout; the kernel prints the

@@ -163,6 +163,7 @@ struct dec_event {
 	char *sysname;		/* "sys_openat" for the syscall forms */
 	char *jhead;		/* ,"system":"..","event":"..","fields":{ */
 	size_t jhead_len;
+	/* jhead and the fields' jkey are padded for reads 16 bytes at a time */
 	/*
 	 * The event's names as shown: its own, or for a stand-in
 	 * (decode_set_shown(): a --strings probe) the syscall event it stands
@@ -238,8 +239,80 @@ int decode_kernel_version(const char *release);
 #define KVER(a, b) ((a) * 256 + (b))
 
 /* Value access; false when the field lies outside the record. */
-bool decode_int(const struct dec_field *f, const void *data, int size, uint64_t *v);
-uint64_t decode_elem(const void *p, int elem, bool sign);
+static inline uint64_t decode_elem(const void *p, int elem, bool sign)
+{
+	switch (elem) {
+	case 1: {
+		uint8_t v = *(const uint8_t *)p;
+
+		return sign ? (uint64_t)(int64_t)(int8_t)v : v;
+	}
+	case 2: {
+		uint16_t v;
+
+		memcpy(&v, p, 2);
+		return sign ? (uint64_t)(int64_t)(int16_t)v : v;
+	}
+	case 4: {
+		uint32_t v;
+
+		memcpy(&v, p, 4);
+		return sign ? (uint64_t)(int64_t)(int32_t)v : v;
+	}
+	default: {
+		uint64_t v;
+
+		memcpy(&v, p, 8);
+		return v;
+	}
+	}
+}
+
+static inline bool decode_int(const struct dec_field *f, const void *data, int size,
+			      uint64_t *v)
+{
+	/* offsets come from a format file, which may be damaged too */
+	if (f->offset < 0 || f->size <= 0 || f->offset > size - f->size)
+		return false;
+	*v = decode_elem((const char *)data + f->offset, f->size, f->sign);
+	return true;
+}
+
+/*
+ * Where a string/array/bitmask lives in the record, all of its bytes (a
+ * string's NUL and what follows it too); false when it lies outside.
+ */
+static inline bool decode_area(const struct dec_field *f, const void *data, int size,
+			       const char **p, size_t *len)
+{
+	const char *d = data;
+	size_t off, n;
+
+	if (f->offset < 0 || f->size < 0 || f->offset > size)
+		return false;
+	if (f->dynamic || f->relative) {
+		uint32_t loc;
+
+		if (f->offset > size - 4)
+			return false;
+		memcpy(&loc, d + f->offset, 4);
+		off = loc & 0xffff;
+		n = loc >> 16;
+		if (f->relative)
+			off += f->offset + f->size;
+	} else {
+		off = f->offset;
+		n = f->size ? (size_t)f->size : (size > f->offset ? (size_t)(size - f->offset) : 0);
+	}
+	if (off > (size_t)size)
+		return false;
+	if (off + n > (size_t)size)
+		n = size - off;
+	*p = d + off;
+	*len = n;
+	return true;
+}
+
 /* Where a string/array/bitmask lives in the record; for strings, len stops at NUL. */
 bool decode_span(const struct dec_field *f, const void *data, int size,
 		 const char **p, size_t *len);

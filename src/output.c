@@ -51,7 +51,11 @@ struct output *output_new(struct tep_handle *tep, FILE *f, enum output_mode mode
 	if (!o)
 		return NULL;
 	o->dec = decoder_new(tep);
-	if (!o->dec) {
+	o->lbuf = malloc(LINE_ROOM);
+	if (!o->dec || !o->lbuf) {
+		if (o->dec)
+			decoder_free(o->dec);
+		free(o->lbuf);
 		free(o);
 		return NULL;
 	}
@@ -960,12 +964,6 @@ void output_json_value(FILE *f, const struct dec_field *df, const void *data, in
 	}
 }
 
-static void json_field(FILE *f, const struct dec_field *df, const void *data, int size)
-{
-	put_mem(f, df->jkey, df->jkey_len);
-	output_json_value(f, df, data, size);
-}
-
 /* ,"sym":"name","off":N,"obj":"path" of a user frame, what of it is known. */
 static void json_usym(struct output *o, const struct dec_event *de, const void *data, int size,
 		      uint64_t addr, bool ret)
@@ -1026,73 +1024,173 @@ void out_json_frames(struct output *o, const struct dec_event *de, const void *d
 	putc_unlocked(']', f);
 }
 
+/*
+ * A char array's string at w as a JSON string, up to its NUL or its n
+ * bytes, when it is plain printable ASCII (task names, most strings of
+ * events); NULL when something must be escaped: json_write_string() then.
+ * Eight bytes a step: the lowest byte flagged by the masks below is exact
+ * (a borrow or carry only runs up from a flagged byte), so the string ends
+ * there if it is a NUL, and needs escaping if it is not.
+ */
+static inline char *json_plain_at(char *w, const char *p, size_t n)
+{
+	size_t i = 0;
+
+	*w++ = '"';
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, bad;
+
+		memcpy(&x, p + i, 8);
+		memcpy(w + i, &x, 8);
+		bad = ((x - ones * 0x20) & ~x) |		/* below 0x20, NUL too */
+		      ((x + ones) | x) |			/* 0x7f and above */
+		      (((x ^ (ones * '"')) - ones) & ~(x ^ (ones * '"'))) |
+		      (((x ^ (ones * '\\')) - ones) & ~(x ^ (ones * '\\')));
+		bad &= highs;
+		if (bad) {
+			unsigned at = __builtin_ctzll(bad) / 8;
+
+			if (p[i + at])
+				return NULL;
+			w[i + at] = '"';
+			return w + i + at + 1;
+		}
+	}
+#endif
+	for (; i < n; i++) {
+		unsigned char c = p[i];
+
+		if (!c)
+			break;
+		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
+			return NULL;
+		w[i] = c;
+	}
+	w[i] = '"';
+	return w + i + 1;
+}
+
 /* One record's object up to and including its "fields"; the caller closes it. */
 void out_json_open(struct output *o, struct dec_event *de, const struct tep_record *rec)
 {
 	const void *data = rec->data;
 	const struct pidinfo *pi;
 	FILE *f = o->f;
-	/* the head up to "flags" is made here and written in one piece */
-	char head[96 + sizeof(pi->json)], num[24], *w = head, *d;
+	char *w;
 	bool first = true;
 	int i;
 
 	if (!o->cols && de)
 		learn_names(o, de, data, rec->size);
 	pi = o->cols ? NULL : out_pid_info(o, decode_pid(data), rec->ts);
-#define HEAD_LIT(lit) (memcpy(w, lit, sizeof(lit) - 1), w += sizeof(lit) - 1)
-	HEAD_LIT("{\"type\":\"event\",\"ts_ns\":");
+	/* the head: at most 96 bytes and the task's columns */
+	w = line_begin(o, 96 + sizeof(pi->json));
+	w = lit_at(w, "{\"type\":\"event\",\"ts_ns\":");
 	w = fmt_ts_digits(o, w, rec->ts);
-	HEAD_LIT(",\"cpu\":");
-	if (rec->cpu >= 0 && rec->cpu < 10) {
-		*w++ = '0' + rec->cpu;
-	} else {
-		if (rec->cpu < 0)
-			*w++ = '-';
-		d = fmt_u64(num + sizeof(num),
-			    rec->cpu < 0 ? -(uint64_t)rec->cpu : (uint64_t)rec->cpu);
-		memcpy(w, d, num + sizeof(num) - 1 - d);
-		w += num + sizeof(num) - 1 - d;
-	}
+	w = lit_at(w, ",\"cpu\":");
+	w = dec_i64(w, rec->cpu);
 	if (o->cols) {
-		o->hole = w - head;
+		o->hole = w - o->lstart;
 		memcpy(w, o->cols, o->cols_len);
 		w += o->cols_len;
 	} else {
-		memcpy(w, pi->json, pi->jlen);
-		w += pi->jlen;
+		w = copy16(w, pi->json, pi->jlen);
 	}
-	HEAD_LIT(",\"flags\":\"");
-	memcpy(w, lat_flags(o, data), 5);
-	w += 5;
-	*w++ = '"';
-#undef HEAD_LIT
-	put_mem(f, head, w - head);
+	w = lit_at(w, ",\"flags\":\"");
+	memcpy(w, lat_flags(o, data), 8);
+	w[5] = '"';
+	w += 6;
 	if (!de) {
+		line_end(o, w);
 		put_str(f, ",\"id\":");
 		put_i64(f, decode_type(data));
 		put_str(f, ",\"system\":null,\"event\":null,\"fields\":{}");
 		return;
 	}
-	put_mem(f, de->jhead, de->jhead_len);
+	if (de->jhead_len <= LINE_ROOM - LINE_SLACK) {
+		w = line_need(o, w, de->jhead_len);
+		w = copy16(w, de->jhead, de->jhead_len);
+	} else {
+		line_end(o, w);
+		put_mem(f, de->jhead, de->jhead_len);
+		w = line_begin(o, 0);
+	}
 	for (i = 0; i < de->nfields; i++) {
 		const struct dec_field *df = &de->fields[i];
+		size_t key = df->jkey_len + 1, n;
+		const char *p;
+		uint64_t v;
+		char *e;
+		bool ok;
 
 		if (df->common)
 			continue;
-		if (!first)
-			putc_unlocked(',', f);
-		first = false;
 		/* a string the kernel could not fetch (--strings) */
 		if (de->strings && decode_str_fault(df, data, rec->size)) {
 			o->faults++;
-			put_mem(f, df->jkey, df->jkey_len);
-			put_lit(f, "null");
+			w = line_need(o, w, key + 4);
+			if (!first)
+				*w++ = ',';
+			first = false;
+			w = copy16(w, df->jkey, df->jkey_len);
+			w = lit_at(w, "null");
 			continue;
 		}
-		json_field(f, df, data, rec->size);
+		switch (df->kind) {
+		case DK_INT:
+			w = line_need(o, w, key + 21);
+			if (!first)
+				*w++ = ',';
+			first = false;
+			w = copy16(w, df->jkey, df->jkey_len);
+			if (!decode_int(df, data, rec->size, &v))
+				w = lit_at(w, "null");
+			else if (df->sign)
+				w = dec_i64(w, (int64_t)v);
+			else
+				w = dec_u64(w, v);
+			continue;
+		case DK_STR:
+			ok = decode_area(df, data, rec->size, &p, &n);
+			if (!ok)
+				n = 0;
+			if (key + n + 6 > LINE_ROOM - LINE_SLACK)
+				break;
+			w = line_need(o, w, key + n + 6);
+			if (!first)
+				*w++ = ',';
+			first = false;
+			w = copy16(w, df->jkey, df->jkey_len);
+			if (!ok) {
+				w = lit_at(w, "null");
+				continue;
+			}
+			if ((e = json_plain_at(w, p, n))) {
+				w = e;
+				continue;
+			}
+			/* to be escaped: through stdio */
+			line_end(o, w);
+			output_json_value(f, df, data, rec->size);
+			w = line_begin(o, 0);
+			continue;
+		default:
+			break;
+		}
+		/* what is not written in place: through stdio */
+		line_end(o, w);
+		if (!first)
+			putc_unlocked(',', f);
+		first = false;
+		put_mem(f, df->jkey, df->jkey_len);
+		output_json_value(f, df, data, rec->size);
+		w = line_begin(o, 0);
 	}
-	putc_unlocked('}', f);
+	*w++ = '}';
+	line_end(o, w);
 }
 
 int out_json_record(struct output *o, struct dec_event *de, struct tep_record *rec)

@@ -110,7 +110,7 @@ struct output {
 	struct graph *graph;	/* function_graph records seen: their state, else NULL */
 	/* the flags column of the last record: consecutive records mostly share it */
 	unsigned fkey;		/* its flags and preempt bytes; above 0xffff: none yet */
-	char ftxt[6];
+	char ftxt[8];		/* 5 and a NUL, read 8 at a time */
 	unsigned retry_tick;	/* pid_info: the clock is looked at every RETRY_EVERY uses */
 	/* a stamp's digits above the last eight, as last written: they seldom change */
 	uint64_t ts_hi;
@@ -139,6 +139,10 @@ struct output {
 	unsigned long long sec;
 	char sec_txt[32];
 	unsigned sec_len;
+	/* line_begin(): where the line being built starts, how far it may go */
+	char *lstart, *lend;
+	bool lfile;		/* lstart is in the FILE's own buffer */
+	char *lbuf;		/* LINE_ROOM bytes: the room when the FILE's buffer has none */
 };
 
 #define RETRY_EVERY 256
@@ -328,6 +332,116 @@ static inline void put_i64(FILE *f, int64_t v)
 		put_u64(f, v);
 	}
 }
+
+/*
+ * A line built in place.  The per-record writers know an upper bound of
+ * each piece they are about to write (the head, a field's key and value):
+ * line_begin() hands out room for at least n bytes, in the FILE's buffer
+ * when it has them (glibc), else in o->lbuf, and line_need() makes sure n
+ * more fit before a piece, taking what was written and starting again when
+ * they do not; line_end() takes the line: it moves the FILE's write
+ * pointer, or writes o->lbuf out.  In between, the pieces are written with
+ * plain stores and fixed-size copies, none of them a call.  LINE_SLACK is
+ * room past the limit for those copies, which may write up to 15 bytes
+ * more than they keep.  A piece larger than LINE_ROOM, or one the writer
+ * cannot bound (an escaped string, an array), goes through stdio between a
+ * line_end() and a new line_begin().
+ */
+#define LINE_SLACK 64
+#define LINE_ROOM 8192		/* o->lbuf's size: n is at most LINE_ROOM - LINE_SLACK */
+
+static inline char *line_begin(struct output *o, size_t n)
+{
+#ifdef __GLIBC__
+	FILE *f = o->f;
+
+	if ((size_t)(f->_IO_write_end - f->_IO_write_ptr) >= n + LINE_SLACK) {
+		o->lfile = true;
+		o->lend = f->_IO_write_end - LINE_SLACK;
+		return o->lstart = f->_IO_write_ptr;
+	}
+#endif
+	(void)n;
+	o->lfile = false;
+	o->lend = o->lbuf + LINE_ROOM - LINE_SLACK;
+	return o->lstart = o->lbuf;
+}
+
+static inline void line_end(struct output *o, char *w)
+{
+#ifdef __GLIBC__
+	if (o->lfile) {
+		o->f->_IO_write_ptr = w;
+		return;
+	}
+#endif
+	fwrite_unlocked(o->lstart, 1, w - o->lstart, o->f);
+}
+
+static inline char *line_need(struct output *o, char *w, size_t n)
+{
+	if ((size_t)(o->lend - w) >= n)
+		return w;
+	line_end(o, w);
+	return line_begin(o, n);
+}
+
+/*
+ * n bytes of s at w, copied 16 at a time: reads and writes up to 15 bytes
+ * past n (s must have them: the pre-built pieces are padded to 16, see
+ * decode.c's pad16; w has LINE_SLACK).  Returns the end of the n bytes.
+ */
+static inline char *copy16(char *w, const char *s, size_t n)
+{
+	size_t i = 0;
+
+	do {
+		memcpy(w + i, s + i, 16);
+		i += 16;
+	} while (i < n);
+	return w + n;
+}
+
+/* A string literal at w; returns its end. */
+#define lit_at(w, lit) (memcpy(w, lit, sizeof(lit) - 1), (w) + sizeof(lit) - 1)
+
+/* Decimal v at w; returns the end. */
+static inline char *dec_u64(char *w, uint64_t v)
+{
+	static const uint64_t p10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+		10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+		100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+		100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+		100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	unsigned t;
+
+	if (v < 10) {
+		*w = '0' + v;
+		return w + 1;
+	}
+	if (v < 100) {
+		memcpy(w, digit_pairs + 2 * v, 2);
+		return w + 2;
+	}
+	/* digits: log10 from the highest bit set, corrected by one comparison */
+	t = ((64 - __builtin_clzll(v)) * 1233) >> 12;
+	t += v >= p10[t];
+	/* fmt_u64 ends the digits with a NUL, at w + t: within the slack */
+	fmt_u64(w + t + 1, v);
+	return w + t;
+}
+
+static inline char *dec_i64(char *w, int64_t v)
+{
+	if (v < 0) {
+		*w++ = '-';
+		return dec_u64(w, -(uint64_t)v);
+	}
+	return dec_u64(w, v);
+}
+
 
 
 /*

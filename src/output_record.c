@@ -50,6 +50,7 @@ void output_free(struct output *o)
 		textplan_free(o->tplans[i].plan);
 	free(o->tplans);
 	free(o->tbuf.p);
+	free(o->lbuf);
 	trace_seq_destroy(&o->seq);
 	decoder_free(o->dec);
 	comm_saved_free(&o->names);

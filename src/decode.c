@@ -1031,9 +1031,8 @@ int decode_frames(const struct dec_event *de, const void *data, int size)
 /* ---------------------------------------------------------------- event cache */
 
 struct decoder {
+	struct decoder_head h;	/* first: decode.h's decoder_event() reads it */
 	struct tep_handle *tep;
-	struct dec_event **ev;
-	int nev;
 	decode_loader_fn loader;
 	void *loader_ctx;
 	unsigned char *tried;	/* ids the loader could not provide */
@@ -1070,6 +1069,7 @@ static void dec_event_free(struct dec_event *de)
 	free(de->fields);
 	free(de->sysname);
 	free(de->jhead);
+	free(de->tname);
 	free(de);
 }
 
@@ -1079,9 +1079,9 @@ void decoder_free(struct decoder *d)
 
 	if (!d)
 		return;
-	for (i = 0; i < d->nev; i++)
-		dec_event_free(d->ev[i]);
-	free(d->ev);
+	for (i = 0; i < d->h.nev; i++)
+		dec_event_free(d->h.ev[i]);
+	free(d->h.ev);
 	free(d->tried);
 	free(d);
 }
@@ -1303,6 +1303,10 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 			if (asprintf(&de->sysname, "sys_%s", nm + 9) < 0)
 				de->sysname = NULL;
 		}
+		if (de->sysname) {
+			de->sysname_len = strlen(de->sysname);
+			de->sysname = pad16(de->sysname, de->sysname_len);
+		}
 		if (!de->sysname)
 			de->special = DS_NONE;
 		for (i = 0; i < n; i++) {
@@ -1338,6 +1342,15 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 	de->jhead_len = len;
 	if (!de->jhead)
 		goto fail;
+	/* the text's "name: " before the print fmt's text; ftrace's events have none */
+	if (asprintf(&de->tname, "%s: ", event->name) < 0) {
+		de->tname = NULL;
+		goto fail;
+	}
+	de->tname_len = de->special == DS_FTRACE ? 0 : strlen(de->tname);
+	de->tname = pad16(de->tname, strlen(de->tname));
+	if (!de->tname)
+		goto fail;
 
 	/*
 	 * A plugin's handler prints trace-cmd's own layout; the kernel prints the
@@ -1353,29 +1366,29 @@ fail:
 	return NULL;
 }
 
-struct dec_event *decoder_event(struct decoder *d, int id)
+struct dec_event *decoder_event_load(struct decoder *d, int id)
 {
 	struct tep_event *event;
 
 	if (id < 0)
 		return NULL;
-	if (id < d->nev && d->ev[id])
-		return d->ev[id];
-	if (id >= d->nev) {
+	if (id < d->h.nev && d->h.ev[id])
+		return d->h.ev[id];
+	if (id >= d->h.nev) {
 		int nn = id + 256;
-		struct dec_event **nv = realloc(d->ev, nn * sizeof(*nv));
+		struct dec_event **nv = realloc(d->h.ev, nn * sizeof(*nv));
 		unsigned char *nt;
 
 		if (!nv)
 			return NULL;
-		memset(nv + d->nev, 0, (nn - d->nev) * sizeof(*nv));
-		d->ev = nv;
+		memset(nv + d->h.nev, 0, (nn - d->h.nev) * sizeof(*nv));
+		d->h.ev = nv;
 		nt = realloc(d->tried, nn);
 		if (!nt)
 			return NULL;
-		memset(nt + d->nev, 0, nn - d->nev);
+		memset(nt + d->h.nev, 0, nn - d->h.nev);
 		d->tried = nt;
-		d->nev = nn;
+		d->h.nev = nn;
 	}
 	decode_lock();
 	event = tep_find_event(d->tep, id);
@@ -1385,9 +1398,9 @@ struct dec_event *decoder_event(struct decoder *d, int id)
 			event = tep_find_event(d->tep, id);
 	}
 	if (event)
-		d->ev[id] = dec_event_build(event);
+		d->h.ev[id] = dec_event_build(event);
 	decode_unlock();
-	return event ? d->ev[id] : NULL;
+	return event ? d->h.ev[id] : NULL;
 }
 
 bool decode_str_fault(const struct dec_field *f, const void *data, int size)

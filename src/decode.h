@@ -161,9 +161,12 @@ struct dec_event {
 	int id;
 	enum dec_special special;
 	char *sysname;		/* "sys_openat" for the syscall forms */
+	size_t sysname_len;
+	char *tname;		/* "name: ", the text's lead-in to the print fmt's text */
+	size_t tname_len;	/* 0 for ftrace's events, which have none */
 	char *jhead;		/* ,"system":"..","event":"..","fields":{ */
 	size_t jhead_len;
-	/* jhead and the fields' jkey are padded for reads 16 bytes at a time */
+	/* sysname, tname, jhead and the fields' jkey are padded for reads 16 bytes at a time */
 	/*
 	 * The event's names as shown: its own, or for a stand-in
 	 * (decode_set_shown(): a --strings probe) the syscall event it stands
@@ -199,7 +202,20 @@ void decoder_free(struct decoder *d);
 /* Called with an id tep does not know yet; it should decode_add_format() it. */
 void decoder_set_loader(struct decoder *d, decode_loader_fn fn, void *ctx);
 /* The cached description of event id, or NULL when it cannot be had. */
-struct dec_event *decoder_event(struct decoder *d, int id);
+struct dec_event *decoder_event_load(struct decoder *d, int id);
+/* struct decoder's first member: the events described so far, by id */
+struct decoder_head {
+	struct dec_event **ev;
+	int nev;
+};
+static inline struct dec_event *decoder_event(struct decoder *d, int id)
+{
+	const struct decoder_head *h = (const struct decoder_head *)d;
+
+	if ((unsigned)id < (unsigned)h->nev && h->ev[id])
+		return h->ev[id];
+	return decoder_event_load(d, id);
+}
 struct tep_handle *decoder_tep(struct decoder *d);
 
 /*

@@ -115,8 +115,7 @@ static char *fmt_ts_digits(struct output *o, char *w, uint64_t ts)
 		memcpy(o->ts_hi_txt, d, o->ts_hi_len);
 		o->ts_hi = hi;
 	}
-	memcpy(w, o->ts_hi_txt, o->ts_hi_len);
-	w += o->ts_hi_len;
+	w = copy16(w, o->ts_hi_txt, o->ts_hi_len);
 	fmt_8(w, ts % 100000000);
 	return w + 8;
 }
@@ -500,7 +499,8 @@ static size_t fmt_ts(struct output *o, char *out, unsigned long long ts, bool ns
 		o->sec_len = snprintf(o->sec_txt, sizeof(o->sec_txt), "%5llu.", sec);
 		o->sec = sec;
 	}
-	memcpy(out, o->sec_txt, o->sec_len);
+	/* (out is a line's room: copy16 may write past the text) */
+	copy16(out, o->sec_txt, o->sec_len);
 	n = o->sec_len;
 	memcpy(out + n + 4, digit_pairs + 2 * (frac % 100), 2);
 	frac /= 100;
@@ -750,99 +750,132 @@ static bool print_info(struct output *o, struct dec_event *de, struct tep_record
 	return true;
 }
 
+/* "0x" and v in lowercase hex at w, as "0x%llx" writes it; returns the end */
+static inline char *hex0x_at(char *w, uint64_t v)
+{
+	char *e = w + 2 + (64 - __builtin_clzll(v | 1) + 3) / 4, *p = e;
+
+	w[0] = '0';
+	w[1] = 'x';
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (p > w + 2);
+	return e;
+}
+
 int out_text_record(struct output *o, struct dec_event *de, struct tep_record *rec)
 {
 	const char *text;
 	const void *data = rec->data;
-	int pid = decode_pid(data);
 	const struct pidinfo *pi;
-	char hdr[128];
 	FILE *f = o->f;
+	char *w;
 	size_t n;
 	int i;
 
+	/* the head: the task's columns, "[%03d] ", the flags, the stamp */
+	w = line_begin(o, 96 + (o->cols ? o->cols_len : sizeof(pi->text)));
 	if (o->cols) {
 		o->hole = 0;
-		put_mem(f, o->cols, o->cols_len);
+		memcpy(w, o->cols, o->cols_len);
+		w += o->cols_len;
 	} else {
-		pi = out_pid_info(o, pid, rec->ts);
-		put_mem(f, pi->text, pi->tlen);
+		pi = out_pid_info(o, decode_pid(data), rec->ts);
+		w = copy16(w, pi->text, pi->tlen);
 	}
-	/* "[%03d] " */
 	if (rec->cpu >= 0 && rec->cpu < 1000) {
-		hdr[0] = '[';
-		hdr[1] = '0' + rec->cpu / 100;
-		hdr[2] = '0' + rec->cpu / 10 % 10;
-		hdr[3] = '0' + rec->cpu % 10;
-		hdr[4] = ']';
-		hdr[5] = ' ';
-		n = 6;
+		w[0] = '[';
+		w[1] = '0' + rec->cpu / 100;
+		w[2] = '0' + rec->cpu / 10 % 10;
+		w[3] = '0' + rec->cpu % 10;
+		w[4] = ']';
+		w[5] = ' ';
+		w += 6;
 	} else {
-		n = sprintf(hdr, "[%03d] ", rec->cpu);
+		w += sprintf(w, "[%03d] ", rec->cpu);
 	}
-	memcpy(hdr + n, lat_flags(o, data), 6);
-	n += 5;
-	hdr[n++] = ' ';
-	n += fmt_ts(o, hdr + n, rec->ts, o->ns_clock);
-	put_mem(f, hdr, n);
+	memcpy(w, lat_flags(o, data), 8);
+	w[5] = ' ';
+	w += 6;
+	w += fmt_ts(o, w, rec->ts, o->ns_clock);
 
 	if (!de) {
+		line_end(o, w);
 		fprintf(f, "[UNKNOWN EVENT %d]\n", decode_type(data));
 		return 0;
 	}
 	switch (de->special) {
 	case DS_SYS_ENTER:
-		put_str(f, de->sysname);
-		putc_unlocked('(', f);
+		w = line_need(o, w, de->sysname_len + 1);
+		w = copy16(w, de->sysname, de->sysname_len);
+		*w++ = '(';
 		for (i = de->first_arg; i < de->nfields; i++) {
 			const struct dec_field *df = &de->fields[i];
+			size_t len = strlen(df->name);
 			uint64_t v = 0;
 
 			if (df == de->ret)
 				continue;
-			if (df->kind == DK_STR) {
-				text_string(o, de, df, rec, i > de->first_arg);
+			if (df->kind == DK_STR || len > LINE_ROOM / 2) {
+				line_end(o, w);
+				if (df->kind == DK_STR) {
+					text_string(o, de, df, rec, i > de->first_arg);
+				} else {
+					decode_int(df, data, rec->size, &v);
+					fprintf(f, "%s%s: ", i > de->first_arg ? ", " : "", df->name);
+					if (v < 10 && o->sys_decimal)
+						putc_unlocked('0' + v, f);
+					else
+						put_hex0x(f, v);
+				}
+				w = line_begin(o, 0);
 				continue;
 			}
 			decode_int(df, data, rec->size, &v);
+			w = line_need(o, w, len + 24);
 			if (i > de->first_arg)
-				put_lit(f, ", ");
-			put_str(f, df->name);
-			put_lit(f, ": ");
+				w = lit_at(w, ", ");
+			memcpy(w, df->name, len);
+			w = lit_at(w + len, ": ");
 			/* since 6.18 the kernel prints values below 10 in decimal */
 			if (v < 10 && o->sys_decimal)
-				putc_unlocked('0' + v, f);
+				*w++ = '0' + v;
 			else
-				put_hex0x(f, v);
+				w = hex0x_at(w, v);
 		}
-		putc_unlocked(')', f);
+		w = line_need(o, w, 32);
+		*w++ = ')';
 		/* a --strings event is written at the syscall's exit: its return value */
 		if (de->ret) {
 			uint64_t v = 0;
 
 			decode_int(de->ret, data, rec->size, &v);
-			put_lit(f, " -> ");
-			put_hex0x(f, v);
+			w = hex0x_at(lit_at(w, " -> "), v);
 		}
-		putc_unlocked('\n', f);
+		*w++ = '\n';
+		line_end(o, w);
 		return 0;
 	case DS_SYS_EXIT: {
 		uint64_t v = 0;
 
 		decode_int(de->ret, data, rec->size, &v);
-		put_str(f, de->sysname);
-		put_lit(f, " -> ");
-		put_hex0x(f, v);
-		putc_unlocked('\n', f);
+		w = line_need(o, w, de->sysname_len + 32);
+		w = copy16(w, de->sysname, de->sysname_len);
+		w = hex0x_at(lit_at(w, " -> "), v);
+		*w++ = '\n';
+		line_end(o, w);
 		return 0;
 	}
 	case DS_KSTACK:
 	case DS_USTACK:
+		line_end(o, w);
 		text_stack(o, de, rec);
 		return 1;
 	case DS_FUNC: {
 		uint64_t parent = ffield(de, 1, data, rec->size);
 
+		line_end(o, w);
 		put_ip(f, ffield(de, 0, data, rec->size));
 		/* options/print-parent, on by default */
 		if (parent) {
@@ -856,19 +889,30 @@ int out_text_record(struct output *o, struct dec_event *de, struct tep_record *r
 		break;
 	}
 	if (!record_fits(de, rec)) {
+		line_end(o, w);
 		fprintf(f, "%s: [damaged record]\n", de->event->name);
 		return 0;
 	}
-	if (!print_info(o, de, rec, &text, &n))
+	/* (print_info writes nothing to o->f: the line stays open) */
+	if (!print_info(o, de, rec, &text, &n)) {
+		line_end(o, w);
 		return 0;
-	if (de->special != DS_FTRACE) {
-		put_str(f, de->event->name);
-		put_str(f, ": ");
 	}
-	put_mem(f, text, n);
+	if (de->tname_len + n + 2 <= LINE_ROOM - LINE_SLACK) {
+		w = line_need(o, w, de->tname_len + n + 2);
+		w = copy16(w, de->tname, de->tname_len);
+		memcpy(w, text, n);
+		w += n;
+	} else {
+		line_end(o, w);
+		put_mem(f, de->tname, de->tname_len);
+		put_mem(f, text, n);
+		w = line_begin(o, 0);
+	}
 	/* ftrace:print carries its own newline, as the kernel prints it */
 	if (!n || text[n - 1] != '\n' || de->special != DS_FTRACE)
-		putc_unlocked('\n', f);
+		*w++ = '\n';
+	line_end(o, w);
 	return 0;
 }
 

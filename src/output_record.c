@@ -140,6 +140,18 @@ int output_record(struct output *o, struct tep_record *rec)
 	if (rec->size < 8)
 		return 0;
 	de = decoder_event(o->dec, decode_type(rec->data));
+	/* the common case: an event of the kernel's own layout, no function_graph state */
+	if (de && de->special < DS_FUNC && !o->graph) {
+		int r;
+
+		if (o->mode == OUTPUT_TEXT)
+			r = out_text_record(o, de, rec);
+		else if (!o->pq)
+			r = out_json_record(o, de, rec);
+		else
+			return write_one(o, de, rec, NULL);
+		return ferror_unlocked(o->f) ? -1 : r;
+	}
 	if (de && de->special == DS_GRAPH_ENT && !o->graph) {
 		o->graph = out_graph_new();
 		if (!o->graph) {

@@ -117,6 +117,7 @@ int cmd_stream(int argc, char **argv)
 	bool kstack = false, ustack = false, stacks, json_stacks;
 	/* with stacks: per CPU, the stack records its last event still has to get */
 	int *owed = NULL, per_event = 0;
+	bool plain;
 	bool ending = false;		/* --count reached: only what is owed still */
 	bool pool_failed = false;	/* the formatting threads failed (not a write) */
 	double end_by = 0;		/* then: how long the stacks may take */
@@ -320,12 +321,20 @@ int cmd_stream(int argc, char **argv)
 			break;
 		stream_cpu_wait(sc, ms);
 	}
+	plain = !pool && !owed;
 	while (!sc && !state_stop) {
 		int r = live_next(l, &rec, &lost);
 
 		if (r < 0) {
 			ret = TP_FAIL;
 			break;
+		}
+		/* the common case: a record to write, no stacks owed, no pool, no loss */
+		if (r > 0 && plain && !lost) {
+			r = output_record(out, &rec);
+			if (r < 0)
+				break;
+			goto written;
 		}
 		if (r > 0) {
 			bool in = rec.cpu >= 0 && rec.cpu < ncpu, stack = false;
@@ -369,6 +378,7 @@ int cmd_stream(int argc, char **argv)
 			}
 			if (ending && !owing(owed, ncpu))
 				break;
+written:
 			if (!r && count && ++seen >= count) {
 				if (!stacks || !owing(owed, ncpu))
 					break;

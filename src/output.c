@@ -61,6 +61,7 @@ struct output *output_new(struct tep_handle *tep, FILE *f, enum output_mode mode
 	}
 	o->tep = tep;
 	o->f = f;
+	o->tcpu = -1;
 	o->mode = mode;
 	o->ns_clock = true;
 	o->fkey = ~0U;
@@ -784,13 +785,19 @@ int out_text_record(struct output *o, struct dec_event *de, struct tep_record *r
 		pi = out_pid_info(o, decode_pid(data), rec->ts);
 		w = copy16(w, pi->text, pi->tlen);
 	}
-	if (rec->cpu >= 0 && rec->cpu < 1000) {
+	/* consecutive records mostly come from one CPU: its column is kept */
+	if (rec->cpu == o->tcpu) {
+		memcpy(w, o->tcpu_txt, 8);
+		w += 6;
+	} else if (rec->cpu >= 0 && rec->cpu < 1000) {
 		w[0] = '[';
 		w[1] = '0' + rec->cpu / 100;
 		w[2] = '0' + rec->cpu / 10 % 10;
 		w[3] = '0' + rec->cpu % 10;
 		w[4] = ']';
 		w[5] = ' ';
+		memcpy(o->tcpu_txt, w, 6);
+		o->tcpu = rec->cpu;
 		w += 6;
 	} else {
 		w += sprintf(w, "[%03d] ", rec->cpu);

@@ -135,6 +135,9 @@ struct output {
 	const struct pidinfo *wpi;	/* NULL: none */
 	int wpid;
 	unsigned wgen, wlgen;
+	/* text: the last record's CPU (-1: none yet) and its "[%03d] " */
+	int tcpu;
+	char tcpu_txt[8];
 	/* text: the seconds of the last stamp, as written ("%5llu.") */
 	unsigned long long sec;
 	char sec_txt[32];

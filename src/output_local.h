@@ -447,6 +447,69 @@ static inline char *dec_i64(char *w, int64_t v)
 
 
 
+/* "0x" and v in lowercase hex at w, as "0x%llx" writes it; returns the end */
+static inline char *hex0x_at(char *w, uint64_t v)
+{
+	char *e = w + 2 + (64 - __builtin_clzll(v | 1) + 3) / 4, *p = e;
+
+	w[0] = '0';
+	w[1] = 'x';
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (p > w + 2);
+	return e;
+}
+
+/*
+ * A char array's string at w as a JSON string, up to its NUL or its n
+ * bytes, when it is plain printable ASCII (task names, most strings of
+ * events); NULL when something must be escaped: json_write_string() then.
+ * Eight bytes a step: the lowest byte flagged by the masks below is exact
+ * (a borrow or carry only runs up from a flagged byte), so the string ends
+ * there if it is a NUL, and needs escaping if it is not.
+ */
+static inline char *json_plain_at(char *w, const char *p, size_t n)
+{
+	size_t i = 0;
+
+	*w++ = '"';
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, bad;
+
+		memcpy(&x, p + i, 8);
+		memcpy(w + i, &x, 8);
+		bad = ((x - ones * 0x20) & ~x) |		/* below 0x20, NUL too */
+		      ((x + ones) | x) |			/* 0x7f and above */
+		      (((x ^ (ones * '"')) - ones) & ~(x ^ (ones * '"'))) |
+		      (((x ^ (ones * '\\')) - ones) & ~(x ^ (ones * '\\')));
+		bad &= highs;
+		if (bad) {
+			unsigned at = __builtin_ctzll(bad) / 8;
+
+			if (p[i + at])
+				return NULL;
+			w[i + at] = '"';
+			return w + i + at + 1;
+		}
+	}
+#endif
+	for (; i < n; i++) {
+		unsigned char c = p[i];
+
+		if (!c)
+			break;
+		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
+			return NULL;
+		w[i] = c;
+	}
+	w[i] = '"';
+	return w + i + 1;
+}
+
 /*
  * The name the kernel prints for a kernel frame: its symbol, or the markers
  * of ftrace trampolines and of functions a kretprobe returns through; NULL

@@ -992,23 +992,6 @@ int decode_kernel_version(const char *release)
 	return a * 256 + b;
 }
 
-bool decode_span(const struct dec_field *f, const void *data, int size,
-		 const char **p, size_t *len)
-{
-	size_t n;
-
-	if (!decode_area(f, data, size, p, &n))
-		return false;
-	if (f->kind == DK_STR) {
-		const char *z = memchr(*p, '\0', n);
-
-		if (z)
-			n = z - *p;
-	}
-	*len = n;
-	return true;
-}
-
 int decode_frames(const struct dec_event *de, const void *data, int size)
 {
 	const struct dec_field *f = &de->frames;
@@ -1282,6 +1265,15 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 		}
 	}
 	de->nfields = n;
+	for (i = 0; i < n; i++) {
+		const struct dec_field *df = &de->fields[i];
+
+		/* (a damaged format's negative offset: every record is checked) */
+		if (df->kind == DK_INT && df->offset < 0)
+			de->int_end = INT_MAX;
+		else if (df->kind == DK_INT && df->offset + df->size > de->int_end)
+			de->int_end = df->offset + df->size;
+	}
 
 	/* an event standing for another is shown as that one (decode_set_shown) */
 	de->system = event->system;

@@ -167,6 +167,8 @@ struct dec_event {
 	char *jhead;		/* ,"system":"..","event":"..","fields":{ */
 	size_t jhead_len;
 	/* sysname, tname, jhead and the fields' jkey are padded for reads 16 bytes at a time */
+	/* a record at least this long holds every integer field (else each is checked) */
+	int int_end;
 	/*
 	 * The event's names as shown: its own, or for a stand-in
 	 * (decode_set_shown(): a --strings probe) the syscall event it stands
@@ -329,9 +331,40 @@ static inline bool decode_area(const struct dec_field *f, const void *data, int 
 	return true;
 }
 
+
+/*
+ * The length of the string at p, at most n: up to its first NUL.  Eight
+ * bytes a step (the lowest zero byte the mask flags is exact).
+ */
+static inline size_t decode_strnlen(const char *p, size_t n)
+{
+	size_t i = 0;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, z;
+
+		memcpy(&x, p + i, 8);
+		z = (x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL;
+		if (z)
+			return i + __builtin_ctzll(z) / 8;
+	}
+#endif
+	while (i < n && p[i])
+		i++;
+	return i;
+}
+
 /* Where a string/array/bitmask lives in the record; for strings, len stops at NUL. */
-bool decode_span(const struct dec_field *f, const void *data, int size,
-		 const char **p, size_t *len);
+static inline bool decode_span(const struct dec_field *f, const void *data, int size,
+			       const char **p, size_t *len)
+{
+	if (!decode_area(f, data, size, p, len))
+		return false;
+	if (f->kind == DK_STR)
+		*len = decode_strnlen(*p, *len);
+	return true;
+}
 
 /*
  * A string a probe could not fetch (the kernel's "(fault)"): its __data_loc

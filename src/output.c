@@ -172,6 +172,25 @@ static struct learned *learned_of(struct output *o, int pid)
 	return l->pid == pid ? l : NULL;
 }
 
+/* The n bytes at a and b are the same (n is a task name's length: short) */
+static inline bool same_bytes(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+	}
+	for (; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 static void learn(struct output *o, int pid, const char *name, size_t len)
 {
 	struct learned *l;
@@ -183,7 +202,7 @@ static void learn(struct output *o, int pid, const char *name, size_t len)
 	if (len > COMM_MAX)
 		len = COMM_MAX;
 	l = &o->learned[(unsigned)pid & (LEARNED - 1)];
-	if (l->pid == pid && !strncmp(l->name, name, len) && !l->name[len])
+	if (l->pid == pid && !l->name[len] && same_bytes(l->name, name, len))
 		return;
 	l->pid = pid;
 	l->gen = ++o->learn_gen;
@@ -1069,6 +1088,8 @@ void out_json_open(struct output *o, struct dec_event *de, const struct tep_reco
 	FILE *f = o->f;
 	char *w;
 	bool first = true;
+	/* every integer field lies inside the record: no check per field */
+	bool ints = de && rec->size >= de->int_end;
 	int i;
 
 	if (!o->cols && de)
@@ -1134,12 +1155,13 @@ void out_json_open(struct output *o, struct dec_event *de, const struct tep_reco
 				*w++ = ',';
 			first = false;
 			w = copy16(w, df->jkey, df->jkey_len);
-			if (!decode_int(df, data, rec->size, &v))
+			if (!ints && !decode_int(df, data, rec->size, &v)) {
 				w = lit_at(w, "null");
-			else if (df->sign)
-				w = dec_i64(w, (int64_t)v);
-			else
-				w = dec_u64(w, v);
+				continue;
+			}
+			if (ints)
+				v = decode_elem((const char *)data + df->offset, df->size, df->sign);
+			w = df->sign ? dec_i64(w, (int64_t)v) : dec_u64(w, v);
 			continue;
 		case DK_STR:
 			ok = decode_area(df, data, rec->size, &p, &n);

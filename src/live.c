@@ -36,6 +36,7 @@
 #include "tpctl.h"
 
 struct live {
+	struct live_head h;	/* first: live.h's live_next() reads it */
 	struct live_spec spec;
 	struct target no_target;	/* spec.target when the command gave none */
 	struct tep_handle *tep;
@@ -55,7 +56,6 @@ struct live {
 	bool *cpus;			/* the CPUs read */
 	unsigned long long *overrun0, *dropped0;	/* the -i instance's stats at the start */
 	unsigned long long lost_seen;	/* live_lost(): overrun + dropped so far */
-	struct reader *rd;
 	bool stacks;
 	bool prompt;			/* our instance's buffer_percent is 0 */
 	bool drained;
@@ -71,7 +71,6 @@ struct live {
 	unsigned long long page_pages, page_lost;	/* live_page_counts() */
 	/* an input file */
 	struct dat_file df;
-	struct tracecmd_input *in;
 	struct tep_record *in_rec;	/* handed out last: freed on the next call */
 	/*
 	 * Per source (a CPU of the top buffer or of a buffer instance that
@@ -120,7 +119,7 @@ int live_load_id(struct tep_handle *tep, int id, void *ctx)
 	char **systems, **events, *colon;
 	int i, j;
 
-	if (l->in)
+	if (l->h.in)
 		return -1;
 	if (!l->idmap_built) {
 		l->idmap_built = true;
@@ -172,7 +171,7 @@ int live_reload_comms(struct tep_handle *tep, void *ctx)
 	struct live *l = ctx;
 
 	/* a recording's names are the ones it saved */
-	if (l && l->in)
+	if (l && l->h.in)
 		return -1;
 	return tfs_tep_load_cmdlines(tep);
 }
@@ -535,8 +534,8 @@ static int open_readers(struct live *l)
 {
 	int cpu;
 
-	l->rd = reader_new(tep_get_sub_buffer_size(l->tep));
-	if (!l->rd) {
+	l->h.rd = reader_new(tep_get_sub_buffer_size(l->tep));
+	if (!l->h.rd) {
 		tp_error("out of memory");
 		return TP_FAIL;
 	}
@@ -550,7 +549,7 @@ static int open_readers(struct live *l)
 		 */
 		if (!l->private_inst)
 			cpu_stats(l->inst, cpu, &l->overrun0[cpu], &l->dropped0[cpu]);
-		if (reader_add_cpu(l->rd, l->inst, cpu) < 0) {
+		if (reader_add_cpu(l->h.rd, l->inst, cpu) < 0) {
 			/* a CPU that is not there (offline, or beyond the possible ones) */
 			if (errno == ENOENT && !l->spec.cpus) {
 				l->cpus[cpu] = false;
@@ -661,8 +660,8 @@ static void close_readers(struct live *l)
 {
 	int c;
 
-	reader_free(l->rd);
-	l->rd = NULL;
+	reader_free(l->h.rd);
+	l->h.rd = NULL;
 	for (c = 0; c < l->npage_cpus; c++) {
 		if (l->page_cpus && l->page_cpus[c])
 			tracefs_cpu_free_fd(l->page_cpus[c]);
@@ -741,19 +740,19 @@ static int input_events(struct live *l)
 /* Every CPU of the top buffer and of each buffer instance, as sources to merge. */
 static int input_sources(struct live *l)
 {
-	int nbuf = tracecmd_buffer_instances(l->in), b, c, ncpu;
+	int nbuf = tracecmd_buffer_instances(l->h.in), b, c, ncpu;
 
 	l->in_bufs = calloc(nbuf + 1, sizeof(*l->in_bufs));
 	if (!l->in_bufs)
 		goto oom;
 	for (b = -1; b < nbuf; b++) {
-		struct tracecmd_input *h = l->in;
+		struct tracecmd_input *h = l->h.in;
 
 		if (b >= 0) {
-			h = tracecmd_buffer_instance_handle(l->in, b);
+			h = tracecmd_buffer_instance_handle(l->h.in, b);
 			if (!h) {
 				tp_error("cannot read '%s': corrupt buffer '%s'", l->spec.input,
-					 tracecmd_buffer_instance_name(l->in, b));
+					 tracecmd_buffer_instance_name(l->h.in, b));
 				return TP_FAIL;
 			}
 			l->in_bufs[l->in_nbufs++] = h;
@@ -791,10 +790,10 @@ static int open_input(struct live *l)
 	}
 	if (dat_open(s->input, &l->df))
 		return TP_FAIL;
-	l->in = dat_tracecmd_open(s->input);
-	if (!l->in)
+	l->h.in = dat_tracecmd_open(s->input);
+	if (!l->h.in)
 		return TP_FAIL;
-	l->tep = tracecmd_get_tep(l->in);
+	l->tep = tracecmd_get_tep(l->h.in);
 	/* libtracecmd's reader stops at a name that holds a newline: the rest too */
 	if (l->df.cmdlines)
 		tfs_tep_parse_cmdlines(l->tep, l->df.cmdlines, l->df.cmdlines_len);
@@ -956,8 +955,8 @@ static void live_free(struct live *l)
 	free(l->in_bufs);
 	if (l->in_filter)
 		tep_filter_free(l->in_filter);
-	if (l->in)
-		tracecmd_close(l->in);
+	if (l->h.in)
+		tracecmd_close(l->h.in);
 	else if (l->tep)
 		tep_free(l->tep);
 	dat_file_close(&l->df);
@@ -1028,7 +1027,7 @@ int live_start(struct live *l)
 
 	/* from here on, INT/TERM/HUP only set state_stop: the command ends and cleans up */
 	state_set_graceful(true);
-	if (l->in)
+	if (l->h.in)
 		return TP_OK;
 	if (l->spec.flags & LIVE_HOLD)
 		ret = tfs_instance_write(l->inst, "tracing_on", "1");
@@ -1038,51 +1037,49 @@ int live_start(struct live *l)
 	return ret;
 }
 
-int live_next(struct live *l, struct tep_record *rec, long long *lost)
+int live_next_input(struct live *l, struct tep_record *rec, long long *lost)
 {
-	int r;
+	return next_input(l, rec, lost);
+}
 
-	if (l->in)
-		return next_input(l, rec, lost);
-	r = reader_next(l->rd, rec, lost);
-	if (r < 0)
-		tp_error("cannot read the ring buffer: %s", strerror(errno));
-	return r;
+void live_read_failed(void)
+{
+	tp_error("cannot read the ring buffer: %s", strerror(errno));
 }
 
 void live_wait(struct live *l, int timeout_ms)
 {
-	if (!l->in && l->rd)
-		reader_wait(l->rd, timeout_ms);
+	if (!l->h.in && l->h.rd)
+		reader_wait(l->h.rd, timeout_ms);
 }
 
 bool live_done(struct live *l)
 {
-	if (l->in)
+	if (l->h.in)
 		return l->in_eof;
 	return target_done(l->spec.target);
 }
 
 void live_drain(struct live *l)
 {
-	if (l->in || l->drained)
+	if (l->h.in || l->drained)
 		return;
 	l->drained = true;
 	/* the -i instance is not ours to stop: what is there now is read */
 	if (l->private_inst || l->top)
 		tfs_instance_write(l->inst, "tracing_on", "0");
-	if (l->rd)
-		reader_finish(l->rd);
+	if (l->h.rd)
+		reader_finish(l->h.rd);
 }
 
 bool live_eof(struct live *l)
 {
-	if (l->in)
+	if (l->h.in)
 		return l->in_eof;
-	if (!l->rd || reader_eof(l->rd))
+	if (!l->h.rd || reader_eof(l->h.rd))
 		return true;
 	/* a CPU found empty is looked at once more, now that tracing is off */
-	reader_finish(l->rd);
+	reader_finish(l->h.rd);
 	return false;
 }
 
@@ -1091,7 +1088,7 @@ unsigned long long live_lost(struct live *l)
 	unsigned long long total = 0, o, d, n;
 	int cpu;
 
-	if (l->in) {
+	if (l->h.in) {
 		n = l->lost_seen;
 		l->lost_seen = 0;
 		return n;
@@ -1114,7 +1111,7 @@ bool live_loss_report(struct live *l, bool force)
 	size_t len = 0;
 	int cpu;
 
-	if (l->in)
+	if (l->h.in)
 		return false;
 	buf[0] = '\0';
 	for (cpu = 0; cpu < l->ncpu; cpu++) {
@@ -1129,8 +1126,8 @@ bool live_loss_report(struct live *l, bool force)
 			len += snprintf(buf + len, sizeof(buf) - len, "%scpu%d %llu/%llu",
 					len ? ", " : "", cpu, o, d);
 	}
-	if (l->rd) {
-		reader_counts(l->rd, &pages, &lost_pages, &lost_events);
+	if (l->h.rd) {
+		reader_counts(l->h.rd, &pages, &lost_pages, &lost_events);
 	} else {
 		pages = l->page_pages;
 		lost_pages = l->page_lost;
@@ -1190,7 +1187,7 @@ const struct tfs_event_list *live_events(struct live *l)
 
 const struct tfs_event_list *live_events_named(struct live *l)
 {
-	return l->spec.strings && !l->in ? &l->named : &l->evs;
+	return l->spec.strings && !l->h.in ? &l->named : &l->evs;
 }
 
 const struct tfs_event *live_traced(struct live *l, const struct tfs_event *named)
@@ -1218,7 +1215,7 @@ char *live_format_text(struct live *l, const char *sys, const char *name, int *s
 {
 	size_t i, n = strlen(name);
 
-	if (!l->in)
+	if (!l->h.in)
 		return tfs_event_format_text(sys, name, size);
 	/* a recording's format begins "name: NAME\n" */
 	for (i = 0; i < l->df.nfmts; i++) {
@@ -1241,7 +1238,7 @@ bool live_clock_ns(struct live *l)
 	char *clk;
 	bool ns = true;
 
-	if (l->in)
+	if (l->h.in)
 		return true;
 	/* the clock of the instance counts nanoseconds unless it is a raw counter */
 	clk = tracefs_get_clock(l->inst);

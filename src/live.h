@@ -50,6 +50,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "reader.h"
+
 struct tep_handle;
 struct tep_record;
 struct tracefs_cpu;
@@ -131,7 +133,26 @@ int live_start(struct live *l);
  * reader_next(): 1, 0 when none is ready, -1 on a read error after printing
  * it.  *lost: events the ring buffer says were missed on rec->cpu before it.
  */
-int live_next(struct live *l, struct tep_record *rec, long long *lost);
+int live_next_input(struct live *l, struct tep_record *rec, long long *lost);
+void live_read_failed(void);
+/* struct live's first member: what live_next() needs, inline on every record's path */
+struct tracecmd_input;
+struct live_head {
+	struct reader *rd;		/* the ring buffers' merge */
+	struct tracecmd_input *in;	/* or the input file */
+};
+static inline int live_next(struct live *l, struct tep_record *rec, long long *lost)
+{
+	const struct live_head *h = (const struct live_head *)l;
+	int r;
+
+	if (h->in)
+		return live_next_input(l, rec, lost);
+	r = reader_next(h->rd, rec, lost);
+	if (r < 0)
+		live_read_failed();
+	return r;
+}
 /* Wait for data, at most timeout_ms (signals and COMMAND's exit end it sooner). */
 void live_wait(struct live *l, int timeout_ms);
 /* The target is gone (or an input file is at its end): nothing more will come. */

@@ -1080,8 +1080,13 @@ void out_json_frames(struct output *o, const struct dec_event *de, const void *d
 	putc_unlocked(']', f);
 }
 
-/* One record's object up to and including its "fields"; the caller closes it. */
-void out_json_open(struct output *o, struct dec_event *de, const struct tep_record *rec)
+/*
+ * One record's object up to and including its "fields": the caller closes
+ * it, or with close (an event, no stack to add), the object and its line
+ * are closed here.
+ */
+static void json_record(struct output *o, struct dec_event *de, const struct tep_record *rec,
+			bool close)
 {
 	const void *data = rec->data;
 	const struct pidinfo *pi;
@@ -1092,7 +1097,8 @@ void out_json_open(struct output *o, struct dec_event *de, const struct tep_reco
 	bool ints = de && rec->size >= de->int_end;
 	int i;
 
-	if (!o->cols && de)
+	/* (the last event that taught no names is known without a call) */
+	if (!o->cols && de && de != o->nonames)
 		learn_names(o, de, data, rec->size);
 	pi = o->cols ? NULL : out_pid_info(o, decode_pid(data), rec->ts);
 	/* the head: at most 96 bytes and the task's columns */
@@ -1117,6 +1123,8 @@ void out_json_open(struct output *o, struct dec_event *de, const struct tep_reco
 		put_str(f, ",\"id\":");
 		put_i64(f, decode_type(data));
 		put_str(f, ",\"system\":null,\"event\":null,\"fields\":{}");
+		if (close)
+			put_lit(f, "}\n");
 		return;
 	}
 	if (de->jhead_len <= LINE_ROOM - LINE_SLACK) {
@@ -1200,11 +1208,28 @@ void out_json_open(struct output *o, struct dec_event *de, const struct tep_reco
 		w = line_begin(o, 0);
 	}
 	*w++ = '}';
+	if (close) {
+		*w++ = '}';
+		*w++ = '\n';
+	}
 	line_end(o, w);
+}
+
+void out_json_open(struct output *o, struct dec_event *de, const struct tep_record *rec)
+{
+	json_record(o, de, rec, false);
+}
+
+int out_json_event(struct output *o, struct dec_event *de, const struct tep_record *rec)
+{
+	json_record(o, de, rec, true);
+	return 0;
 }
 
 int out_json_record(struct output *o, struct dec_event *de, struct tep_record *rec)
 {
+	if (de && de->special < DS_KSTACK)
+		return out_json_event(o, de, rec);
 	out_json_open(o, de, rec);
 	/* a stack that follows no event (no stacks expected, or its event was not read) */
 	if (de && de->special >= DS_KSTACK) {

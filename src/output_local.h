@@ -574,6 +574,8 @@ static inline const struct pidinfo *out_pid_info(struct output *o, int pid,
 }
 int out_text_record(struct output *o, struct dec_event *de, struct tep_record *rec);
 int out_json_record(struct output *o, struct dec_event *de, struct tep_record *rec);
+/* out_json_record() of a record that is not a stack (de->special below DS_KSTACK) */
+int out_json_event(struct output *o, struct dec_event *de, const struct tep_record *rec);
 void out_json_open(struct output *o, struct dec_event *de, const struct tep_record *rec);
 void out_json_frames(struct output *o, const struct dec_event *de, const void *data, int size);
 void out_lost_write(struct output *o, int cpu, long long count);

@@ -147,7 +147,7 @@ int output_record(struct output *o, struct tep_record *rec)
 		if (o->mode == OUTPUT_TEXT)
 			r = out_text_record(o, de, rec);
 		else if (!o->pq)
-			r = out_json_record(o, de, rec);
+			r = out_json_event(o, de, rec);
 		else
 			return write_one(o, de, rec, NULL);
 		return ferror_unlocked(o->f) ? -1 : r;

@@ -107,6 +107,7 @@ struct rcpu {
 };
 
 struct reader {
+	struct reader_fast fast;	/* first: reader.h's reader_next() reads it */
 	int subbuf;
 	int batch;		/* sub-buffers per splice */
 	int pipe[2];		/* splice goes through it; it is emptied at once */
@@ -117,8 +118,7 @@ struct reader {
 	bool partial;		/* this pass takes partly filled sub-buffers */
 	bool finishing;
 	bool no_splice;
-	struct rcpu *fast;	/* reader_next's shortcut: the CPU it may simply go on with */
-	unsigned long long fast_limit;	/* as long as its records are not newer than this */
+	struct rcpu *fast_c;	/* the shortcut's CPU (fast.pg set) */
 	struct timespec pending;	/* since when data waits to fill a sub-buffer; 0: none */
 	unsigned long long pages, partial_pages, lost_pages, lost_events, splices;
 	struct pollfd *pfd;
@@ -409,32 +409,33 @@ static int hand_out(struct rcpu *best, struct tep_record *rec, long long *lost)
 	return 1;
 }
 
-int reader_next(struct reader *r, struct tep_record *rec, long long *lost)
+/*
+ * reader.h's reader_next() stepped the shortcut's sub-buffer to data
+ * (stamped ts), which may not go without a merge: it becomes that CPU's
+ * head, or the CPU needs its next sub-buffer.
+ */
+int reader_next_left(struct reader *r, void *data, unsigned long long ts,
+		     struct tep_record *rec, long long *lost)
+{
+	struct rcpu *c = r->fast_c;
+
+	r->fast.pg = NULL;
+	c->data = data;
+	c->ts = ts;
+	if (!data)
+		c->page_loaded = false;
+	else
+		set_ready(r, c);
+	return reader_next_merge(r, rec, lost);
+}
+
+int reader_next_merge(struct reader *r, struct tep_record *rec, long long *lost)
 {
 	struct rcpu *best;
 	bool again;
 	int i;
 
-	/*
-	 * The common case: the next record of the sub-buffer that gave the
-	 * last one, still older than every other CPU's head.  Nothing else
-	 * has been read since the merge below checked that CPU's sub-buffer,
-	 * so that check still holds.
-	 */
-	if (r->fast) {
-		best = r->fast;
-		r->fast = NULL;
-		best->data = rbpage_step(&best->pg, &best->ts);
-		if (!best->data) {
-			best->page_loaded = false;
-		} else {
-			set_ready(r, best);
-			if (best->ts <= r->fast_limit) {
-				r->fast = best;
-				return hand_out(best, rec, lost);
-			}
-		}
-	}
+	r->fast.pg = NULL;
 	for (;;) {
 		for (i = 0; i < r->n; i++)
 			if (fill(r, &r->c[i]) < 0)
@@ -470,17 +471,21 @@ int reader_next(struct reader *r, struct tep_record *rec, long long *lost)
 	 * lower CPU first, so a record stamped like a lower CPU's head must
 	 * wait for it.
 	 */
-	r->fast_limit = ~0ULL;
+	r->fast.limit = ~0ULL;
 	for (i = 0; i < r->n; i++) {
 		struct rcpu *c = &r->c[i];
 		/* a lower CPU's head is newer than best's (else it had won): ts - 1 >= 0 */
 		unsigned long long limit = c < best ? c->ts - 1 : c->ts;
 
-		if (c != best && c->state == S_READY && limit < r->fast_limit)
-			r->fast_limit = limit;
+		if (c != best && c->state == S_READY && limit < r->fast.limit)
+			r->fast.limit = limit;
 	}
-	if (best->page_loaded)
-		r->fast = best;
+	if (best->page_loaded) {
+		r->fast_c = best;
+		r->fast.pg = &best->pg;
+		r->fast.end = best->buf + (size_t)best->next * r->subbuf;
+		r->fast.cpu = best->cpu;
+	}
 	return hand_out(best, rec, lost);
 }
 

@@ -14,8 +14,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <event-parse.h>
+
+#include "rbpage.h"
+
 struct tracefs_instance;
-struct tep_record;
 struct reader;
 
 /* subbuf_size: bytes per sub-buffer (tep_get_sub_buffer_size()); 0 for the page size. */
@@ -34,7 +37,42 @@ int reader_add_mem(struct reader *r, int cpu, const void *buf, size_t len);
  * says was missed on rec->cpu just before rec: 0 none, -1 some (count
  * unknown), else the count.
  */
-int reader_next(struct reader *r, struct tep_record *rec, long long *lost);
+int reader_next_merge(struct reader *r, struct tep_record *rec, long long *lost);
+int reader_next_left(struct reader *r, void *data, unsigned long long ts,
+		     struct tep_record *rec, long long *lost);
+/*
+ * struct reader's first member: the shortcut that reader_next() takes
+ * inline.  The next record of the sub-buffer that gave the last one may go
+ * without a merge while it is not newer than limit (every other CPU's head
+ * is newer; nothing was read since the merge that found so).
+ */
+struct reader_fast {
+	struct rbpage *pg;		/* NULL: no shortcut, merge */
+	const char *end;		/* the sub-buffer's end in memory */
+	unsigned long long limit;
+	int cpu;
+};
+static inline int reader_next(struct reader *r, struct tep_record *rec, long long *lost)
+{
+	const struct reader_fast *f = (const struct reader_fast *)r;
+	unsigned long long ts = 0;
+	void *data;
+
+	if (!f->pg)
+		return reader_next_merge(r, rec, lost);
+	data = rbpage_step(f->pg, &ts);
+	if (!data || ts > f->limit)
+		return reader_next_left(r, data, ts, rec, lost);
+	/* (not the sub-buffer's first record: nothing was missed before it) */
+	memset(rec, 0, sizeof(*rec));
+	rec->ts = ts;
+	rec->cpu = f->cpu;
+	rec->data = data;
+	rec->size = rbpage_size_within(f->pg, data, f->end);
+	rec->record_size = rec->size;
+	*lost = 0;
+	return 1;
+}
 
 /*
  * Wait until there is data worth reading, timeout_ms passes (-1: forever)

@@ -289,15 +289,17 @@ int cmd_stream(int argc, char **argv)
 		}
 		if (r == 2)
 			lost_seen = true;
-		if (r == 1) {
-			if (count && ++seen >= count)
-				break;
-			if (deadline && !(seen & 1023) && now_s() >= deadline)
-				break;
-		}
-		/* a busy stream (-a) may never idle: look at the target now and then */
+		if (r == 1 && count && ++seen >= count)
+			break;
+		/*
+		 * Every 1024 records, and whenever nothing can go out: the clock
+		 * (cheap, vDSO, but not free), and the target (a busy stream
+		 * (-a) may never idle)
+		 */
 		if (r && (r != 1 || ++nrec & 1023))
 			continue;
+		if (deadline && now_s() >= deadline)
+			break;
 		if (!r) {
 			/* nothing can go out now */
 			if (drain)
@@ -384,13 +386,17 @@ written:
 					break;
 				ending = true;
 			}
-			/* the clock is cheap (vDSO) but not free: look every 1024 records */
-			if (deadline && !(seen & 1023) && now_s() >= deadline)
-				break;
-			/* a busy stream (-a) may never idle: look at the target now and then */
-			if (!(++nrec & 1023) && !drain && live_done(l)) {
-				live_drain(l);
-				drain = true;
+			/*
+			 * Every 1024 records: the clock (cheap, vDSO, but not
+			 * free), and the target (a busy stream (-a) may never idle)
+			 */
+			if (!(++nrec & 1023)) {
+				if (deadline && now_s() >= deadline)
+					break;
+				if (!drain && live_done(l)) {
+					live_drain(l);
+					drain = true;
+				}
 			}
 			continue;
 		}

@@ -102,22 +102,25 @@ void output_set_user_symbols(struct output *o, output_usym_fn fn, void *ctx)
  */
 static char *fmt_ts_digits(struct output *o, char *w, uint64_t ts)
 {
-	uint64_t hi = ts / 100000000;
+	/* ts_hi_len set: ts_hi is the stamp's value without its last eight digits */
+	uint64_t lo = ts - o->ts_hi;
 	char num[24], *d;
 
-	if (!hi) {
-		d = fmt_u64(num + sizeof(num), ts);
-		memcpy(w, d, num + sizeof(num) - 1 - d);
-		return w + (num + sizeof(num) - 1 - d);
-	}
-	if (hi != o->ts_hi || !o->ts_hi_len) {
+	if (lo >= 100000000 || !o->ts_hi_len) {
+		uint64_t hi = ts / 100000000;
+
+		if (!hi) {
+			o->ts_hi_len = 0;
+			return dec_u64(w, ts);
+		}
 		d = fmt_u64(num + sizeof(num), hi);
 		o->ts_hi_len = num + sizeof(num) - 1 - d;
 		memcpy(o->ts_hi_txt, d, o->ts_hi_len);
-		o->ts_hi = hi;
+		o->ts_hi = hi * 100000000;
+		lo = ts - o->ts_hi;
 	}
 	w = copy16(w, o->ts_hi_txt, o->ts_hi_len);
-	fmt_8(w, ts % 100000000);
+	fmt_8(w, lo);
 	return w + 8;
 }
 

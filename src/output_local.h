@@ -113,7 +113,7 @@ struct output {
 	char ftxt[8];		/* 5 and a NUL, read 8 at a time */
 	unsigned retry_tick;	/* pid_info: the clock is looked at every RETRY_EVERY uses */
 	/* a stamp's digits above the last eight, as last written: they seldom change */
-	uint64_t ts_hi;
+	uint64_t ts_hi;		/* the stamp less its last eight digits, as a number of ns */
 	char ts_hi_txt[24];
 	unsigned ts_hi_len;
 	/*

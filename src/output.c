@@ -407,8 +407,8 @@ static const struct pidinfo *remember(struct output *o, const struct pidinfo *pi
 {
 	o->wpi = pi->unknown ? NULL : pi;
 	o->wpid = pi->pid;
-	o->wgen = o->comm_gen;
-	o->wlgen = o->learn_gen;
+	/* both only grow: their sum changes when either does */
+	o->wgen = o->comm_gen + o->learn_gen;
 	return pi;
 }
 

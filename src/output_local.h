@@ -133,8 +133,8 @@ struct output {
 	const struct dec_event *nonames;	/* output_names(): an event that teaches none */
 	/* out_pid_info(): the last task's columns, while nothing of them can have changed */
 	const struct pidinfo *wpi;	/* NULL: none */
-	int wpid;
-	unsigned wgen, wlgen;
+	int wpid;		/* its pid (only out_pid_info_slow() fills a slot, and remembers it) */
+	unsigned wgen;		/* comm_gen + learn_gen when it was remembered */
 	/* text: the last record's CPU (-1: none yet) and its "[%03d] " */
 	int tcpu;
 	char tcpu_txt[8];
@@ -567,8 +567,7 @@ static inline const struct pidinfo *out_pid_info(struct output *o, int pid,
 {
 	const struct pidinfo *pi = o->wpi;
 
-	if (pi && pid == o->wpid && pi->pid == pid && o->wgen == o->comm_gen &&
-	    o->wlgen == o->learn_gen)
+	if (pi && pid == o->wpid && o->wgen == o->comm_gen + o->learn_gen)
 		return pi;
 	return out_pid_info_slow(o, pid, ts);
 }

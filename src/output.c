@@ -1140,8 +1140,8 @@ static void json_record(struct output *o, struct dec_event *de, const struct tep
 	}
 	for (i = 0; i < de->nfields; i++) {
 		const struct dec_field *df = &de->fields[i];
-		size_t key = df->jkey_len + 1, n;
-		const char *p;
+		size_t key = df->jkey_len + 1, n = 0;
+		const char *p = NULL;
 		uint64_t v;
 		char *e;
 		bool ok;

@@ -20,6 +20,7 @@
 #include <trace-seq.h>
 
 #include "decode.h"
+#include "digits.h"
 #include "textplan.h"
 
 /* ---------------------------------------------------------------- the plan */
@@ -659,6 +660,19 @@ static uint64_t rd(const uint8_t *p, unsigned size)
 	}
 }
 
+/* eval() of a field or a constant without the call: most nodes are one of them */
+static inline uint64_t value(const struct node *n, const uint8_t *d, unsigned size)
+{
+	switch (n->kind) {
+	case N_FIELD:
+		return n->off + n->size <= size ? rd(d + n->off, n->size) : 0;
+	case N_CONST:
+		return n->val;
+	default:
+		return eval(n, d, size);
+	}
+}
+
 /* eval_num_arg() of the plan's tree; a read past the record gives 0, as there. */
 static uint64_t eval(const struct node *n, const uint8_t *d, unsigned size)
 {
@@ -670,20 +684,20 @@ static uint64_t eval(const struct node *n, const uint8_t *d, unsigned size)
 	case N_FIELD:
 		return n->off + n->size <= size ? rd(d + n->off, n->size) : 0;
 	case N_INDEX:
-		r = eval(n->a, d, size);
+		r = value(n->a, d, size);
 		if (r > size)
 			return 0;
 		l = n->off + r * n->size;
 		return l + n->size <= size ? rd(d + l, n->size) & n->val : 0;
 	case N_MASK:
-		return eval(n->a, d, size) & n->val;
+		return value(n->a, d, size) & n->val;
 	case N_COND:
-		return eval(n->a, d, size) ? eval(n->b, d, size) : eval(n->c, d, size);
+		return value(n->a, d, size) ? value(n->b, d, size) : value(n->c, d, size);
 	case N_BIN:
 		break;
 	}
-	l = eval(n->a, d, size);
-	r = eval(n->b, d, size);
+	l = value(n->a, d, size);
+	r = value(n->b, d, size);
 	switch (n->op) {
 	case '!': return !r;
 	case 'n': return l != r;
@@ -805,7 +819,7 @@ static int run_str(const struct sarg *s, const struct item *it, const uint8_t *d
 		return put_conv_str(b, it, (const char *)d + off,
 				    strnlen((const char *)d + off, size - off));
 	case S_FLAGS:
-		v = eval(s->num, d, size);
+		v = value(s->num, d, size);
 		for (i = 0; i < s->nfl; i++) {
 			long long fv = s->fl[i].v;
 
@@ -827,19 +841,19 @@ static int run_str(const struct sarg *s, const struct item *it, const uint8_t *d
 		}
 		return 0;
 	case S_SYMBOL:
-		v = eval(s->num, d, size);
+		v = value(s->num, d, size);
 		for (i = 0; i < s->nfl; i++)
 			if (v == s->fl[i].v)
 				return put_conv_str(b, it, s->fl[i].s, s->fl[i].len);
 		return put_hex0x(b, v);
 	case S_COND:
-		return run_str(eval(s->num, d, size) ? s->a : s->b, it, d, size, b);
+		return run_str(value(s->num, d, size) ? s->a : s->b, it, d, size, b);
 	case S_SYM: {
 		struct trace_seq seq;
 		int r;
 
 		trace_seq_init(&seq);
-		decode_sym_print(&seq, eval(s->num, d, size), s->how);
+		decode_sym_print(&seq, value(s->num, d, size), s->how);
 		trace_seq_terminate(&seq);
 		r = seq.state == TRACE_SEQ__GOOD ? put(b, seq.buffer, seq.len) : -1;
 		trace_seq_destroy(&seq);
@@ -926,10 +940,8 @@ static int run_num(const struct item *it, uint64_t v, struct tpbuf *b)
 			v >>= 4;
 		} while (v);
 	} else {
-		do {
-			*--w = '0' + v % 10;
-			v /= 10;
-		} while (v);
+		w = fmt_u64(e, v);
+		e--;	/* (the NUL fmt_u64 ends with) */
 	}
 	n = e - w + neg;
 	pad = it->width > n ? it->width - n : 0;
@@ -974,7 +986,7 @@ int textplan_run(const struct textplan *p, const void *data, int size, struct tp
 			r = put(b, it->text, it->len);
 			break;
 		case I_NUM:
-			r = run_num(it, eval(it->num, d, usize), b);
+			r = run_num(it, value(it->num, d, usize), b);
 			break;
 		default:
 			r = run_str(it->str, it, d, usize, b);

@@ -1265,15 +1265,6 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 		}
 	}
 	de->nfields = n;
-	for (i = 0; i < n; i++) {
-		const struct dec_field *df = &de->fields[i];
-
-		/* (a damaged format's negative offset: every record is checked) */
-		if (df->kind == DK_INT && df->offset < 0)
-			de->int_end = INT_MAX;
-		else if (df->kind == DK_INT && df->offset + df->size > de->int_end)
-			de->int_end = df->offset + df->size;
-	}
 
 	/* an event standing for another is shown as that one (decode_set_shown) */
 	de->system = event->system;
@@ -1321,6 +1312,18 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 			function_fields(de);
 	}
 
+	/* (after stack_fields(), which takes the frames out of fields) */
+	for (i = 0; i < de->nfields; i++) {
+		const struct dec_field *df = &de->fields[i];
+
+		/* (a damaged format's negative offset or size: every record is checked) */
+		if (df->offset < 0 || df->size < 0)
+			de->fields_end = INT_MAX;
+		else if (df->offset + df->size > de->fields_end)
+			de->fields_end = df->offset + df->size;
+		if (df->dynamic || df->relative)
+			de->dynamic = true;
+	}
 	mf = open_memstream(&buf, &len);
 	if (!mf)
 		goto fail;

@@ -167,8 +167,13 @@ struct dec_event {
 	char *jhead;		/* ,"system":"..","event":"..","fields":{ */
 	size_t jhead_len;
 	/* sysname, tname, jhead and the fields' jkey are padded for reads 16 bytes at a time */
-	/* a record at least this long holds every integer field (else each is checked) */
-	int int_end;
+	/*
+	 * A record at least this long holds every field (a string or array
+	 * of dynamic length: its place); else each is checked.  dynamic: it
+	 * has fields of dynamic length.
+	 */
+	int fields_end;
+	bool dynamic;
 	/*
 	 * The event's names as shown: its own, or for a stand-in
 	 * (decode_set_shown(): a --strings probe) the syscall event it stands

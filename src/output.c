@@ -548,11 +548,11 @@ static bool record_fits(const struct dec_event *de, const struct tep_record *rec
 	uint32_t loc;
 	int i;
 
-	for (i = 0; i < de->nfields; i++) {
+	if (rec->size < de->fields_end)
+		return false;
+	for (i = 0; de->dynamic && i < de->nfields; i++) {
 		const struct dec_field *f = &de->fields[i];
 
-		if (f->offset < 0 || f->size < 0 || f->offset > rec->size - f->size)
-			return false;
 		if (!f->dynamic && !f->relative)
 			continue;
 		if (!decode_span(f, rec->data, rec->size, &p, &len))
@@ -1096,8 +1096,8 @@ static void json_record(struct output *o, struct dec_event *de, const struct tep
 	FILE *f = o->f;
 	char *w;
 	bool first = true;
-	/* every integer field lies inside the record: no check per field */
-	bool ints = de && rec->size >= de->int_end;
+	/* every field lies inside the record: no check per integer field */
+	bool ints = de && rec->size >= de->fields_end;
 	int i;
 
 	/* (the last event that taught no names is known without a call) */

@@ -863,9 +863,12 @@ static int run_str(const struct sarg *s, const struct item *it, const uint8_t *d
 	return 0;
 }
 
+#define NUM 80
+
 static int run_num(const struct item *it, uint64_t v, struct tpbuf *b)
 {
-	char num[80], *e = num + sizeof(num), *w = e;
+	/* NUM for the text; 24 more past e: the digits are copied 24 bytes at once */
+	char num[NUM + 24], *e = num + NUM, *w = e;
 	bool neg = false;
 	int n, pad;
 
@@ -873,23 +876,23 @@ static int run_num(const struct item *it, uint64_t v, struct tpbuf *b)
 		/* print_arg_number(): the value as the type the length says */
 		switch (it->ls) {
 		case -2:
-			n = snprintf(num, sizeof(num), it->fmt, (char)v);
+			n = snprintf(num, NUM, it->fmt, (char)v);
 			break;
 		case -1:
-			n = snprintf(num, sizeof(num), it->fmt, (short)v);
+			n = snprintf(num, NUM, it->fmt, (short)v);
 			break;
 		case 0:
-			n = snprintf(num, sizeof(num), it->fmt, (int)v);
+			n = snprintf(num, NUM, it->fmt, (int)v);
 			break;
 		case 1:
-			n = snprintf(num, sizeof(num), it->fmt, (long)v);
+			n = snprintf(num, NUM, it->fmt, (long)v);
 			break;
 		default:
-			n = snprintf(num, sizeof(num), it->fmt, (long long)v);
+			n = snprintf(num, NUM, it->fmt, (long long)v);
 		}
 		if (n < 0)
 			return -1;
-		if ((size_t)n < sizeof(num))
+		if ((size_t)n < NUM)
 			return put(b, num, n);
 		/* a wide field: once more, in the buffer */
 		if (grow(b, n + 1))
@@ -945,28 +948,30 @@ static int run_num(const struct item *it, uint64_t v, struct tpbuf *b)
 	}
 	n = e - w + neg;
 	pad = it->width > n ? it->width - n : 0;
-	if (grow(b, n + pad))
+	if (grow(b, n + pad + 24))
 		return -1;
 	if (it->left) {
 		if (neg)
 			b->p[b->len++] = '-';
 		memcpy(b->p + b->len, w, e - w);
 		b->len += e - w;
-		memset(b->p + b->len, ' ', pad);
+		if (pad)
+			memset(b->p + b->len, ' ', pad);
 		b->len += pad;
 		return 0;
 	}
-	if (!it->zero) {
+	if (pad && !it->zero) {
 		memset(b->p + b->len, ' ', pad);
 		b->len += pad;
 	}
 	if (neg)
 		b->p[b->len++] = '-';
-	if (it->zero) {
+	if (pad && it->zero) {
 		memset(b->p + b->len, '0', pad);
 		b->len += pad;
 	}
-	memcpy(b->p + b->len, w, e - w);
+	/* (20 digits at most: a copy of a known size, not a call) */
+	memcpy(b->p + b->len, w, 24 < NUM ? 24 : 0);
 	b->len += e - w;
 	return 0;
 }

@@ -488,7 +488,8 @@ static int text_item(struct build *b, const char *f)
 	char *t;
 	size_t n = 0;
 
-	t = pmem(b->p, strlen(f) + 1);
+	/* (16 bytes more: a short text is copied 16 bytes at once, put_text) */
+	t = pmem(b->p, strlen(f) + 16);
 	if (!t) {
 		b->fail = true;
 		return 1;
@@ -749,6 +750,19 @@ static int put(struct tpbuf *b, const char *s, size_t len)
 	return 0;
 }
 
+/* The plan's own text: one copy of 16 bytes when it is short (text_item padded it). */
+static inline int put_text(struct tpbuf *b, const struct item *it)
+{
+	if (b->len + it->len + 16 > b->cap && grow(b, it->len + 16))
+		return -1;
+	if (it->len <= 16)
+		memcpy(b->p + b->len, it->text, 16);
+	else
+		memcpy(b->p + b->len, it->text, it->len);
+	b->len += it->len;
+	return 0;
+}
+
 /* A string through the conversion: "%s" as is, anything else by snprintf. */
 static int put_conv_str(struct tpbuf *b, const struct item *it, const char *s, size_t len)
 {
@@ -799,7 +813,7 @@ static int run_str(const struct sarg *s, const struct item *it, const uint8_t *d
 		if (s->off + len > size)
 			len = size - s->off;
 		return put_conv_str(b, it, (const char *)d + s->off,
-				    strnlen((const char *)d + s->off, len));
+				    decode_strnlen((const char *)d + s->off, len));
 	case S_DYN:
 		if (s->off + s->size > size)
 			return 0;
@@ -817,7 +831,7 @@ static int run_str(const struct sarg *s, const struct item *it, const uint8_t *d
 		if (!len || off >= size)
 			return 0;
 		return put_conv_str(b, it, (const char *)d + off,
-				    strnlen((const char *)d + off, size - off));
+				    decode_strnlen((const char *)d + off, size - off));
 	case S_FLAGS:
 		v = value(s->num, d, size);
 		for (i = 0; i < s->nfl; i++) {
@@ -988,7 +1002,7 @@ int textplan_run(const struct textplan *p, const void *data, int size, struct tp
 
 		switch (it->kind) {
 		case I_TEXT:
-			r = put(b, it->text, it->len);
+			r = put_text(b, it);
 			break;
 		case I_NUM:
 			r = run_num(it, value(it->num, d, usize), b);

@@ -133,6 +133,22 @@ static int graph_drain(struct output *o, bool force)
 	return 0;
 }
 
+/*
+ * The common case: an event of the kernel's own layout, no function_graph
+ * state, no stacks to wait for; its printer writes it whole.
+ */
+static inline bool plain(const struct output *o, const struct dec_event *de)
+{
+	return de && de->special < DS_FUNC && !o->graph && (o->mode == OUTPUT_TEXT || !o->pq);
+}
+
+static inline int write_plain(struct output *o, struct dec_event *de, struct tep_record *rec)
+{
+	int r = o->mode == OUTPUT_TEXT ? out_text_record(o, de, rec) : out_json_event(o, de, rec);
+
+	return ferror_unlocked(o->f) ? -1 : r;
+}
+
 int output_record(struct output *o, struct tep_record *rec)
 {
 	struct dec_event *de;
@@ -140,18 +156,8 @@ int output_record(struct output *o, struct tep_record *rec)
 	if (rec->size < 8)
 		return 0;
 	de = decoder_event(o->dec, decode_type(rec->data));
-	/* the common case: an event of the kernel's own layout, no function_graph state */
-	if (de && de->special < DS_FUNC && !o->graph) {
-		int r;
-
-		if (o->mode == OUTPUT_TEXT)
-			r = out_text_record(o, de, rec);
-		else if (!o->pq)
-			r = out_json_event(o, de, rec);
-		else
-			return write_one(o, de, rec, NULL);
-		return ferror_unlocked(o->f) ? -1 : r;
-	}
+	if (plain(o, de))
+		return write_plain(o, de, rec);
 	if (de && de->special == DS_GRAPH_ENT && !o->graph) {
 		o->graph = out_graph_new();
 		if (!o->graph) {
@@ -185,7 +191,7 @@ int output_record_cols(struct output *o, struct dec_event *de, struct tep_record
 	o->cols = cols;
 	o->cols_len = len;
 	o->hole = UINT_MAX;	/* stays so where the printer writes the columns itself */
-	r = write_one(o, de, rec, NULL);
+	r = plain(o, de) ? write_plain(o, de, rec) : write_one(o, de, rec, NULL);
 	o->cols = NULL;
 	return r;
 }

@@ -62,6 +62,7 @@ struct output *output_new(struct tep_handle *tep, FILE *f, enum output_mode mode
 	o->tep = tep;
 	o->f = f;
 	o->tcpu = -1;
+	o->straight = true;
 	o->mode = mode;
 	o->ns_clock = true;
 	o->fkey = ~0U;

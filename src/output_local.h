@@ -109,6 +109,7 @@ struct output {
 	void *usym_ctx;
 	unsigned long long faults;	/* strings the kernel could not fetch (--strings) */
 	struct graph *graph;	/* function_graph records seen: their state, else NULL */
+	bool straight;		/* no graph, no JSON stacks (pq): an event goes straight to its printer */
 	/* the flags column of the last record: consecutive records mostly share it */
 	unsigned fkey;		/* its flags and preempt bytes; above 0xffff: none yet */
 	char ftxt[8];		/* 5 and a NUL, read 8 at a time */

@@ -23,6 +23,7 @@ int output_set_stacks(struct output *o, bool hold)
 			output_flush(o);
 		out_pendq_free(o->pq);
 		o->pq = NULL;
+		o->straight = !o->graph;
 		return 0;
 	}
 	if (o->pq)
@@ -30,6 +31,7 @@ int output_set_stacks(struct output *o, bool hold)
 	o->pq = calloc(1, sizeof(*o->pq));
 	if (!o->pq)
 		return -1;
+	o->straight = false;
 	return 0;
 }
 
@@ -139,7 +141,7 @@ static int graph_drain(struct output *o, bool force)
  */
 static inline bool plain(const struct output *o, const struct dec_event *de)
 {
-	return de && de->special < DS_FUNC && !o->graph && (o->mode == OUTPUT_TEXT || !o->pq);
+	return de && de->special < DS_FUNC && o->straight;
 }
 
 static inline int write_plain(struct output *o, struct dec_event *de, struct tep_record *rec)
@@ -160,6 +162,7 @@ int output_record(struct output *o, struct tep_record *rec)
 		return write_plain(o, de, rec);
 	if (de && de->special == DS_GRAPH_ENT && !o->graph) {
 		o->graph = out_graph_new();
+		o->straight = false;
 		if (!o->graph) {
 			errno = ENOMEM;
 			return -1;
@@ -175,6 +178,7 @@ int output_record(struct output *o, struct tep_record *rec)
 	}
 	if (de && de->special == DS_GRAPH_RET && !o->graph) {
 		o->graph = out_graph_new();
+		o->straight = false;
 		if (!o->graph) {
 			errno = ENOMEM;
 			return -1;

@@ -1106,7 +1106,7 @@ static void json_record(struct output *o, struct dec_event *de, const struct tep
 		learn_names(o, de, data, rec->size);
 	pi = o->cols ? NULL : out_pid_info(o, decode_pid(data), rec->ts);
 	/* the head: at most 96 bytes and the task's columns */
-	w = line_begin(o, 96 + sizeof(pi->json));
+	w = line_begin(o, 96 + (o->cols ? o->cols_len : sizeof(pi->json)));
 	w = lit_at(w, "{\"type\":\"event\",\"ts_ns\":");
 	w = fmt_ts_digits(o, w, rec->ts);
 	w = lit_at(w, ",\"cpu\":");

@@ -1120,7 +1120,8 @@ static int type_elem_size(const char *type)
 
 /*
  * buf (len bytes) with zeroes after it up to a multiple of 16 past len: the
- * JSON writer copies the pre-built pieces 16 bytes at a time (copy16).
+ * line writers copy the pre-built pieces (jkey, jhead, sysname, tname) 16
+ * bytes at a time (output_local.h's copy16).
  */
 static char *pad16(char *buf, size_t len)
 {

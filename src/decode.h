@@ -336,7 +336,6 @@ static inline bool decode_area(const struct dec_field *f, const void *data, int 
 	return true;
 }
 
-
 /*
  * The length of the string at p, at most n: up to its first NUL.  Eight
  * bytes a step (the lowest zero byte the mask flags is exact).

@@ -811,7 +811,7 @@ static int open_input(struct live *l)
  * only as a callback loop (tracecmd_iterate_events), which cannot be paused
  * for a command's own loop; its per-CPU tracecmd_read_data() can.
  */
-static int next_input(struct live *l, struct tep_record *rec, long long *lost)
+int live_next_input(struct live *l, struct tep_record *rec, long long *lost)
 {
 	int i, best = -1;
 
@@ -1035,11 +1035,6 @@ int live_start(struct live *l)
 	if (!ret && !state_stop)
 		ret = target_release(l->spec.target);
 	return ret;
-}
-
-int live_next_input(struct live *l, struct tep_record *rec, long long *lost)
-{
-	return next_input(l, rec, lost);
 }
 
 void live_read_failed(void)

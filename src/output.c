@@ -579,16 +579,6 @@ static char *fmt_hex(char *end, uint64_t v, int width)
 	return p;
 }
 
-/* "0x" and v in lowercase hex, as "0x%llx" writes it */
-static void put_hex0x(FILE *f, uint64_t v)
-{
-	char num[24], *p = fmt_hex(num + sizeof(num), v, 0);
-
-	*--p = 'x';
-	*--p = '0';
-	put_mem(f, p, num + sizeof(num) - 1 - p);
-}
-
 static const struct kframe *kframe_get(struct output *o, uint64_t addr)
 {
 	struct kframe *k;
@@ -833,27 +823,25 @@ int out_text_record(struct output *o, struct dec_event *de, struct tep_record *r
 
 			if (df == de->ret)
 				continue;
-			if (df->kind == DK_STR || len > LINE_ROOM / 2) {
+			if (df->kind == DK_STR) {
 				line_end(o, w);
-				if (df->kind == DK_STR) {
-					text_string(o, de, df, rec, i > de->first_arg);
-				} else {
-					decode_int(df, data, rec->size, &v);
-					fprintf(f, "%s%s: ", i > de->first_arg ? ", " : "", df->name);
-					if (v < 10 && o->sys_decimal)
-						putc_unlocked('0' + v, f);
-					else
-						put_hex0x(f, v);
-				}
+				text_string(o, de, df, rec, i > de->first_arg);
 				w = line_begin(o, 0);
 				continue;
 			}
 			decode_int(df, data, rec->size, &v);
-			w = line_need(o, w, len + 24);
-			if (i > de->first_arg)
-				w = lit_at(w, ", ");
-			memcpy(w, df->name, len);
-			w = lit_at(w + len, ": ");
+			if (len > LINE_ROOM / 2) {
+				/* (a name longer than the line's room: a damaged format) */
+				line_end(o, w);
+				fprintf(f, "%s%s: ", i > de->first_arg ? ", " : "", df->name);
+				w = line_begin(o, 24);
+			} else {
+				w = line_need(o, w, len + 24);
+				if (i > de->first_arg)
+					w = lit_at(w, ", ");
+				memcpy(w, df->name, len);
+				w = lit_at(w + len, ": ");
+			}
 			/* since 6.18 the kernel prints values below 10 in decimal */
 			if (v < 10 && o->sys_decimal)
 				*w++ = '0' + v;

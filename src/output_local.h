@@ -145,8 +145,7 @@ struct output {
 	char sec_txt[32];
 	unsigned sec_len;
 	/* line_begin(): where the line being built starts, how far it may go */
-	char *lstart, *lend;
-	bool lfile;		/* lstart is in the FILE's own buffer */
+	char *lstart, *lend;	/* lstart not lbuf: the line is in the FILE's own buffer */
 	char *lbuf;		/* LINE_ROOM bytes: the room when the FILE's buffer has none */
 };
 
@@ -320,13 +319,11 @@ static inline char *line_begin(struct output *o, size_t n)
 	FILE *f = o->f;
 
 	if ((size_t)(f->_IO_write_end - f->_IO_write_ptr) >= n + LINE_SLACK) {
-		o->lfile = true;
 		o->lend = f->_IO_write_end - LINE_SLACK;
 		return o->lstart = f->_IO_write_ptr;
 	}
 #endif
 	(void)n;
-	o->lfile = false;
 	o->lend = o->lbuf + LINE_ROOM - LINE_SLACK;
 	return o->lstart = o->lbuf;
 }
@@ -334,7 +331,7 @@ static inline char *line_begin(struct output *o, size_t n)
 static inline void line_end(struct output *o, char *w)
 {
 #ifdef __GLIBC__
-	if (o->lfile) {
+	if (o->lstart != o->lbuf) {
 		o->f->_IO_write_ptr = w;
 		return;
 	}
@@ -405,8 +402,6 @@ static inline char *dec_i64(char *w, int64_t v)
 	}
 	return dec_u64(w, v);
 }
-
-
 
 /* "0x" and v in lowercase hex at w, as "0x%llx" writes it; returns the end */
 static inline char *hex0x_at(char *w, uint64_t v)

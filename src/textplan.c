@@ -681,9 +681,8 @@ static uint64_t eval(const struct node *n, const uint8_t *d, unsigned size)
 
 	switch (n->kind) {
 	case N_CONST:
-		return n->val;
 	case N_FIELD:
-		return n->off + n->size <= size ? rd(d + n->off, n->size) : 0;
+		return value(n, d, size);
 	case N_INDEX:
 		r = value(n->a, d, size);
 		if (r > size)

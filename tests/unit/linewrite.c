@@ -215,9 +215,9 @@ static int check_lines(void)
 			/* the room promised, inside the buffer it is in */
 			if ((size_t)(o.lend - w) < n ||
 #ifdef __GLIBC__
-			    (o.lfile && o.lend + LINE_SLACK != f->_IO_write_end) ||
+			    (o.lstart != o.lbuf && o.lend + LINE_SLACK != f->_IO_write_end) ||
 #endif
-			    (!o.lfile && o.lend + LINE_SLACK != o.lbuf + LINE_ROOM)) {
+			    (o.lstart == o.lbuf && o.lend + LINE_SLACK != o.lbuf + LINE_ROOM)) {
 				printf("# line %d piece %d: %zu bytes asked, %td there\n", line, k, n,
 				       o.lend - w);
 				bad++;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * digits - decimal digits written two at a time, for the writers that
- * format numbers per record (output_local.h's, textplan.c's): no division
- * per digit, no printf.
+ * digits - numbers written for the writers that format them per record
+ * (output_local.h's, textplan.c's): decimal digits two at a time, no
+ * division per digit, no printf.  The writers at w (dec_u64, dec_i64,
+ * hex_at, hex0x_at) may store a byte past the end they return: the room
+ * they write into has slack.
  */
 #ifndef TPCTL_DIGITS_H
 #define TPCTL_DIGITS_H
@@ -49,6 +51,63 @@ static inline char *fmt_u64(char *end, uint64_t v)
 		*--end = '0' + w;
 	}
 	return end;
+}
+
+/* Decimal v at w; returns the end. */
+static inline char *dec_u64(char *w, uint64_t v)
+{
+	static const uint64_t p10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+		10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+		100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+		100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+		100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	unsigned t;
+
+	if (v < 10) {
+		*w = '0' + v;
+		return w + 1;
+	}
+	if (v < 100) {
+		memcpy(w, digit_pairs + 2 * v, 2);
+		return w + 2;
+	}
+	/* digits: log10 from the highest bit set, corrected by one comparison */
+	t = ((64 - __builtin_clzll(v)) * 1233) >> 12;
+	t += v >= p10[t];
+	/* fmt_u64 ends the digits with a NUL, at w + t: within the slack */
+	fmt_u64(w + t + 1, v);
+	return w + t;
+}
+
+static inline char *dec_i64(char *w, int64_t v)
+{
+	if (v < 0) {
+		*w++ = '-';
+		return dec_u64(w, -(uint64_t)v);
+	}
+	return dec_u64(w, v);
+}
+
+/* v in hex at w, as "%llx" writes it (or "%llX": dig is the upper digits); returns the end */
+static inline char *hex_at(char *w, uint64_t v, const char *dig)
+{
+	char *e = w + (64 - __builtin_clzll(v | 1) + 3) / 4, *p = e;
+
+	do {
+		*--p = dig[v & 15];
+		v >>= 4;
+	} while (p > w);
+	return e;
+}
+
+/* "0x" and v in lowercase hex at w, as "0x%llx" writes it; returns the end */
+static inline char *hex0x_at(char *w, uint64_t v)
+{
+	w[0] = '0';
+	w[1] = 'x';
+	return hex_at(w + 2, v, "0123456789abcdef");
 }
 
 #endif

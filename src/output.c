@@ -766,6 +766,7 @@ static bool print_info(struct output *o, struct dec_event *de, struct tep_record
 
 int out_text_record(struct output *o, struct dec_event *de, struct tep_record *rec)
 {
+	const struct textplan *tp;
 	const char *text;
 	const void *data = rec->data;
 	const struct pidinfo *pi;
@@ -895,6 +896,20 @@ int out_text_record(struct output *o, struct dec_event *de, struct tep_record *r
 	if (!record_fits(de, rec)) {
 		line_end(o, w);
 		fprintf(f, "%s: [damaged record]\n", de->event->name);
+		return 0;
+	}
+	/* the plan writes in place when its longest text fits the line's room */
+	if (o->tplan_mode == 1 && (tp = text_plan(o, de)) &&
+	    (n = de->tname_len + textplan_bound(tp, rec->size) + 1) <= LINE_ROOM - LINE_SLACK) {
+		char *start;
+
+		w = line_need(o, w, n);
+		start = w = copy16(w, de->tname, de->tname_len);
+		w = textplan_write(tp, data, rec->size, w);
+		/* ftrace:print carries its own newline, as the kernel prints it */
+		if (w == start || w[-1] != '\n' || de->special != DS_FTRACE)
+			*w++ = '\n';
+		line_end(o, w);
 		return 0;
 	}
 	/* (print_info writes nothing to o->f: the line stays open) */

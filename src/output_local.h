@@ -366,57 +366,6 @@ static inline char *copy16(char *w, const char *s, size_t n)
 /* A string literal at w; returns its end. */
 #define lit_at(w, lit) (memcpy(w, lit, sizeof(lit) - 1), (w) + sizeof(lit) - 1)
 
-/* Decimal v at w; returns the end. */
-static inline char *dec_u64(char *w, uint64_t v)
-{
-	static const uint64_t p10[20] = {
-		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
-		10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
-		100000000000ULL, 1000000000000ULL, 10000000000000ULL,
-		100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
-		100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
-	};
-	unsigned t;
-
-	if (v < 10) {
-		*w = '0' + v;
-		return w + 1;
-	}
-	if (v < 100) {
-		memcpy(w, digit_pairs + 2 * v, 2);
-		return w + 2;
-	}
-	/* digits: log10 from the highest bit set, corrected by one comparison */
-	t = ((64 - __builtin_clzll(v)) * 1233) >> 12;
-	t += v >= p10[t];
-	/* fmt_u64 ends the digits with a NUL, at w + t: within the slack */
-	fmt_u64(w + t + 1, v);
-	return w + t;
-}
-
-static inline char *dec_i64(char *w, int64_t v)
-{
-	if (v < 0) {
-		*w++ = '-';
-		return dec_u64(w, -(uint64_t)v);
-	}
-	return dec_u64(w, v);
-}
-
-/* "0x" and v in lowercase hex at w, as "0x%llx" writes it; returns the end */
-static inline char *hex0x_at(char *w, uint64_t v)
-{
-	char *e = w + 2 + (64 - __builtin_clzll(v | 1) + 3) / 4, *p = e;
-
-	w[0] = '0';
-	w[1] = 'x';
-	do {
-		*--p = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (p > w + 2);
-	return e;
-}
-
 /*
  * A char array's string at w as a JSON string, up to its NUL or its n
  * bytes, when it is plain printable ASCII (task names, most strings of

@@ -25,13 +25,14 @@
 
 /* ---------------------------------------------------------------- the plan */
 
-enum nkind { N_CONST, N_FIELD, N_INDEX, N_MASK, N_COND, N_BIN };
+/* N_FMASK: a field and a mask (a cast of a field, or "field & constant") */
+enum nkind { N_CONST, N_FIELD, N_FMASK, N_INDEX, N_MASK, N_COND, N_BIN };
 
 struct node {
 	enum nkind kind;
 	char op;		/* N_BIN: see eval() */
-	unsigned off, size;	/* N_FIELD; N_INDEX: base offset, element size */
-	uint64_t val;		/* N_CONST: the value; N_MASK, N_INDEX: the mask */
+	unsigned off, size;	/* N_FIELD, N_FMASK; N_INDEX: base offset, element size */
+	uint64_t val;		/* N_CONST: the value; N_FMASK, N_MASK, N_INDEX: the mask */
 	struct node *a, *b, *c;
 };
 
@@ -39,30 +40,38 @@ enum skind { S_LIT, S_ARRAY, S_DYN, S_FLAGS, S_SYMBOL, S_COND, S_SYM };
 
 struct flagv {
 	long long v;
-	const char *s;
+	const char *s;		/* padded: see padded() */
 	size_t len;
 };
 
 struct sarg {
 	enum skind kind;
-	const char *lit;	/* S_LIT (libtraceevent's own string) */
+	const char *lit;	/* S_LIT (padded: see padded()) */
 	size_t len;
 	unsigned off, size;	/* S_ARRAY (size 0: the rest of the record); S_DYN: the data_loc */
 	bool rel;		/* S_DYN: __rel_loc */
 	struct node *num;	/* S_FLAGS, S_SYMBOL, S_COND, S_SYM */
 	struct flagv *fl;
 	int nfl;
-	const char *delim;
+	const char *delim;	/* padded: see padded() */
 	size_t dlen;
 	struct sarg *a, *b;	/* S_COND */
 	enum dec_sym how;	/* S_SYM */
+	/*
+	 * S_FLAGS, S_SYMBOL of a "%s": the text of each value below TABN,
+	 * made once (tables()), TABSLOT bytes each: its length, then the text
+	 */
+	char *tab;
 };
+
+#define TABN 256
+#define TABSLOT 48
 
 enum ikind { I_TEXT, I_NUM, I_STR };
 
 struct item {
 	enum ikind kind;
-	char *text;		/* I_TEXT */
+	const char *text;	/* the literal text before the conversion (padded) */
 	size_t len;
 	struct node *num;	/* I_NUM */
 	struct sarg *str;	/* I_STR */
@@ -70,7 +79,11 @@ struct item {
 	char conv;		/* I_NUM: d i u x X o */
 	bool fast;		/* I_NUM: no flags but '0' or '-', no precision; I_STR: "%s" */
 	bool zero, left;
-	int width;
+	bool sgn, hex;		/* I_NUM: %d or %i; %x or %X */
+	unsigned char sh;	/* I_NUM: 64 less the bits the length says */
+	const char *dig;	/* I_NUM: the hex digits */
+	int width, prec;	/* as written (0: none) */
+	size_t room;		/* I_NUM, not fast: the most its snprintf writes */
 	char fmt[32];		/* the conversion as written, for the other cases */
 };
 
@@ -78,6 +91,9 @@ struct item {
 struct textplan {
 	struct item *items;
 	int n, alloc;
+	/* a record's text is at most fixed + dyn * its size bytes (SLACK included) */
+	size_t fixed;
+	unsigned dyn;
 	void **mem;
 	int nmem, amem;
 };
@@ -123,6 +139,23 @@ struct build {
 	int conv;		/* the conversion being built, counted from 0 */
 	bool fail;
 };
+
+static void tables(struct build *b, struct sarg *s, const struct item *it);
+
+/* A copy of s with 16 bytes of padding: a short string is copied 16 bytes at once. */
+static const char *padded(struct build *b, const char *s, size_t *len)
+{
+	char *c;
+
+	*len = strlen(s);
+	c = pmem(b->p, *len + 16);
+	if (!c) {
+		b->fail = true;
+		return "";
+	}
+	memcpy(c, s, *len);
+	return c;
+}
 
 static struct node *node_new(struct build *b, enum nkind kind)
 {
@@ -205,11 +238,38 @@ static char op_code(const char *op)
 
 static uint64_t eval(const struct node *n, const uint8_t *d, unsigned size);
 
-/* A node whose operands are all constants is the constant it comes to. */
+/*
+ * A node whose operands are all constants is the constant it comes to; a
+ * field masked by a cast or an '&' of a constant is one node.
+ */
 static struct node *fold(struct node *n)
 {
-	if (!n || n->kind == N_CONST || n->kind == N_FIELD || n->kind == N_INDEX)
+	struct node *f = NULL;
+	uint64_t mask = 0;
+
+	if (!n || n->kind == N_CONST || n->kind == N_FIELD || n->kind == N_FMASK ||
+	    n->kind == N_INDEX)
 		return n;
+	if (n->kind == N_MASK && n->a && n->a->kind == N_FIELD) {
+		f = n->a;
+		mask = n->val;
+	} else if (n->kind == N_BIN && n->op == '&' && n->a && n->b) {
+		if (n->a->kind == N_FIELD && n->b->kind == N_CONST) {
+			f = n->a;
+			mask = n->b->val;
+		} else if (n->b->kind == N_FIELD && n->a->kind == N_CONST) {
+			f = n->b;
+			mask = n->a->val;
+		}
+	}
+	if (f) {
+		n->kind = N_FMASK;
+		n->off = f->off;
+		n->size = f->size;
+		n->val = mask;
+		n->a = n->b = n->c = NULL;
+		return n;
+	}
 	if ((n->a && n->a->kind != N_CONST) || (n->b && n->b->kind != N_CONST) ||
 	    (n->c && n->c->kind != N_CONST))
 		return n;
@@ -356,8 +416,7 @@ static void flag_list(struct build *b, struct sarg *s, struct tep_print_flag_sym
 		}
 		s->fl[s->nfl].v = strtoull(f->value, NULL, 0);
 		/* { 0, NULL } ends some lists: never printed (a flag of no bit is not) */
-		s->fl[s->nfl].s = f->str ? f->str : "(null)";
-		s->fl[s->nfl].len = strlen(s->fl[s->nfl].s);
+		s->fl[s->nfl].s = padded(b, f->str ? f->str : "(null)", &s->fl[s->nfl].len);
 		s->nfl++;
 	}
 }
@@ -376,15 +435,14 @@ static struct sarg *str_of(struct build *b, struct tep_print_arg *a)
 		/* nothing is written */
 		s = sarg_new(b, S_LIT);
 		if (s)
-			s->lit = "";
+			s->lit = padded(b, "", &s->len);
 		return s;
 	case TEP_PRINT_ATOM:
 	case TEP_PRINT_BSTRING:
 		s = sarg_new(b, S_LIT);
-		if (s) {
-			s->lit = a->type == TEP_PRINT_ATOM ? a->atom.atom : a->string.string;
-			s->len = strlen(s->lit);
-		}
+		if (s)
+			s->lit = padded(b, a->type == TEP_PRINT_ATOM ? a->atom.atom : a->string.string,
+					&s->len);
 		return s;
 	case TEP_PRINT_FIELD:
 		f = field_of(b, a);
@@ -417,8 +475,8 @@ static struct sarg *str_of(struct build *b, struct tep_print_arg *a)
 			return NULL;
 		if (a->type == TEP_PRINT_FLAGS) {
 			s->num = num_of(b, a->flags.field);
-			s->delim = a->flags.delim;
-			s->dlen = s->delim ? strlen(s->delim) : 0;
+			if (a->flags.delim)
+				s->delim = padded(b, a->flags.delim, &s->dlen);
 			flag_list(b, s, a->flags.flags);
 		} else {
 			s->num = num_of(b, a->symbol.field);
@@ -565,37 +623,159 @@ static int conv_item(struct build *b, const char *f, struct tep_print_arg **arg)
 		b->fail = true;
 		return 1;
 	}
+	it = item_new(b, *p == 's' ? I_STR : I_NUM);
+	if (!it)
+		return len;
 	if (*p == 's') {
-		it = item_new(b, I_STR);
-		if (!it)
-			return len;
 		it->str = str_of(b, *arg);
 		it->fast = len == 2;
 	} else {
-		it = item_new(b, I_NUM);
-		if (!it)
-			return len;
 		it->num = num_of(b, *arg);
 		it->ls = ls;
 		it->conv = *p;
 		/* fast: "%[-0]WIDTH[hlLzZ]conv" of d, i, u, x, X */
 		it->fast = flags_ok && !dot && *p != 'o';
-		for (p = f + 1; *p == '-' || *p == '0'; p++) {
-			if (*p == '-')
-				it->left = true;
-			else
-				it->zero = true;
-		}
-		while (isdigit((unsigned char)*p))
-			it->width = it->width * 10 + (*p++ - '0');
-		if (it->width > 64)
-			it->fast = false;
+		it->sgn = *p == 'd' || *p == 'i';
+		it->hex = *p == 'x' || *p == 'X';
+		it->dig = *p == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+		it->sh = ls == -2 ? 56 : ls == -1 ? 48 : ls == 0 ? 32 : 0;
 	}
+	/* flags, width and precision: what the item may write */
+	for (p = f + 1; *p == '-' || *p == '0' || *p == '#'; p++) {
+		if (*p == '-')
+			it->left = true;
+		else if (*p == '0')
+			it->zero = true;
+	}
+	while (isdigit((unsigned char)*p) && it->width <= 4096)
+		it->width = it->width * 10 + (*p++ - '0');
+	if (*p == '.')
+		while (isdigit((unsigned char)*++p) && it->prec <= 4096)
+			it->prec = it->prec * 10 + (*p - '0');
+	if (it->width > 4096 || it->prec > 4096) {
+		b->fail = true;
+		return len;
+	}
+	if (it->width > 64)
+		it->fast = false;
+	/* sign, "0x" and 22 octal digits at most, widened or made precise */
+	it->room = it->width + it->prec + 32;
 	memcpy(it->fmt, f, len);
 	it->fmt[len] = '\0';
 	*arg = (*arg)->next;
 	b->conv++;
 	return len;
+}
+
+/*
+ * What the fixed-size copies may write past the end they keep: a short
+ * text or string as 16 bytes, a number's digits as 24, a NUL after them.
+ */
+#define SLACK 32
+/* The longest text a symbol helper (%pS and the like) gives: cut there. */
+#define SYM_MAX 1024
+
+/* The most a string argument writes, as fixed bytes and times the record's size. */
+static void sarg_bound(const struct sarg *s, size_t width, size_t *fixed, unsigned *dyn)
+{
+	size_t f = 0, f2;
+	unsigned d = 0, d2;
+	int i;
+
+	switch (s->kind) {
+	case S_LIT:
+		f = s->len + width;
+		break;
+	case S_ARRAY:
+		/* size 0: the rest of the record */
+		f = s->size + width;
+		d = !s->size;
+		break;
+	case S_DYN:
+		f = width;
+		d = 1;
+		break;
+	case S_FLAGS:
+		/* every flag and its delimiter, then the rest in hex */
+		f = s->dlen + 18;
+		for (i = 0; i < s->nfl; i++)
+			f += s->fl[i].len + width + s->dlen;
+		break;
+	case S_SYMBOL:
+		f = 18;
+		for (i = 0; i < s->nfl; i++)
+			if (s->fl[i].len + width > f)
+				f = s->fl[i].len + width;
+		break;
+	case S_COND:
+		sarg_bound(s->a, width, &f, &d);
+		sarg_bound(s->b, width, &f2, &d2);
+		if (f2 > f)
+			f = f2;
+		if (d2 > d)
+			d = d2;
+		break;
+	case S_SYM:
+		f = SYM_MAX;
+		break;
+	}
+	*fixed = f;
+	*dyn = d;
+}
+
+/*
+ * Each conversion takes the text before it along (a plan is a walk of the
+ * conversions, not of the texts between them); text after the last one
+ * stays an item of its own.
+ */
+static void join_texts(struct textplan *p)
+{
+	static const char nothing[16];
+	int i, n = 0;
+
+	for (i = 0; i < p->n; i++) {
+		struct item it = p->items[i];
+
+		if (it.kind == I_TEXT && i + 1 < p->n && p->items[i + 1].kind != I_TEXT) {
+			p->items[i + 1].text = it.text;
+			p->items[i + 1].len = it.len;
+			continue;
+		}
+		if (!it.text) {
+			it.text = nothing;
+			it.len = 0;
+		}
+		p->items[n++] = it;
+	}
+	p->n = n;
+}
+
+/* The most a record's text takes: p->fixed + p->dyn * its size. */
+static void plan_bound(struct textplan *p)
+{
+	int i;
+
+	p->fixed = SLACK;
+	p->dyn = 0;
+	for (i = 0; i < p->n; i++) {
+		const struct item *it = &p->items[i];
+		size_t f;
+		unsigned d;
+
+		p->fixed += it->len;
+		switch (it->kind) {
+		case I_TEXT:
+			break;
+		case I_NUM:
+			p->fixed += it->room;
+			break;
+		case I_STR:
+			sarg_bound(it->str, it->width, &f, &d);
+			p->fixed += f;
+			p->dyn += d;
+			break;
+		}
+	}
 }
 
 struct textplan *textplan_build(struct tep_event *ev)
@@ -633,10 +813,25 @@ struct textplan *textplan_build(struct tep_event *ev)
 		textplan_free(b.p);
 		return NULL;
 	}
+	join_texts(b.p);
+	plan_bound(b.p);
+	for (len = 0; len < b.p->n; len++)
+		if (b.p->items[len].kind == I_STR)
+			tables(&b, b.p->items[len].str, &b.p->items[len]);
+	if (b.fail) {
+		textplan_free(b.p);
+		return NULL;
+	}
 	return b.p;
 }
 
 /* ---------------------------------------------------------------- running */
+
+/*
+ * The writers below write at w, which has room for the plan's bound
+ * (textplan_bound(): every piece at its longest, and SLACK), so no piece
+ * checks for room; each returns the end of what it wrote.
+ */
 
 static uint64_t rd(const uint8_t *p, unsigned size)
 {
@@ -667,6 +862,8 @@ static inline uint64_t value(const struct node *n, const uint8_t *d, unsigned si
 	switch (n->kind) {
 	case N_FIELD:
 		return n->off + n->size <= size ? rd(d + n->off, n->size) : 0;
+	case N_FMASK:
+		return n->off + n->size <= size ? rd(d + n->off, n->size) & n->val : 0;
 	case N_CONST:
 		return n->val;
 	default:
@@ -682,6 +879,7 @@ static uint64_t eval(const struct node *n, const uint8_t *d, unsigned size)
 	switch (n->kind) {
 	case N_CONST:
 	case N_FIELD:
+	case N_FMASK:
 		return value(n, d, size);
 	case N_INDEX:
 		r = value(n->a, d, size);
@@ -722,100 +920,147 @@ static uint64_t eval(const struct node *n, const uint8_t *d, unsigned size)
 	return 0;
 }
 
-static int grow(struct tpbuf *b, size_t more)
+/* n bytes of s at w: one 16-byte copy when n is at most 16 and s has 16 bytes to read */
+static inline char *put_at(char *w, const char *s, size_t n, size_t avail)
 {
-	size_t cap;
-	char *p;
-
-	if (b->len + more <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap : 256;
-	while (cap < b->len + more)
-		cap *= 2;
-	p = realloc(b->p, cap);
-	if (!p)
-		return -1;
-	b->p = p;
-	b->cap = cap;
-	return 0;
-}
-
-static int put(struct tpbuf *b, const char *s, size_t len)
-{
-	if (grow(b, len))
-		return -1;
-	memcpy(b->p + b->len, s, len);
-	b->len += len;
-	return 0;
-}
-
-/* The plan's own text: one copy of 16 bytes when it is short (text_item padded it). */
-static inline int put_text(struct tpbuf *b, const struct item *it)
-{
-	if (b->len + it->len + 16 > b->cap && grow(b, it->len + 16))
-		return -1;
-	if (it->len <= 16)
-		memcpy(b->p + b->len, it->text, 16);
+	if (n <= 16 && avail >= 16)
+		memcpy(w, s, 16);
 	else
-		memcpy(b->p + b->len, it->text, it->len);
-	b->len += it->len;
-	return 0;
+		memcpy(w, s, n);
+	return w + n;
 }
 
-/* A string through the conversion: "%s" as is, anything else by snprintf. */
-static int put_conv_str(struct tpbuf *b, const struct item *it, const char *s, size_t len)
+/*
+ * A string through the conversion: "%s" as is, anything else by snprintf
+ * (at most len + width bytes: a precision only cuts).  avail: the bytes
+ * that may be read at s.
+ */
+static char *conv_str_slow(char *w, const struct item *it, const char *s, size_t len)
 {
+	size_t most = len + it->width;
 	char *z;
 	int n;
 
-	if (it->fast)
-		return put(b, s, len);
 	z = strndup(s, len);
 	if (!z)
-		return -1;
-	n = snprintf(NULL, 0, it->fmt, z);
-	if (n < 0 || grow(b, n + 1)) {
-		free(z);
-		return -1;
-	}
-	snprintf(b->p + b->len, n + 1, it->fmt, z);
-	b->len += n;
+		return w;
+	n = snprintf(w, most + 1, it->fmt, z);
 	free(z);
-	return 0;
+	if (n < 0)
+		return w;
+	return w + ((size_t)n < most ? (size_t)n : most);
 }
 
-static int put_hex0x(struct tpbuf *b, uint64_t v)
+static inline char *conv_str_at(char *w, const struct item *it, const char *s, size_t len,
+				size_t avail)
 {
-	char num[24];
-	int n = snprintf(num, sizeof(num), "0x%llx", (unsigned long long)v);
-
-	return put(b, num, n);
+	if (it->fast)
+		return put_at(w, s, len, avail);
+	return conv_str_slow(w, it, s, len);
 }
 
-static int run_str(const struct sarg *s, const struct item *it, const uint8_t *d, unsigned size,
-		   struct tpbuf *b)
+/* __print_flags(): each flag of v in the list's order, then what is left in hex */
+static char *flags_at(char *w, const struct sarg *s, const struct item *it, long long v)
+{
+	bool any = false;
+	int i;
+
+	for (i = 0; i < s->nfl; i++) {
+		long long fv = s->fl[i].v;
+
+		if (!v && fv < 0)
+			return conv_str_at(w, it, s->fl[i].s, s->fl[i].len, s->fl[i].len + 16);
+		if (fv > 0 && (v & fv) == fv) {
+			if (any && s->delim)
+				w = put_at(w, s->delim, s->dlen, s->dlen + 16);
+			w = conv_str_at(w, it, s->fl[i].s, s->fl[i].len, s->fl[i].len + 16);
+			any = true;
+			v &= ~fv;
+		}
+	}
+	if (v) {
+		if (any && s->delim)
+			w = put_at(w, s->delim, s->dlen, s->dlen + 16);
+		return hex0x_at(w, v);
+	}
+	return w;
+}
+
+/* __print_symbolic(): the name of v, else v in hex */
+static char *symbol_at(char *w, const struct sarg *s, const struct item *it, long long v)
+{
+	int i;
+
+	for (i = 0; i < s->nfl; i++)
+		if (v == s->fl[i].v)
+			return conv_str_at(w, it, s->fl[i].s, s->fl[i].len, s->fl[i].len + 16);
+	return hex0x_at(w, v);
+}
+
+/*
+ * The tables of s and the strings under it (of item it): each value's text
+ * as the two functions above write it, made once where every value below
+ * TABN has a text that fits a slot.  What has none walks its list per
+ * record.
+ */
+static void tables(struct build *b, struct sarg *s, const struct item *it)
+{
+	char buf[TABSLOT + SLACK];
+	size_t most;
+	unsigned dyn;
+	long long v;
+
+	if (!s || b->fail)
+		return;
+	if (s->kind == S_COND) {
+		tables(b, s->a, it);
+		tables(b, s->b, it);
+		return;
+	}
+	if ((s->kind != S_FLAGS && s->kind != S_SYMBOL) || !it->fast)
+		return;
+	/*
+	 * a slot is copied whole: the bound, at least 18 (a hex value) and
+	 * SLACK after it, has room for that
+	 */
+	sarg_bound(s, 0, &most, &dyn);
+	if (most > TABSLOT - 1 || most + SLACK < TABSLOT - 1)
+		return;
+	s->tab = pmem(b->p, TABN * TABSLOT);
+	if (!s->tab) {
+		b->fail = true;
+		return;
+	}
+	for (v = 0; v < TABN; v++) {
+		char *e = s->kind == S_FLAGS ? flags_at(buf, s, it, v) : symbol_at(buf, s, it, v);
+
+		s->tab[v * TABSLOT] = e - buf;
+		memcpy(s->tab + v * TABSLOT + 1, buf, e - buf);
+	}
+}
+
+static char *str_at(char *w, const struct sarg *s, const struct item *it, const uint8_t *d,
+		    unsigned size)
 {
 	unsigned off, len;
 	long long v;
 	uint32_t loc;
-	bool any = false;
-	int i;
 
 	switch (s->kind) {
 	case S_LIT:
-		return put_conv_str(b, it, s->lit, s->len);
+		return conv_str_at(w, it, s->lit, s->len, s->len + 16);
 	case S_ARRAY:
 		/* a char array (size 0: the rest of the record), up to its NUL */
 		if (s->off >= size)
-			return put_conv_str(b, it, "", 0);
+			return conv_str_at(w, it, "", 0, 0);
 		len = s->size ? s->size : size - s->off;
 		if (s->off + len > size)
 			len = size - s->off;
-		return put_conv_str(b, it, (const char *)d + s->off,
-				    decode_strnlen((const char *)d + s->off, len));
+		return conv_str_at(w, it, (const char *)d + s->off,
+				   decode_strnlen((const char *)d + s->off, len), len);
 	case S_DYN:
 		if (s->off + s->size > size)
-			return 0;
+			return w;
 		memcpy(&loc, d + s->off, 4);
 		/* dynamic_offset(): an offset or an end past the record reads as 0 */
 		off = loc & 0xffff;
@@ -828,168 +1073,126 @@ static int run_str(const struct sarg *s, const struct item *it, const uint8_t *d
 			off += s->off + s->size;
 		/* an empty string is not written at all, not even padded */
 		if (!len || off >= size)
-			return 0;
-		return put_conv_str(b, it, (const char *)d + off,
-				    decode_strnlen((const char *)d + off, size - off));
+			return w;
+		return conv_str_at(w, it, (const char *)d + off,
+				   decode_strnlen((const char *)d + off, size - off), size - off);
 	case S_FLAGS:
 		v = value(s->num, d, size);
-		for (i = 0; i < s->nfl; i++) {
-			long long fv = s->fl[i].v;
+		if (s->tab && (uint64_t)v < TABN) {
+			const char *e = s->tab + v * TABSLOT;
 
-			if (!v && fv < 0)
-				return put_conv_str(b, it, s->fl[i].s, s->fl[i].len);
-			if (fv > 0 && (v & fv) == fv) {
-				if (any && s->delim && put(b, s->delim, s->dlen))
-					return -1;
-				if (put_conv_str(b, it, s->fl[i].s, s->fl[i].len))
-					return -1;
-				any = true;
-				v &= ~fv;
-			}
+			memcpy(w, e + 1, TABSLOT - 1);
+			return w + (unsigned char)e[0];
 		}
-		if (v) {
-			if (any && s->delim && put(b, s->delim, s->dlen))
-				return -1;
-			return put_hex0x(b, v);
-		}
-		return 0;
+		return flags_at(w, s, it, v);
 	case S_SYMBOL:
 		v = value(s->num, d, size);
-		for (i = 0; i < s->nfl; i++)
-			if (v == s->fl[i].v)
-				return put_conv_str(b, it, s->fl[i].s, s->fl[i].len);
-		return put_hex0x(b, v);
+		if (s->tab && (uint64_t)v < TABN) {
+			const char *e = s->tab + v * TABSLOT;
+
+			memcpy(w, e + 1, TABSLOT - 1);
+			return w + (unsigned char)e[0];
+		}
+		return symbol_at(w, s, it, v);
 	case S_COND:
-		return run_str(value(s->num, d, size) ? s->a : s->b, it, d, size, b);
+		return str_at(w, value(s->num, d, size) ? s->a : s->b, it, d, size);
 	case S_SYM: {
 		struct trace_seq seq;
-		int r;
 
 		trace_seq_init(&seq);
 		decode_sym_print(&seq, value(s->num, d, size), s->how);
 		trace_seq_terminate(&seq);
-		r = seq.state == TRACE_SEQ__GOOD ? put(b, seq.buffer, seq.len) : -1;
+		if (seq.state == TRACE_SEQ__GOOD) {
+			memcpy(w, seq.buffer, seq.len < SYM_MAX ? seq.len : SYM_MAX);
+			w += seq.len < SYM_MAX ? seq.len : SYM_MAX;
+		}
 		trace_seq_destroy(&seq);
-		return r;
+		return w;
 	}
 	}
-	return 0;
+	return w;
 }
 
-#define NUM 80
-
-static int run_num(const struct item *it, uint64_t v, struct tpbuf *b)
+/* A number conversion at w (at most it->room bytes) */
+static char *num_at(char *w, const struct item *it, uint64_t v)
 {
-	/* NUM for the text; 24 more past e: the digits are copied 24 bytes at once */
-	char num[NUM + 24], *e = num + NUM, *w = e;
+	/* 24 bytes of digits before e, 24 more: the digits are copied 24 bytes at once */
+	char num[48], *e = num + 24, *p = e;
 	bool neg = false;
-	int n, pad;
+	size_t n, pad;
+	int r;
 
 	if (!it->fast) {
 		/* print_arg_number(): the value as the type the length says */
 		switch (it->ls) {
 		case -2:
-			n = snprintf(num, NUM, it->fmt, (char)v);
+			r = snprintf(w, it->room, it->fmt, (char)v);
 			break;
 		case -1:
-			n = snprintf(num, NUM, it->fmt, (short)v);
+			r = snprintf(w, it->room, it->fmt, (short)v);
 			break;
 		case 0:
-			n = snprintf(num, NUM, it->fmt, (int)v);
+			r = snprintf(w, it->room, it->fmt, (int)v);
 			break;
 		case 1:
-			n = snprintf(num, NUM, it->fmt, (long)v);
+			r = snprintf(w, it->room, it->fmt, (long)v);
 			break;
 		default:
-			n = snprintf(num, NUM, it->fmt, (long long)v);
+			r = snprintf(w, it->room, it->fmt, (long long)v);
 		}
-		if (n < 0)
-			return -1;
-		if ((size_t)n < NUM)
-			return put(b, num, n);
-		/* a wide field: once more, in the buffer */
-		if (grow(b, n + 1))
-			return -1;
-		switch (it->ls) {
-		case -2:
-			snprintf(b->p + b->len, n + 1, it->fmt, (char)v);
-			break;
-		case -1:
-			snprintf(b->p + b->len, n + 1, it->fmt, (short)v);
-			break;
-		case 0:
-			snprintf(b->p + b->len, n + 1, it->fmt, (int)v);
-			break;
-		case 1:
-			snprintf(b->p + b->len, n + 1, it->fmt, (long)v);
-			break;
-		default:
-			snprintf(b->p + b->len, n + 1, it->fmt, (long long)v);
-		}
-		b->len += n;
-		return 0;
+		if (r < 0)
+			return w;
+		return w + ((size_t)r < it->room ? (size_t)r : it->room - 1);
 	}
 	/* the value's bits as the length says, signed for %d and %i */
-	switch (it->ls) {
-	case -2:
-		v = it->conv == 'd' || it->conv == 'i' ? (uint64_t)(int64_t)(signed char)v :
-		    (uint8_t)v;
-		break;
-	case -1:
-		v = it->conv == 'd' || it->conv == 'i' ? (uint64_t)(int64_t)(short)v : (uint16_t)v;
-		break;
-	case 0:
-		v = it->conv == 'd' || it->conv == 'i' ? (uint64_t)(int64_t)(int)v : (uint32_t)v;
-		break;
-	default:
-		break;
+	v = it->sgn ? (uint64_t)((int64_t)(v << it->sh) >> it->sh) : v << it->sh >> it->sh;
+	if (!it->width) {
+		if (it->hex)
+			return hex_at(w, v, it->dig);
+		return it->sgn ? dec_i64(w, (int64_t)v) : dec_u64(w, v);
 	}
-	if ((it->conv == 'd' || it->conv == 'i') && (int64_t)v < 0) {
+	if (it->sgn && (int64_t)v < 0) {
 		neg = true;
 		v = -v;
 	}
-	if (it->conv == 'x' || it->conv == 'X') {
-		const char *dig = it->conv == 'x' ? "0123456789abcdef" : "0123456789ABCDEF";
-
+	if (it->hex) {
 		do {
-			*--w = dig[v & 15];
+			*--p = it->dig[v & 15];
 			v >>= 4;
 		} while (v);
 	} else {
-		w = fmt_u64(e, v);
-		e--;	/* (the NUL fmt_u64 ends with) */
+		p = fmt_u64(e + 1, v);	/* (and a NUL at e) */
 	}
-	n = e - w + neg;
-	pad = it->width > n ? it->width - n : 0;
-	if (grow(b, n + pad + 24))
-		return -1;
+	n = e - p + neg;
+	pad = (size_t)it->width > n ? it->width - n : 0;
 	if (it->left) {
 		if (neg)
-			b->p[b->len++] = '-';
-		memcpy(b->p + b->len, w, e - w);
-		b->len += e - w;
-		if (pad)
-			memset(b->p + b->len, ' ', pad);
-		b->len += pad;
-		return 0;
+			*w++ = '-';
+		memcpy(w, p, 24);
+		w += e - p;
+		memset(w, ' ', pad);
+		return w + pad;
 	}
-	if (pad && !it->zero) {
-		memset(b->p + b->len, ' ', pad);
-		b->len += pad;
+	if (!it->zero) {
+		memset(w, ' ', pad);
+		w += pad;
 	}
 	if (neg)
-		b->p[b->len++] = '-';
-	if (pad && it->zero) {
-		memset(b->p + b->len, '0', pad);
-		b->len += pad;
+		*w++ = '-';
+	if (it->zero) {
+		memset(w, '0', pad);
+		w += pad;
 	}
-	/* (20 digits at most: a copy of a known size, not a call) */
-	memcpy(b->p + b->len, w, 24 < NUM ? 24 : 0);
-	b->len += e - w;
-	return 0;
+	memcpy(w, p, 24);
+	return w + (e - p);
 }
 
-int textplan_run(const struct textplan *p, const void *data, int size, struct tpbuf *b)
+size_t textplan_bound(const struct textplan *p, int size)
+{
+	return p->fixed + (size_t)p->dyn * (size > 0 ? (size_t)size : 0);
+}
+
+char *textplan_write(const struct textplan *p, const void *data, int size, char *w)
 {
 	const uint8_t *d = data;
 	unsigned usize = size > 0 ? (unsigned)size : 0;
@@ -997,21 +1200,37 @@ int textplan_run(const struct textplan *p, const void *data, int size, struct tp
 
 	for (i = 0; i < p->n; i++) {
 		const struct item *it = &p->items[i];
-		int r;
 
+		w = put_at(w, it->text, it->len, it->len + 16);
 		switch (it->kind) {
 		case I_TEXT:
-			r = put_text(b, it);
 			break;
 		case I_NUM:
-			r = run_num(it, value(it->num, d, usize), b);
+			w = num_at(w, it, value(it->num, d, usize));
 			break;
 		default:
-			r = run_str(it->str, it, d, usize, b);
+			w = str_at(w, it->str, it, d, usize);
 			break;
 		}
-		if (r)
-			return -1;
 	}
+	return w;
+}
+
+int textplan_run(const struct textplan *p, const void *data, int size, struct tpbuf *b)
+{
+	size_t need = textplan_bound(p, size), cap;
+	char *n;
+
+	if (b->len + need > b->cap) {
+		cap = b->cap ? b->cap : 256;
+		while (cap < b->len + need)
+			cap *= 2;
+		n = realloc(b->p, cap);
+		if (!n)
+			return -1;
+		b->p = n;
+		b->cap = cap;
+	}
+	b->len = textplan_write(p, data, size, b->p + b->len) - b->p;
 	return 0;
 }

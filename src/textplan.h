@@ -41,5 +41,12 @@ struct tpbuf {
 struct textplan *textplan_build(struct tep_event *ev);
 /* Append the record's text (what tep_print_event's "%s" of INFO gives) to b; -1: no memory. */
 int textplan_run(const struct textplan *p, const void *data, int size, struct tpbuf *b);
+/*
+ * The same text written at w, which has room for textplan_bound() bytes
+ * (the writer's fixed-size copies may store past the text's end, within
+ * that bound); returns the text's end.
+ */
+size_t textplan_bound(const struct textplan *p, int size);
+char *textplan_write(const struct textplan *p, const void *data, int size, char *w);
 void textplan_free(struct textplan *p);
 #endif

@@ -1047,8 +1047,10 @@ static void dec_event_free(struct dec_event *de)
 
 	if (!de)
 		return;
-	for (i = 0; i < de->nfields; i++)
+	for (i = 0; i < de->nfields; i++) {
 		free(de->fields[i].jkey);
+		free(de->fields[i].jkeyc);
+	}
 	free(de->fields);
 	free(de->sysname);
 	free(de->jhead);
@@ -1194,8 +1196,9 @@ static int stack_fields(struct dec_event *de)
 		return -1;
 	}
 	de->frames = de->fields[c];
-	de->frames.jkey = NULL;
+	de->frames.jkey = de->frames.jkeyc = NULL;
 	free(de->fields[c].jkey);
+	free(de->fields[c].jkeyc);
 	memmove(&de->fields[c], &de->fields[c + 1], (de->nfields - c - 1) * sizeof(*de->fields));
 	de->nfields--;
 	if (de->nframes > &de->fields[c])
@@ -1224,6 +1227,8 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 	de->fields = calloc(n ? n : 1, sizeof(*de->fields));
 	if (!de->fields)
 		goto fail;
+	/* (first: a failure part way frees the keys made so far) */
+	de->nfields = n;
 	for (f = event->format.fields, i = 0; f; f = f->next, i++) {
 		struct dec_field *df = &de->fields[i];
 		bool arr = f->flags & TEP_FIELD_IS_ARRAY;
@@ -1235,6 +1240,13 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 		if (!df->jkey)
 			goto fail;
 		df->jkey_len = strlen(df->jkey);
+		if (asprintf(&df->jkeyc, ",%s", df->jkey) < 0) {
+			df->jkeyc = NULL;
+			goto fail;
+		}
+		df->jkeyc = pad16(df->jkeyc, df->jkey_len + 1);
+		if (!df->jkeyc)
+			goto fail;
 		df->common = !strncmp(f->name, "common_", 7);
 		df->offset = f->offset;
 		df->size = f->size;
@@ -1265,7 +1277,6 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 			df->elem = 1;
 		}
 	}
-	de->nfields = n;
 
 	/* an event standing for another is shown as that one (decode_set_shown) */
 	de->system = event->system;
@@ -1338,6 +1349,25 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 	de->jhead_len = len;
 	if (!de->jhead)
 		goto fail;
+	/* JSON's bound: a key, a comma, the longest number or the array and quotes */
+	de->jfast = !de->strings;
+	de->jmax = 3;
+	for (i = 0; i < de->nfields; i++) {
+		const struct dec_field *df = &de->fields[i];
+
+		if (df->common || df->offset < 0)
+			de->jfast = false;
+		else if (df->kind == DK_INT && (df->size == 1 || df->size == 2 || df->size == 4 ||
+						df->size == 8))
+			de->jmax += df->jkey_len + 1 + 21;
+		else if (df->kind == DK_STR && !df->dynamic && !df->relative && df->size > 0 &&
+			 df->size <= 4096)
+			de->jmax += df->jkey_len + 1 + df->size + 2;
+		else
+			de->jfast = false;
+	}
+	if (de->jhead_len + de->jmax > DEC_JFAST_MAX)
+		de->jfast = false;
 	/* the text's "name: " before the print fmt's text; ftrace's events have none */
 	if (asprintf(&de->tname, "%s: ", event->name) < 0) {
 		de->tname = NULL;

@@ -134,6 +134,7 @@ struct dec_field {
 	struct tep_format_field *field;
 	const char *name;
 	char *jkey;		/* "\"name\":" pre-quoted for the JSON writer */
+	char *jkeyc;		/* ",\"name\":": the key after another (jkey_len + 1 bytes) */
 	unsigned jkey_len;
 	bool common;		/* common_*: in the record's header, not in "fields" */
 	enum dec_kind kind;
@@ -156,6 +157,8 @@ enum dec_special {
 	DS_USTACK,		/* ftrace:user_stack: "<user stack trace>" and its frames */
 };
 
+#define DEC_JFAST_MAX 4096
+
 struct dec_event {
 	struct tep_event *event;
 	int id;
@@ -166,7 +169,7 @@ struct dec_event {
 	size_t tname_len;	/* 0 for ftrace's events, which have none */
 	char *jhead;		/* ,"system":"..","event":"..","fields":{ */
 	size_t jhead_len;
-	/* sysname, tname, jhead and the fields' jkey are padded for reads 16 bytes at a time */
+	/* sysname, tname, jhead and the fields' jkey and jkeyc are padded for reads 16 bytes at a time */
 	/*
 	 * A record at least this long holds every field (a string or array
 	 * of dynamic length: its place); else each is checked.  dynamic: it
@@ -174,6 +177,14 @@ struct dec_event {
 	 */
 	int fields_end;
 	bool dynamic;
+	/*
+	 * JSON: every field a number (of 1, 2, 4 or 8 bytes) or a char array
+	 * of fixed size, not a --strings stand-in: a record that holds them
+	 * all takes at most jmax bytes after jhead ("}}\n" included), and
+	 * the two at most DEC_JFAST_MAX
+	 */
+	bool jfast;
+	size_t jmax;
 	/*
 	 * The event's names as shown: its own, or for a stand-in
 	 * (decode_set_shown(): a --strings probe) the syscall event it stands

@@ -158,6 +158,8 @@ const char *out_comm_of(struct output *o, int pid)
 		o->comm_last = now;
 		if (!comm_saved_reload(&o->names, o->comm_fn, o->comm_ctx)) {
 			o->comm_gen++;
+			for (size_t i = 0; i < PIDCACHE; i++)
+				o->pids[i].ready = false;
 			comm = comm_saved_find(&o->names, pid);
 			if (!comm)
 				comm = "<...>";
@@ -195,6 +197,17 @@ static inline bool same_bytes(const char *a, const char *b, size_t n)
 	return true;
 }
 
+/* pid's columns (out_pid_info) are made again at its next record */
+static void forget(struct output *o, int pid)
+{
+	struct pidinfo *pi = &o->pids[(unsigned)pid % PIDCACHE];
+
+	if (pi->pid == pid) {
+		pi->tlen = 0;
+		pi->ready = false;
+	}
+}
+
 static void learn(struct output *o, int pid, const char *name, size_t len)
 {
 	struct learned *l;
@@ -208,8 +221,12 @@ static void learn(struct output *o, int pid, const char *name, size_t len)
 	l = &o->learned[(unsigned)pid & (LEARNED - 1)];
 	if (l->pid == pid && !l->name[len] && same_bytes(l->name, name, len))
 		return;
+	/* the task's columns were made with the name it had, or had not */
+	forget(o, l->pid);
+	forget(o, pid);
 	l->pid = pid;
 	l->gen = ++o->learn_gen;
+	l->has_raw = false;
 	memcpy(l->name, name, len);
 	l->name[len] = '\0';
 }
@@ -258,6 +275,19 @@ static const struct name_plan *name_plan(struct output *o, const struct dec_even
 	}
 	if (!strcmp(de->system, "sched") && !strcmp(de->name, "sched_process_exec"))
 		pl->exec_file = field_index(de, "filename");
+	pl->raw = pl->npair > 0 && pl->exec_file < 0;
+	for (i = 0; i < (size_t)pl->npair; i++) {
+		const struct dec_field *c = &de->fields[pl->comm[i]];
+		const struct dec_field *p = pl->pid[i] >= 0 ? &de->fields[pl->pid[i]] : NULL;
+
+		if (c->dynamic || c->relative || c->size != 16 || c->offset < 0 ||
+		    (p && (p->size != 4 || p->offset < 0))) {
+			pl->raw = false;
+			break;
+		}
+		pl->coff[i] = c->offset;
+		pl->poff[i] = p ? p->offset : 4;	/* common_pid */
+	}
 	return pl;
 }
 
@@ -327,6 +357,31 @@ static void learn_names(struct output *o, const struct dec_event *de, const void
 
 	if (!pl)
 		return;
+	/*
+	 * a task's name that a record teaches again (a switch names both tasks,
+	 * and the same few take turns) is the same 16 bytes as before
+	 */
+	if (pl->raw && size >= de->fields_end) {
+		for (i = 0; i < pl->npair; i++) {
+			const char *c = (const char *)data + pl->coff[i];
+			struct learned *l;
+			int32_t pid;
+
+			memcpy(&pid, (const char *)data + pl->poff[i], 4);
+			/* (the idle task's "swapper/N" is no name to learn) */
+			if (pid <= 0)
+				continue;
+			l = learned_of(o, pid);
+			if (l && l->has_raw && same_bytes(l->raw, c, 16))
+				continue;
+			learn(o, pid, c, decode_strnlen(c, 16));
+			if ((l = learned_of(o, pid))) {
+				memcpy(l->raw, c, 16);
+				l->has_raw = true;
+			}
+		}
+		return;
+	}
 	n = names_of(pl, de, data, size, v);
 	for (i = 0; i < n; i++)
 		learn(o, v[i].pid, v[i].name, v[i].len);
@@ -403,16 +458,6 @@ static const char *json_comm(struct output *o, int pid, unsigned long long ts,
 	return NULL;
 }
 
-/* out_pid_info()'s answer, kept for the task's next record unless its name is unknown. */
-static const struct pidinfo *remember(struct output *o, const struct pidinfo *pi)
-{
-	o->wpi = pi->unknown ? NULL : pi;
-	o->wpid = pi->pid;
-	/* both only grow: their sum changes when either does */
-	o->wgen = o->comm_gen + o->learn_gen;
-	return pi;
-}
-
 const struct pidinfo *out_pid_info_slow(struct output *o, int pid, unsigned long long ts)
 {
 	char pbuf[COMM_MAX + 2];
@@ -432,8 +477,10 @@ const struct pidinfo *out_pid_info_slow(struct output *o, int pid, unsigned long
 
 	/* an unknown name is asked for again, but the clock is not read per record */
 	if (pi->pid == pid && pi->gen == o->comm_gen && pi->lgen == lgen && pi->tlen &&
-	    (!pi->unknown || ++o->retry_tick % RETRY_EVERY || !comm_retry_due(o, &now)))
-		return remember(o, pi);
+	    (!pi->unknown || ++o->retry_tick % RETRY_EVERY || !comm_retry_due(o, &now))) {
+		pi->ready = !pi->unknown;
+		return pi;
+	}
 	comm = out_comm_of(o, pid);
 	pi->pid = pid;
 	pi->gen = o->comm_gen;
@@ -456,7 +503,8 @@ const struct pidinfo *out_pid_info_slow(struct output *o, int pid, unsigned long
 		pi->jlen = snprintf(pi->json, sizeof(pi->json), ",\"pid\":%d,\"comm\":null", pid);
 	}
 	free(buf);
-	return remember(o, pi);
+	pi->ready = !pi->unknown;
+	return pi;
 }
 
 struct dec_event *output_prepare(struct output *o, const struct tep_record *rec,
@@ -1132,6 +1180,38 @@ static void json_record(struct output *o, struct dec_event *de, const struct tep
 		put_str(f, ",\"system\":null,\"event\":null,\"fields\":{}");
 		if (close)
 			put_lit(f, "}\n");
+		return;
+	}
+	/* numbers and fixed arrays: the fields within one bound, no check each */
+	_Static_assert(DEC_JFAST_MAX <= LINE_ROOM - LINE_SLACK, "a jfast line fits the room");
+	if (de->jfast && ints) {
+		w = line_need(o, w, de->jhead_len + de->jmax);
+		w = copy16(w, de->jhead, de->jhead_len);
+		for (i = 0; i < de->nfields; i++) {
+			const struct dec_field *df = &de->fields[i];
+			const char *p = (const char *)data + df->offset;
+			char *e;
+
+			w = i ? copy16(w, df->jkeyc, df->jkey_len + 1) : copy16(w, df->jkey, df->jkey_len);
+			if (df->kind == DK_INT) {
+				uint64_t v = decode_elem(p, df->size, df->sign);
+
+				w = df->sign ? dec_i64(w, (int64_t)v) : dec_u64(w, v);
+			} else if ((e = json_plain_at(w, p, df->size))) {
+				w = e;
+			} else {
+				/* to be escaped: through stdio */
+				line_end(o, w);
+				output_json_value(f, df, data, rec->size);
+				w = line_begin(o, de->jmax);
+			}
+		}
+		*w++ = '}';
+		if (close) {
+			*w++ = '}';
+			*w++ = '\n';
+		}
+		line_end(o, w);
 		return;
 	}
 	if (de->jhead_len <= LINE_ROOM - LINE_SLACK) {

@@ -40,6 +40,11 @@ struct pidinfo {
 	unsigned gen;
 	unsigned lgen;		/* the learned name's generation it was made with */
 	bool unknown;		/* "<...>": look again (rate limited) */
+	/*
+	 * made, known, and nothing changed since: out_pid_info() takes it as
+	 * it is (cleared where a name changes: forget(), a new saved_cmdlines)
+	 */
+	bool ready;
 	unsigned short tlen, jlen;
 	char text[48];
 	char json[112];
@@ -66,7 +71,9 @@ struct kframe {
 struct learned {
 	int pid;
 	unsigned gen;		/* bumped (from o->learn_gen) when the name changes */
+	bool has_raw;		/* raw holds what taught name (cleared when name changes) */
 	char name[COMM_MAX + 1];
+	char raw[16];		/* a char[16] comm field's bytes that taught name, as they were */
 };
 
 /* Which fields of an event name a task: comm and pid pairs, an exec's file. */
@@ -74,8 +81,14 @@ struct learned {
 
 struct name_plan {
 	bool built;
+	/*
+	 * every pair a char[16] comm and a 4-byte pid, no exec file: a record
+	 * that holds all the fields (de->fields_end) is read at the offsets
+	 */
+	bool raw;
 	signed char npair;
 	short comm[NAME_PAIRS], pid[NAME_PAIRS];	/* field indexes; pid -1: common_pid */
+	unsigned short coff[NAME_PAIRS], poff[NAME_PAIRS];	/* raw: their offsets */
 	short exec_file;				/* sched_process_exec's filename, or -1 */
 };
 
@@ -134,9 +147,6 @@ struct output {
 	unsigned hole;		/* where the given columns went: bytes from the record's start */
 	const struct dec_event *nonames;	/* output_names(): an event that teaches none */
 	/* out_pid_info(): the last task's columns, while nothing of them can have changed */
-	const struct pidinfo *wpi;	/* NULL: none */
-	int wpid;		/* its pid (only out_pid_info_slow() fills a slot, and remembers it) */
-	unsigned wgen;		/* comm_gen + learn_gen when it was remembered */
 	/* text: the last record's CPU (-1: none yet) and its "[%03d] " */
 	int tcpu;
 	char tcpu_txt[8];
@@ -470,9 +480,9 @@ const struct pidinfo *out_pid_info_slow(struct output *o, int pid, unsigned long
 static inline const struct pidinfo *out_pid_info(struct output *o, int pid,
 						  unsigned long long ts)
 {
-	const struct pidinfo *pi = o->wpi;
+	const struct pidinfo *pi = &o->pids[(unsigned)pid % PIDCACHE];
 
-	if (pi && pid == o->wpid && o->wgen == o->comm_gen + o->learn_gen)
+	if (pi->pid == pid && pi->ready)
 		return pi;
 	return out_pid_info_slow(o, pid, ts);
 }

@@ -77,6 +77,9 @@
 /* A poll that slept this long woke on fresh data after a pause: it is taken at once. */
 #define QUIET_MS 2
 
+/* No head (a stamp is 59 bits: no record has it) */
+#define NO_KEY (~0ULL)
+
 enum src_state {
 	S_READY,	/* a record is loaded */
 	S_NEED,		/* load the next record (from the page or a new page) */
@@ -119,6 +122,19 @@ struct reader {
 	bool finishing;
 	bool no_splice;
 	struct rcpu *fast_c;	/* the shortcut's CPU (fast.pg set) */
+	/*
+	 * Every CPU was filled in this pass, and since then only last (the
+	 * CPU handed out last) needs it: a merge fills that one alone.
+	 */
+	unsigned long filled_pass;
+	struct rcpu *last;
+	/*
+	 * The merge's walk reads these, not the CPUs: key[i], c[i]'s head's
+	 * stamp while it is S_READY, else NO_KEY; wait_seq, at most the oldest
+	 * read_seq of the CPUs in S_WAIT (exact after a full fill)
+	 */
+	unsigned long long *key;
+	unsigned long long wait_seq;
 	struct timespec pending;	/* since when data waits to fill a sub-buffer; 0: none */
 	unsigned long long pages, partial_pages, lost_pages, lost_events, splices;
 	struct pollfd *pfd;
@@ -142,10 +158,16 @@ struct reader *reader_new(int subbuf_size)
 static struct rcpu *add_cpu(struct reader *r, int cpu, int pages)
 {
 	struct rcpu *nc = realloc(r->c, (r->n + 1) * sizeof(*nc)), *c;
+	unsigned long long *nk;
 
 	if (!nc)
 		return NULL;
 	r->c = nc;
+	nk = realloc(r->key, (r->n + 1) * sizeof(*nk));
+	if (!nk)
+		return NULL;
+	r->key = nk;
+	r->key[r->n] = NO_KEY;
 	c = &r->c[r->n];
 	memset(c, 0, sizeof(*c));
 	c->cpu = cpu;
@@ -237,6 +259,7 @@ void reader_free(struct reader *r)
 		close(r->pipe[1]);
 	}
 	free(r->c);
+	free(r->key);
 	free(r->pfd);
 	free(r);
 }
@@ -344,6 +367,7 @@ static inline void set_ready(struct reader *r, struct rcpu *c)
 {
 	c->size = rbpage_size_within(&c->pg, c->data, c->buf + (size_t)c->next * r->subbuf);
 	c->state = S_READY;
+	r->key[c - r->c] = c->ts;
 }
 
 /* Make c's next record current; sets c->state. */
@@ -379,23 +403,9 @@ static int fill(struct reader *r, struct rcpu *c)
 	}
 }
 
-/* The CPU with the oldest loaded record, NULL if none. */
-static struct rcpu *oldest(struct reader *r)
+static int hand_out(struct reader *r, struct rcpu *best, struct tep_record *rec, long long *lost)
 {
-	struct rcpu *best = NULL;
-	int i;
-
-	for (i = 0; i < r->n; i++) {
-		struct rcpu *c = &r->c[i];
-
-		if (c->state == S_READY && (!best || c->ts < best->ts))
-			best = c;
-	}
-	return best;
-}
-
-static int hand_out(struct rcpu *best, struct tep_record *rec, long long *lost)
-{
+	r->key[best - r->c] = NO_KEY;
 	memset(rec, 0, sizeof(*rec));
 	rec->ts = best->ts;
 	rec->cpu = best->cpu;
@@ -431,18 +441,55 @@ int reader_next_left(struct reader *r, void *data, unsigned long long ts,
 
 int reader_next_merge(struct reader *r, struct tep_record *rec, long long *lost)
 {
-	struct rcpu *best;
+	struct rcpu *best, *second;
+	unsigned long long bk, sk;
 	bool again;
-	int i;
+	int i, bi, si;
 
 	r->fast.pg = NULL;
 	for (;;) {
-		for (i = 0; i < r->n; i++)
-			if (fill(r, &r->c[i]) < 0)
+		if (r->filled_pass != r->pass || !r->last) {
+			r->wait_seq = ~0ULL;
+			for (i = 0; i < r->n; i++) {
+				struct rcpu *c = &r->c[i];
+
+				if (fill(r, c) < 0)
+					return -1;
+				if (c->state == S_WAIT && c->read_seq < r->wait_seq)
+					r->wait_seq = c->read_seq;
+			}
+			r->filled_pass = r->pass;
+		} else {
+			if (fill(r, r->last) < 0)
 				return -1;
-		best = oldest(r);
-		if (!best)
+			if (r->last->state == S_WAIT && r->last->read_seq < r->wait_seq)
+				r->wait_seq = r->last->read_seq;
+		}
+		/*
+		 * The oldest head and the next oldest: by stamp, the lower CPU
+		 * first on a tie (as the kernel's `trace`): the first of equals
+		 */
+		bk = sk = NO_KEY;
+		bi = si = -1;
+		for (i = 0; i < r->n; i++) {
+			unsigned long long k = r->key[i];
+
+			if (k < bk) {
+				sk = bk;
+				si = bi;
+				bk = k;
+				bi = i;
+			} else if (k < sk) {
+				sk = k;
+				si = i;
+			}
+		}
+		if (bi < 0)
 			return 0;
+		best = &r->c[bi];
+		second = si < 0 ? NULL : &r->c[si];
+		if (r->wait_seq > best->load_seq)
+			break;
 		/* a CPU not read since best's sub-buffer was taken may hold older records */
 		again = false;
 		for (i = 0; i < r->n; i++) {
@@ -462,31 +509,32 @@ int reader_next_merge(struct reader *r, struct tep_record *rec, long long *lost)
 				again = true;
 			}
 		}
-		if (!again)
+		/* (what was read: the next walk fills those CPUs, or finds them read) */
+		r->filled_pass = 0;
+		if (!again) {
+			r->wait_seq = ~0ULL;
+			for (i = 0; i < r->n; i++)
+				if (r->c[i].state == S_WAIT && r->c[i].read_seq < r->wait_seq)
+					r->wait_seq = r->c[i].read_seq;
+			r->filled_pass = r->pass;
 			break;
+		}
 	}
 	/*
 	 * The next record of best's sub-buffer may follow without a merge up
-	 * to here.  Ties go as in the merge (and the kernel's `trace`): the
-	 * lower CPU first, so a record stamped like a lower CPU's head must
-	 * wait for it.
+	 * to the next oldest head.  Ties go as in the merge: the lower CPU
+	 * first, so a record stamped like a lower CPU's head must wait for it
+	 * (a lower CPU's head is newer than best's, else it had won: ts - 1 >= 0).
 	 */
-	r->fast.limit = ~0ULL;
-	for (i = 0; i < r->n; i++) {
-		struct rcpu *c = &r->c[i];
-		/* a lower CPU's head is newer than best's (else it had won): ts - 1 >= 0 */
-		unsigned long long limit = c < best ? c->ts - 1 : c->ts;
-
-		if (c != best && c->state == S_READY && limit < r->fast.limit)
-			r->fast.limit = limit;
-	}
+	r->fast.limit = !second ? ~0ULL : second < best ? second->ts - 1 : second->ts;
 	if (best->page_loaded) {
 		r->fast_c = best;
 		r->fast.pg = &best->pg;
 		r->fast.end = best->buf + (size_t)best->next * r->subbuf;
 		r->fast.cpu = best->cpu;
 	}
-	return hand_out(best, rec, lost);
+	r->last = best;
+	return hand_out(r, best, rec, lost);
 }
 
 static long long ms_since(const struct timespec *t)

@@ -11,10 +11,12 @@
  * written by enum-table from the capturing kernel's BTF): the test never
  * reads the BTF of the machine it runs on.
  *
- * decode-fixtures repeat-text|repeat-json DIR EVENT N: the first record of
- * EVENT (its name) in DIR's pages, N times on pages built here (one CPU,
- * 100 ns apart), through the same reader and output: the decode cost per
- * record under callgrind (bench/decode-cg.py), no tracefs needed.
+ * decode-fixtures repeat-text|repeat-json DIR EVENT N [CPUS]: the first
+ * record of EVENT (its name) in DIR's pages, N times on pages built here
+ * (100 ns apart; with CPUS, dealt out to that many CPUs in turn, as busy
+ * CPUs' records interleave), through the same reader and output: the
+ * decode and merge cost per record under callgrind (bench/decode-cg.py),
+ * no tracefs needed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -111,13 +113,16 @@ static bool enum_value(const char *name, size_t len, unsigned long long *value, 
 	return e != NULL;
 }
 
-/* Pages of n copies of rec (one CPU), in the kernel's sub-buffer layout. */
-static char *repeat_pages(const struct tep_record *rec, long n, int subbuf, size_t *len)
+/*
+ * Pages of n copies of rec (one CPU's), in the kernel's sub-buffer layout,
+ * the first stamped ts, the others step ns apart.
+ */
+static char *repeat_pages(const struct tep_record *rec, long n, int subbuf, size_t *len,
+			  uint64_t ts, unsigned step)
 {
 	size_t dlen = (rec->size + 3) & ~3, each = dlen + 4 + (dlen > 112 ? 4 : 0);
 	long per = (subbuf - 16) / each, npages = (n + per - 1) / per, i;
 	char *buf = calloc(npages ? npages : 1, subbuf);
-	uint64_t ts = 1000000000;
 
 	if (!buf)
 		exit(1);
@@ -129,7 +134,7 @@ static char *repeat_pages(const struct tep_record *rec, long n, int subbuf, size
 		memcpy(pg, &ts, 8);
 		for (k = 0; k < m; k++) {
 			/* type_len: the length in words, or 0 and the length in the next word */
-			uint32_t h = (k ? 100u : 0u) << 5 | (dlen > 112 ? 0 : dlen / 4);
+			uint32_t h = (k ? step : 0u) << 5 | (dlen > 112 ? 0 : dlen / 4);
 
 			memcpy(w, &h, 4);
 			w += 4;
@@ -141,11 +146,11 @@ static char *repeat_pages(const struct tep_record *rec, long n, int subbuf, size
 			}
 			memcpy(w, rec->data, rec->size);
 			w += dlen;
-			ts += k ? 100 : 0;
+			ts += k ? step : 0;
 		}
 		commit = w - pg - 16;
 		memcpy(pg + 8, &commit, 8);
-		ts += 100;
+		ts += step;
 	}
 	*len = (size_t)npages * subbuf;
 	return buf;
@@ -169,14 +174,17 @@ int main(int argc, char **argv)
 
 	const char *rep_event = NULL;
 	long rep_n = 0;
+	int rep_cpus = 1;
 
-	if (argc == 5 && !strncmp(argv[1], "repeat-", 7)) {
+	if ((argc == 5 || argc == 6) && !strncmp(argv[1], "repeat-", 7)) {
 		rep_event = argv[3];
 		rep_n = atol(argv[4]);
+		rep_cpus = argc == 6 ? atoi(argv[5]) : 1;
 		argv[1] += 7;
-	} else if (argc != 3) {
+	}
+	if ((!rep_event && argc != 3) || rep_cpus < 1 || rep_cpus > 256) {
 		fprintf(stderr, "usage: decode-fixtures text|json|lost DIR\n"
-			"       decode-fixtures repeat-text|repeat-json DIR EVENT N\n");
+			"       decode-fixtures repeat-text|repeat-json DIR EVENT N [CPUS]\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -244,7 +252,6 @@ int main(int argc, char **argv)
 	}
 	if (rep_event) {
 		/* the event's first record, then N copies of it as the only input */
-		char *rp;
 
 		while (reader_next(r, &rec, &lost) > 0) {
 			struct tep_event *ev = tep_find_event(tep, *(uint16_t *)rec.data);
@@ -257,14 +264,26 @@ int main(int argc, char **argv)
 			fprintf(stderr, "no %s record in %s\n", rep_event, dir);
 			return 1;
 		}
-		rp = repeat_pages(&rec, rep_n, tep_get_sub_buffer_size(tep), &len);
+		char *rp[256];
+		size_t rlen[256];
+
+		/* CPU c: records c, c + CPUS, ...: stamped in that order, 100 ns apart */
+		for (cpu = 0; cpu < rep_cpus; cpu++) {
+			long k = rep_n / rep_cpus + (cpu < rep_n % rep_cpus);
+
+			rp[cpu] = repeat_pages(&rec, k, tep_get_sub_buffer_size(tep), &rlen[cpu],
+					       1000000000ULL + 100ULL * cpu, 100 * rep_cpus);
+		}
+		/* (rec lies in the fixture's pages: they go once the copies are made) */
 		reader_free(r);
 		for (cpu = 0; cpu < ncpu; cpu++)
 			free(pages[cpu]);
-		pages[0] = rp;
-		ncpu = 1;
 		r = reader_new(tep_get_sub_buffer_size(tep));
-		reader_add_mem(r, 0, rp, len);
+		for (cpu = 0; cpu < rep_cpus; cpu++) {
+			pages[cpu] = rp[cpu];
+			reader_add_mem(r, cpu, pages[cpu], rlen[cpu]);
+		}
+		ncpu = rep_cpus;
 	}
 	o = output_new(tep, stdout, strcmp(mode, "text") ? OUTPUT_JSON : OUTPUT_TEXT);
 	buf = slurp(dir, "uname", &len);

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The reader's merge (src/reader.c) of many CPUs' sub-buffers: records
+ * must come out by stamp, the lower CPU first on equal stamps, each CPU's
+ * in its own order, none lost or doubled.  Random stamps with many ties
+ * (within a CPU and across CPUs), sub-buffers filled in part, 1 to 40
+ * CPUs, runs of one CPU's records and records dealt out in turn.  TAP.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "reader.h"
+
+#define SUBBUF 4096
+
+static int test_no;
+
+static void ok(int cond, const char *what)
+{
+	printf("%s %d - %s\n", cond ? "ok" : "not ok", ++test_no, what);
+}
+
+static uint64_t rnd_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+struct want {
+	uint64_t ts;
+	uint32_t cpu, seq;
+};
+
+static int by_order(const void *a, const void *b)
+{
+	const struct want *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * cpu's n records as sub-buffers: each record 8 bytes (its cpu and seq),
+ * stamped from *ts on by steps of 0 to maxstep ns; a sub-buffer takes 1 to
+ * 340 of them.  Their stamps go to w.
+ */
+static char *cpu_pages(uint32_t cpu, int n, uint64_t ts, unsigned maxstep, size_t *len,
+		       struct want *w)
+{
+	int per_max = (SUBBUF - 16) / 12, npages = 0, done = 0;
+	char *buf = NULL;
+
+	while (done < n) {
+		int m = 1 + rnd() % per_max, k;
+		char *pg, *p;
+		uint64_t commit;
+
+		if (m > n - done)
+			m = n - done;
+		buf = realloc(buf, (size_t)(npages + 1) * SUBBUF);
+		if (!buf)
+			exit(1);
+		pg = buf + (size_t)npages++ * SUBBUF;
+		memset(pg, 0, SUBBUF);
+		memcpy(pg, &ts, 8);
+		p = pg + 16;
+		for (k = 0; k < m; k++, done++) {
+			unsigned delta = k ? rnd() % (maxstep + 1) : 0;
+			/* type_len 2: 8 bytes of data; the delta in the upper 27 bits */
+			uint32_t h = delta << 5 | 2, id[2] = { cpu, (uint32_t)done };
+
+			ts += delta;
+			memcpy(p, &h, 4);
+			memcpy(p + 4, id, 8);
+			p += 12;
+			w[done] = (struct want){ ts, cpu, (uint32_t)done };
+		}
+		commit = p - pg - 16;
+		memcpy(pg + 8, &commit, 8);
+		/* the next sub-buffer starts at or after this one's last stamp */
+		ts += rnd() % (maxstep + 1);
+	}
+	*len = (size_t)npages * SUBBUF;
+	return buf;
+}
+
+/* ncpu CPUs, about n records each: the merge's order against the sorted records */
+static void one(int ncpu, int n, unsigned maxstep, const char *what)
+{
+	struct reader *r = reader_new(SUBBUF);
+	struct want *w = malloc(sizeof(*w) * (size_t)ncpu * (2 * n + 1));
+	char *pages[64], msg[200];
+	struct tep_record rec;
+	long long lost;
+	int total = 0, got = 0, bad = -1, c;
+
+	for (c = 0; c < ncpu; c++) {
+		int k = n / 2 + rnd() % (n + 1);
+		size_t len;
+
+		/* CPUs start within a few steps of each other, or far apart */
+		pages[c] = cpu_pages(c, k, 1000 + rnd() % (4 * maxstep + 1), maxstep, &len,
+				     w + total);
+		reader_add_mem(r, c, pages[c], len);
+		total += k;
+	}
+	qsort(w, total, sizeof(*w), by_order);
+	while (reader_next(r, &rec, &lost) > 0) {
+		uint32_t id[2];
+
+		memcpy(id, rec.data, 8);
+		if (bad < 0 && (got >= total || rec.ts != w[got].ts || (uint32_t)rec.cpu != id[0] ||
+				id[0] != w[got].cpu || id[1] != w[got].seq))
+			bad = got;
+		got++;
+	}
+	snprintf(msg, sizeof(msg), "%s: %d CPUs, %d records in order (%d out)", what, ncpu,
+		 total, got);
+	ok(bad < 0 && got == total, msg);
+	if (bad >= 0 && bad < total)
+		printf("# first wrong at %d: want ts %llu cpu %u seq %u\n", bad,
+		       (unsigned long long)w[bad].ts, w[bad].cpu, w[bad].seq);
+	reader_free(r);
+	for (c = 0; c < ncpu; c++)
+		free(pages[c]);
+	free(w);
+}
+
+int main(void)
+{
+	static const int cpus[] = { 1, 2, 3, 7, 16, 40 };
+	size_t i;
+
+	printf("1..%zu\n", 3 * sizeof(cpus) / sizeof(cpus[0]));
+	for (i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+		/* steps of 0..2 ns: ties everywhere */
+		one(cpus[i], 3000, 2, "many equal stamps");
+		/* steps up to 1 us: records interleave one by one */
+		one(cpus[i], 3000, 1000, "interleaved");
+		/* long steps against short: one CPU's records come in runs */
+		one(cpus[i], 2000, i % 2 ? 100000 : 50, "runs");
+	}
+	return 0;
+}

@@ -95,7 +95,8 @@ struct chunk {
 struct scpu {
 	pthread_mutex_t mu;
 	pthread_cond_t room;		/* the writer took a chunk */
-	struct chunk *qh, *qt;		/* handed over, not yet taken */
+	/* handed over, not yet taken (qh stored atomically: queued() looks without the lock) */
+	struct chunk *qh, *qt;
 	struct chunk *spare;		/* written chunks, for reuse */
 	size_t queued;			/* bytes of lines handed over and not written */
 	struct chunk *cur;		/* the writer's: the oldest chunk taken */
@@ -287,7 +288,7 @@ static void hand_over(struct stream_cpu *s, struct scpu *c, int thread, struct c
 	if (c->qt)
 		c->qt->next = ch;
 	else
-		c->qh = ch;
+		__atomic_store_n(&c->qh, ch, __ATOMIC_RELEASE);
 	c->qt = ch;
 	c->queued += ch->len;
 	/*
@@ -495,7 +496,7 @@ static struct sitem *head(struct scpu *c)
 	}
 	ch = c->qh;
 	if (ch) {
-		c->qh = ch->next;
+		__atomic_store_n(&c->qh, ch->next, __ATOMIC_RELEASE);
 		if (!c->qh)
 			c->qt = NULL;
 		ch->next = NULL;
@@ -544,15 +545,14 @@ static int write_item(struct scpu *best, const struct sitem *it, struct output *
  * on its way (a look in progress may hold records taken from the buffer
  * but not yet handed over; one that ended since handed them over).
  */
-/* Something was handed over for d and not taken yet. */
+/*
+ * Something was handed over for d and not taken yet: a look without the
+ * lock (the writer asks it per record of a many-CPU merge), what it finds
+ * is taken under the lock (head()).
+ */
 static bool queued(struct scpu *d)
 {
-	bool q;
-
-	pthread_mutex_lock(&d->mu);
-	q = d->qh != NULL;
-	pthread_mutex_unlock(&d->mu);
-	return q;
+	return __atomic_load_n(&d->qh, __ATOMIC_ACQUIRE) != NULL;
 }
 
 static bool settled(struct scpu *d)
@@ -640,9 +640,12 @@ again:
 	best_cpu = -1;
 	s->run = NULL;
 	for (c = 0; c < s->ncpu; c++) {
-		if (!s->cpu[c].read)
+		struct scpu *d = &s->cpu[c];
+
+		if (!d->read)
 			continue;
-		it = head(&s->cpu[c]);
+		/* (the chunk taken has items: no call) */
+		it = d->cur && d->cur->pos < d->cur->n ? &d->cur->it[d->cur->pos] : head(d);
 		if (!it)
 			continue;
 		if (!bit || it->ts < bit->ts) {

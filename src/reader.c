@@ -129,11 +129,19 @@ struct reader {
 	unsigned long filled_pass;
 	struct rcpu *last;
 	/*
-	 * The merge's walk reads these, not the CPUs: key[i], c[i]'s head's
-	 * stamp while it is S_READY, else NO_KEY; wait_seq, at most the oldest
-	 * read_seq of the CPUs in S_WAIT (exact after a full fill)
+	 * The merge reads these, not the CPUs: key[i], c[i]'s head's stamp
+	 * while it is S_READY, else NO_KEY (tm entries, those past n NO_KEY);
+	 * a tournament of the keys: t[x] the winner (the oldest head, the
+	 * lower CPU on a tie) of node x's leaves and its key, node x's
+	 * children 2x and 2x + 1, leaf tm + i CPU i; wait_seq, at most the
+	 * oldest read_seq of the CPUs in S_WAIT (exact after a full fill)
 	 */
 	unsigned long long *key;
+	struct tnode {
+		unsigned long long key;
+		int cpu;
+	} *t;
+	int tm;
 	unsigned long long wait_seq;
 	struct timespec pending;	/* since when data waits to fill a sub-buffer; 0: none */
 	unsigned long long pages, partial_pages, lost_pages, lost_events, splices;
@@ -158,16 +166,32 @@ struct reader *reader_new(int subbuf_size)
 static struct rcpu *add_cpu(struct reader *r, int cpu, int pages)
 {
 	struct rcpu *nc = realloc(r->c, (r->n + 1) * sizeof(*nc)), *c;
-	unsigned long long *nk;
+	int tm = r->tm ? r->tm : 2;
 
 	if (!nc)
 		return NULL;
 	r->c = nc;
-	nk = realloc(r->key, (r->n + 1) * sizeof(*nk));
-	if (!nk)
-		return NULL;
-	r->key = nk;
+	while (tm < r->n + 1)
+		tm *= 2;
+	if (tm != r->tm) {
+		unsigned long long *nk = realloc(r->key, tm * sizeof(*nk));
+		struct tnode *nt;
+		int i;
+
+		if (!nk)
+			return NULL;
+		r->key = nk;
+		for (i = r->tm; i < tm; i++)
+			r->key[i] = NO_KEY;
+		nt = realloc(r->t, 2 * tm * sizeof(*nt));
+		if (!nt)
+			return NULL;
+		r->t = nt;
+		r->tm = tm;
+	}
 	r->key[r->n] = NO_KEY;
+	/* (the tournament is made again at the next merge) */
+	r->filled_pass = 0;
 	c = &r->c[r->n];
 	memset(c, 0, sizeof(*c));
 	c->cpu = cpu;
@@ -260,6 +284,7 @@ void reader_free(struct reader *r)
 	}
 	free(r->c);
 	free(r->key);
+	free(r->t);
 	free(r->pfd);
 	free(r);
 }
@@ -439,14 +464,62 @@ int reader_next_left(struct reader *r, void *data, unsigned long long ts,
 	return reader_next_merge(r, rec, lost);
 }
 
+/* Node x from its children: the older head, the left's (the lower CPUs') on a tie */
+static inline void t_play(struct reader *r, int x)
+{
+	const struct tnode *l = &r->t[2 * x], *g = l + 1;
+
+	r->t[x] = g->key < l->key ? *g : *l;
+}
+
+static void t_build(struct reader *r)
+{
+	int x;
+
+	for (x = 0; x < r->tm; x++)
+		r->t[r->tm + x] = (struct tnode){ r->key[x], x };
+	for (x = r->tm - 1; x >= 1; x--)
+		t_play(r, x);
+}
+
+/* CPU i's key changed: its leaf and the nodes above it */
+static inline void t_update(struct reader *r, int i)
+{
+	int x = r->tm + i;
+
+	r->t[x].key = r->key[i];
+	for (x /= 2; x >= 1; x /= 2)
+		t_play(r, x);
+}
+
+/*
+ * The next oldest head after the winner w: the oldest of the winners of
+ * the subtrees w did not come from (the lower CPU on a tie); -1 if none
+ * has a head.
+ */
+static inline int t_second(const struct reader *r, int w)
+{
+	const struct tnode *s = NULL;
+	int x;
+
+	for (x = w + r->tm; x > 1; x /= 2) {
+		const struct tnode *o = &r->t[x ^ 1];
+
+		if (!s || o->key < s->key || (o->key == s->key && o->cpu < s->cpu))
+			s = o;
+	}
+	return s && s->key != NO_KEY ? s->cpu : -1;
+}
+
 int reader_next_merge(struct reader *r, struct tep_record *rec, long long *lost)
 {
 	struct rcpu *best, *second;
-	unsigned long long bk, sk;
 	bool again;
 	int i, bi, si;
 
 	r->fast.pg = NULL;
+	if (!r->n)
+		return 0;
 	for (;;) {
 		if (r->filled_pass != r->pass || !r->last) {
 			r->wait_seq = ~0ULL;
@@ -459,33 +532,23 @@ int reader_next_merge(struct reader *r, struct tep_record *rec, long long *lost)
 					r->wait_seq = c->read_seq;
 			}
 			r->filled_pass = r->pass;
+			t_build(r);
 		} else {
 			if (fill(r, r->last) < 0)
 				return -1;
 			if (r->last->state == S_WAIT && r->last->read_seq < r->wait_seq)
 				r->wait_seq = r->last->read_seq;
+			/* (hand_out() cleared its key and left the tournament to here) */
+			t_update(r, r->last - r->c);
 		}
 		/*
 		 * The oldest head and the next oldest: by stamp, the lower CPU
-		 * first on a tie (as the kernel's `trace`): the first of equals
+		 * first on a tie (as the kernel's `trace`)
 		 */
-		bk = sk = NO_KEY;
-		bi = si = -1;
-		for (i = 0; i < r->n; i++) {
-			unsigned long long k = r->key[i];
-
-			if (k < bk) {
-				sk = bk;
-				si = bi;
-				bk = k;
-				bi = i;
-			} else if (k < sk) {
-				sk = k;
-				si = i;
-			}
-		}
-		if (bi < 0)
+		if (r->t[1].key == NO_KEY)
 			return 0;
+		bi = r->t[1].cpu;
+		si = t_second(r, bi);
 		best = &r->c[bi];
 		second = si < 0 ? NULL : &r->c[si];
 		if (r->wait_seq > best->load_seq)

@@ -644,8 +644,14 @@ again:
 
 		if (!d->read)
 			continue;
-		/* (the chunk taken has items: no call) */
-		it = d->cur && d->cur->pos < d->cur->n ? &d->cur->it[d->cur->pos] : head(d);
+		/*
+		 * (the chunk taken has items: no call; nothing taken and nothing
+		 * handed over: not the lock either)
+		 */
+		if (d->cur && d->cur->pos < d->cur->n)
+			it = &d->cur->it[d->cur->pos];
+		else
+			it = d->cur || queued(d) ? head(d) : NULL;
 		if (!it)
 			continue;
 		if (!bit || it->ts < bit->ts) {

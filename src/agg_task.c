@@ -104,9 +104,14 @@ const char *agg_comm_of(struct agg *a, int pid, bool *reloaded)
 		c = tep_data_comm_from_pid(a->tep, pid);
 	if ((p || !strcmp(c, "<...>")) && !*reloaded && a->comm_fn) {
 		*reloaded = true;
-		if (!comm_saved_reload(&a->names, a->comm_fn, a->comm_ctx) &&
-		    (n = comm_saved_find(&a->names, pid)))
-			c = n;
+		/*
+		 * a reload frees the older of the two tables, which c may point
+		 * into: after one, c is looked up again (the session's tep stays)
+		 */
+		if (!comm_saved_reload(&a->names, a->comm_fn, a->comm_ctx)) {
+			n = comm_saved_find(&a->names, pid);
+			c = n ? n : tep_data_comm_from_pid(a->tep, pid);
+		}
 	}
 	return c;
 }

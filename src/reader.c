@@ -190,8 +190,10 @@ static struct rcpu *add_cpu(struct reader *r, int cpu, int pages)
 		r->tm = tm;
 	}
 	r->key[r->n] = NO_KEY;
-	/* (the tournament is made again at the next merge) */
+	/* (the tournament is made again at the next merge; r->c moved) */
 	r->filled_pass = 0;
+	r->last = NULL;
+	r->fast.pg = NULL;
 	c = &r->c[r->n];
 	memset(c, 0, sizeof(*c));
 	c->cpu = cpu;
@@ -553,8 +555,13 @@ int reader_next_merge(struct reader *r, struct tep_record *rec, long long *lost)
 		second = si < 0 ? NULL : &r->c[si];
 		if (r->wait_seq > best->load_seq)
 			break;
-		/* a CPU not read since best's sub-buffer was taken may hold older records */
+		/*
+		 * a CPU not read since best's sub-buffer was taken may hold older
+		 * records (what is read: the next walk fills those CPUs, also
+		 * after an error part way)
+		 */
 		again = false;
+		r->filled_pass = 0;
 		for (i = 0; i < r->n; i++) {
 			struct rcpu *c = &r->c[i];
 			int ret;
@@ -572,8 +579,6 @@ int reader_next_merge(struct reader *r, struct tep_record *rec, long long *lost)
 				again = true;
 			}
 		}
-		/* (what was read: the next walk fills those CPUs, or finds them read) */
-		r->filled_pass = 0;
 		if (!again) {
 			r->wait_seq = ~0ULL;
 			for (i = 0; i < r->n; i++)

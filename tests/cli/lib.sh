@@ -70,7 +70,12 @@ test_cmp() {
 		ok 0 "$1"
 	else
 		ok 1 "$1"
-		head -40 "$TMP/diff" | diag
+		# both sides of the first difference (a long hunk would show one only)
+		{
+			head -3 "$TMP/diff"
+			grep -m 15 '^-[^-]' "$TMP/diff"
+			grep -m 15 '^+[^+]' "$TMP/diff"
+		} | diag
 	fi
 }
 

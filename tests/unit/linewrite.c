@@ -12,23 +12,8 @@
 #include <string.h>
 
 #include "output_local.h"
+#include "tap.h"
 
-static int test_no;
-
-static void ok(int cond, const char *what)
-{
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ++test_no, what);
-}
-
-static uint64_t rnd_state = 88172645463325252ULL;
-
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
 
 /* values where digit counts change, the extremes, and random ones of every width */
 static int numbers(uint64_t *v, int max)

@@ -14,25 +14,10 @@
 #include <event-parse.h>
 
 #include "reader.h"
+#include "tap.h"
 
 #define SUBBUF 4096
 
-static int test_no;
-
-static void ok(int cond, const char *what)
-{
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ++test_no, what);
-}
-
-static uint64_t rnd_state = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
 
 struct want {
 	uint64_t ts;

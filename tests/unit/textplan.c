@@ -19,23 +19,8 @@
 #include <trace-seq.h>
 
 #include "textplan.h"
+#include "tap.h"
 
-static int test_no;
-
-static void ok(int cond, const char *what)
-{
-	printf("%s %d - %s\n", cond ? "ok" : "not ok", ++test_no, what);
-}
-
-static uint64_t rnd_state = 88172645463325252ULL;
-
-static uint64_t rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
-}
 
 #define FIELDS \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \

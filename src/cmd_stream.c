@@ -33,6 +33,7 @@
 #include "stream_cpu.h"
 #include "strings.h"
 #include "target.h"
+#include "tfs.h"
 #include "tpctl.h"
 #include "usym.h"
 
@@ -111,7 +112,7 @@ int cmd_stream(int argc, char **argv)
 	struct usym *usym = NULL;
 	const char *filter = NULL, *cpulist = NULL, *buffer_kb = NULL;
 	unsigned long long count = 0, seen = 0, kb = 0, nrec = 0;
-	int ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int ncpu;
 	double duration = 0, deadline = 0;
 	bool json = false, drain = false, fail_on_loss = false, lost_seen = false;
 	bool kstack = false, ustack = false, stacks, json_stacks;
@@ -216,6 +217,8 @@ int cmd_stream(int argc, char **argv)
 	ret = live_open(&l, &ls);
 	if (ret)
 		goto out;
+	/* (after live_open: the tracefs is known) */
+	ncpu = tfs_ncpus();
 	percpu = percpu && live_page_ncpus(l) > 0;
 	stacks = live_stacks(l);
 	if (stacks && count) {

@@ -857,6 +857,30 @@ int live_next_input(struct live *l, struct tep_record *rec, long long *lost)
 
 /* ---------------------------------------------------------------- the session */
 
+/* The tracefs has more CPUs than the machine (tfs_ncpus: a --tracefs tree): read them all. */
+static int more_cpus(struct live *l, int n)
+{
+	bool *c = realloc(l->cpus, n * sizeof(*c));
+	unsigned long long *o, *d;
+
+	if (c)
+		l->cpus = c;
+	o = c ? realloc(l->overrun0, n * sizeof(*o)) : NULL;
+	if (o)
+		l->overrun0 = o;
+	d = o ? realloc(l->dropped0, n * sizeof(*d)) : NULL;
+	if (!d) {
+		tp_error("out of memory");
+		return TP_FAIL;
+	}
+	l->dropped0 = d;
+	memset(l->cpus + l->ncpu, 0, (n - l->ncpu) * sizeof(*l->cpus));
+	memset(l->overrun0 + l->ncpu, 0, (n - l->ncpu) * sizeof(*l->overrun0));
+	memset(l->dropped0 + l->ncpu, 0, (n - l->ncpu) * sizeof(*l->dropped0));
+	l->ncpu = n;
+	return TP_OK;
+}
+
 static int open_live(struct live *l)
 {
 	const struct live_spec *s = &l->spec;
@@ -866,6 +890,8 @@ static int open_live(struct live *l)
 	ret = target_check(s->target);
 	if (!ret)
 		ret = tfs_init();
+	if (!ret && tfs_ncpus() > l->ncpu)
+		ret = more_cpus(l, tfs_ncpus());
 	if (ret)
 		return ret;
 	if (s->strings && !s->nevents) {

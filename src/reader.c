@@ -68,6 +68,7 @@
 #include "rbpage.h"
 #include "reader.h"
 #include "state.h"
+#include "tourney.h"
 #include "tpctl.h"
 
 /* How long a partly filled sub-buffer is left to fill while data flows. */
@@ -76,9 +77,6 @@
 #define NAP_US 1000
 /* A poll that slept this long woke on fresh data after a pause: it is taken at once. */
 #define QUIET_MS 2
-
-/* No head (a stamp is 59 bits: no record has it) */
-#define NO_KEY (~0ULL)
 
 enum src_state {
 	S_READY,	/* a record is loaded */
@@ -129,19 +127,12 @@ struct reader {
 	unsigned long filled_pass;
 	struct rcpu *last;
 	/*
-	 * The merge reads these, not the CPUs: key[i], c[i]'s head's stamp
-	 * while it is S_READY, else NO_KEY (tm entries, those past n NO_KEY);
-	 * a tournament of the keys: t[x] the winner (the oldest head, the
-	 * lower CPU on a tie) of node x's leaves and its key, node x's
-	 * children 2x and 2x + 1, leaf tm + i CPU i; wait_seq, at most the
-	 * oldest read_seq of the CPUs in S_WAIT (exact after a full fill)
+	 * The merge reads these, not the CPUs: a tournament of the heads
+	 * (tourney.h; c[i]'s key its head's stamp while it is S_READY, else
+	 * none); wait_seq, at most the oldest read_seq of the CPUs in S_WAIT
+	 * (exact after a full fill)
 	 */
-	unsigned long long *key;
-	struct tnode {
-		unsigned long long key;
-		int cpu;
-	} *t;
-	int tm;
+	struct tourney tr;
 	unsigned long long wait_seq;
 	struct timespec pending;	/* since when data waits to fill a sub-buffer; 0: none */
 	unsigned long long pages, partial_pages, lost_pages, lost_events, splices;
@@ -166,30 +157,18 @@ struct reader *reader_new(int subbuf_size)
 static struct rcpu *add_cpu(struct reader *r, int cpu, int pages)
 {
 	struct rcpu *nc = realloc(r->c, (r->n + 1) * sizeof(*nc)), *c;
-	int tm = r->tm ? r->tm : 2;
+	int i;
 
 	if (!nc)
 		return NULL;
 	r->c = nc;
-	while (tm < r->n + 1)
-		tm *= 2;
-	if (tm != r->tm) {
-		unsigned long long *nk = realloc(r->key, tm * sizeof(*nk));
-		struct tnode *nt;
-		int i;
-
-		if (!nk)
+	if (r->n + 1 > r->tr.tm) {
+		if (tourney_size(&r->tr, r->n + 1))
 			return NULL;
-		r->key = nk;
-		for (i = r->tm; i < tm; i++)
-			r->key[i] = NO_KEY;
-		nt = realloc(r->t, 2 * tm * sizeof(*nt));
-		if (!nt)
-			return NULL;
-		r->t = nt;
-		r->tm = tm;
+		for (i = 0; i < r->n; i++)
+			if (r->c[i].state == S_READY)
+				tourney_leaf(&r->tr, i, r->c[i].ts);
 	}
-	r->key[r->n] = NO_KEY;
 	/* (the tournament is made again at the next merge; r->c moved) */
 	r->filled_pass = 0;
 	r->last = NULL;
@@ -285,8 +264,7 @@ void reader_free(struct reader *r)
 		close(r->pipe[1]);
 	}
 	free(r->c);
-	free(r->key);
-	free(r->t);
+	tourney_free(&r->tr);
 	free(r->pfd);
 	free(r);
 }
@@ -394,7 +372,7 @@ static inline void set_ready(struct reader *r, struct rcpu *c)
 {
 	c->size = rbpage_size_within(&c->pg, c->data, c->buf + (size_t)c->next * r->subbuf);
 	c->state = S_READY;
-	r->key[c - r->c] = c->ts;
+	tourney_leaf(&r->tr, c - r->c, c->ts);
 }
 
 /* Make c's next record current; sets c->state. */
@@ -432,7 +410,7 @@ static int fill(struct reader *r, struct rcpu *c)
 
 static int hand_out(struct reader *r, struct rcpu *best, struct tep_record *rec, long long *lost)
 {
-	r->key[best - r->c] = NO_KEY;
+	tourney_leaf(&r->tr, best - r->c, TOURNEY_NONE);
 	memset(rec, 0, sizeof(*rec));
 	rec->ts = best->ts;
 	rec->cpu = best->cpu;
@@ -466,53 +444,6 @@ int reader_next_left(struct reader *r, void *data, unsigned long long ts,
 	return reader_next_merge(r, rec, lost);
 }
 
-/* Node x from its children: the older head, the left's (the lower CPUs') on a tie */
-static inline void t_play(struct reader *r, int x)
-{
-	const struct tnode *l = &r->t[2 * x], *g = l + 1;
-
-	r->t[x] = g->key < l->key ? *g : *l;
-}
-
-static void t_build(struct reader *r)
-{
-	int x;
-
-	for (x = 0; x < r->tm; x++)
-		r->t[r->tm + x] = (struct tnode){ r->key[x], x };
-	for (x = r->tm - 1; x >= 1; x--)
-		t_play(r, x);
-}
-
-/* CPU i's key changed: its leaf and the nodes above it */
-static inline void t_update(struct reader *r, int i)
-{
-	int x = r->tm + i;
-
-	r->t[x].key = r->key[i];
-	for (x /= 2; x >= 1; x /= 2)
-		t_play(r, x);
-}
-
-/*
- * The next oldest head after the winner w: the oldest of the winners of
- * the subtrees w did not come from (the lower CPU on a tie); -1 if none
- * has a head.
- */
-static inline int t_second(const struct reader *r, int w)
-{
-	const struct tnode *s = NULL;
-	int x;
-
-	for (x = w + r->tm; x > 1; x /= 2) {
-		const struct tnode *o = &r->t[x ^ 1];
-
-		if (!s || o->key < s->key || (o->key == s->key && o->cpu < s->cpu))
-			s = o;
-	}
-	return s && s->key != NO_KEY ? s->cpu : -1;
-}
-
 int reader_next_merge(struct reader *r, struct tep_record *rec, long long *lost)
 {
 	struct rcpu *best, *second;
@@ -534,23 +465,23 @@ int reader_next_merge(struct reader *r, struct tep_record *rec, long long *lost)
 					r->wait_seq = c->read_seq;
 			}
 			r->filled_pass = r->pass;
-			t_build(r);
+			tourney_build(&r->tr);
 		} else {
 			if (fill(r, r->last) < 0)
 				return -1;
 			if (r->last->state == S_WAIT && r->last->read_seq < r->wait_seq)
 				r->wait_seq = r->last->read_seq;
 			/* (hand_out() cleared its key and left the tournament to here) */
-			t_update(r, r->last - r->c);
+			tourney_fix(&r->tr, r->last - r->c);
 		}
 		/*
 		 * The oldest head and the next oldest: by stamp, the lower CPU
 		 * first on a tie (as the kernel's `trace`)
 		 */
-		if (r->t[1].key == NO_KEY)
+		bi = tourney_best(&r->tr);
+		if (bi < 0)
 			return 0;
-		bi = r->t[1].cpu;
-		si = t_second(r, bi);
+		si = tourney_second(&r->tr, bi);
 		best = &r->c[bi];
 		second = si < 0 ? NULL : &r->c[si];
 		if (r->wait_seq > best->load_seq)

@@ -47,6 +47,7 @@
 #include "rbpage.h"
 #include "state.h"
 #include "stream_cpu.h"
+#include "tourney.h"
 #include "tpctl.h"
 
 /* A CPU's formatted lines not yet written, at most (then its thread waits). */
@@ -147,6 +148,16 @@ struct stream_cpu {
 	unsigned long long run_ts;
 	int run_cpu;
 	uint64_t run_tag;
+	/*
+	 * The writer's merge (tourney.h): a CPU's key is its oldest item's
+	 * stamp while it has one; empty, the read CPUs with none (they may get
+	 * some at any time: looked at per merge); lastw, the CPU whose item
+	 * went out last (its key moved on: looked at the next merge, -1 none)
+	 */
+	struct tourney tr;
+	uint64_t *empty;
+	int nwords;
+	int lastw;
 };
 
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
@@ -450,8 +461,15 @@ int stream_cpu_start(struct stream_cpu **sp, struct live *l, enum output_mode mo
 	s->pcpu = calloc(n ? n : 1, sizeof(*s->pcpu));
 	s->probe = live_prompt(l);
 	s->wfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!s->th || !s->asked || !s->pfd || !s->pcpu || s->wfd < 0)
+	s->nwords = (n + 63) / 64;
+	s->empty = calloc(s->nwords ? s->nwords : 1, sizeof(*s->empty));
+	s->lastw = -1;
+	if (!s->th || !s->asked || !s->pfd || !s->pcpu || s->wfd < 0 || !s->empty ||
+	    tourney_size(&s->tr, n))
 		goto oom;
+	for (c = 0; c < n; c++)
+		if (s->cpu[c].read)
+			s->empty[c / 64] |= 1ULL << (c % 64);
 	for (i = 0; i < s->nth; i++)
 		if (thread_init(s, &s->th[i]) < 0)
 			goto oom;
@@ -519,11 +537,13 @@ static int thread_error(struct stream_cpu *s)
 }
 
 /* Write item it of best's chunk: 1 an event, 2 a lost line, -1. */
-static int write_item(struct scpu *best, const struct sitem *it, struct output *out)
+static int write_item(struct stream_cpu *s, struct scpu *best, const struct sitem *it,
+		      struct output *out)
 {
 	struct chunk *ch = best->cur;
 	int i;
 
+	s->lastw = best - s->cpu;
 	ch->pos++;
 	if (it->kind == I_LOST)
 		return output_write_line(out, ch->txt + it->start, it->end - it->start) < 0 ? -1 : 2;
@@ -569,28 +589,31 @@ static bool settled(struct scpu *d)
  * system call in place of a thread's wake-up.  0: it may; 1: wait, the
  * threads of those CPUs asked; 2: look again, an answer came with lines.
  */
-static int blocked(struct stream_cpu *s, const struct scpu *best, uint64_t need)
+static int blocked(struct stream_cpu *s, uint64_t need)
 {
 	uint64_t gen = 0;
 	bool wait = false, again = false;
-	int c, i, n = 0;
+	int c, i, w, n = 0;
 
-	for (c = 0; c < s->ncpu; c++) {
-		struct scpu *d = &s->cpu[c];
+	/* the read CPUs with nothing taken: the empty set (best is not in it) */
+	for (w = 0; w < s->nwords; w++) {
+		uint64_t bits;
 
-		if (!d->read || d == best || d->cur)
-			continue;
-		if (percpu_answered(s->pc, d->thread) >= need || d->clear >= need) {
-			/*
-			 * answered since head() found it empty: what the answer
-			 * handed over (before it answered) goes first
-			 */
-			if (queued(d))
-				again = true;
-			continue;
+		for (bits = s->empty[w]; bits; bits &= bits - 1) {
+			struct scpu *d = &s->cpu[(c = w * 64 + __builtin_ctzll(bits))];
+
+			if (percpu_answered(s->pc, d->thread) >= need || d->clear >= need) {
+				/*
+				 * answered since head() found it empty: what the
+				 * answer handed over (before it answered) goes first
+				 */
+				if (queued(d))
+					again = true;
+				continue;
+			}
+			s->pfd[n] = (struct pollfd){ .fd = s->fds[c], .events = POLLIN };
+			s->pcpu[n++] = c;
 		}
-		s->pfd[n] = (struct pollfd){ .fd = s->fds[c], .events = POLLIN };
-		s->pcpu[n++] = c;
 	}
 	if (!n)
 		goto done;
@@ -618,59 +641,61 @@ done:
 	return wait ? 1 : again ? 2 : 0;
 }
 
+/* CPU c's oldest item, its key in the merge, and whether it is in the empty set */
+static void rekey(struct stream_cpu *s, int c)
+{
+	struct scpu *d = &s->cpu[c];
+	struct sitem *it = d->cur && d->cur->pos < d->cur->n ? &d->cur->it[d->cur->pos] : head(d);
+
+	tourney_set(&s->tr, c, it ? it->ts : TOURNEY_NONE);
+	if (it)
+		s->empty[c / 64] &= ~(1ULL << (c % 64));
+	else
+		s->empty[c / 64] |= 1ULL << (c % 64);
+}
+
 int stream_cpu_next(struct stream_cpu *s, struct output *out)
 {
 	struct scpu *best = NULL, *run = s->run;
 	struct sitem *it, *bit = NULL;
 	unsigned long long next_ts = ~0ULL;
-	int c, next_cpu = INT_MAX, best_cpu = -1;
+	int c, w, next_cpu = INT_MAX, best_cpu = -1;
 
 	/* the run goes on: older than the others' oldest, read under the same request */
 	if (run && run->cur && run->cur->pos < run->cur->n) {
 		it = &run->cur->it[run->cur->pos];
 		if ((s->finished || it->tag == s->run_tag) && (it->ts < s->run_ts ||
 					      (it->ts == s->run_ts && run - s->cpu < s->run_cpu)))
-			return write_item(run, it, out);
+			return write_item(s, run, it, out);
 	}
 again:
-	best = NULL;
-	bit = NULL;
-	next_ts = ~0ULL;
-	next_cpu = INT_MAX;
-	best_cpu = -1;
-	s->run = NULL;
-	for (c = 0; c < s->ncpu; c++) {
-		struct scpu *d = &s->cpu[c];
+	/* the keys that may have moved: the CPU written last, the CPUs with none */
+	if (s->lastw >= 0) {
+		rekey(s, s->lastw);
+		s->lastw = -1;
+	}
+	for (w = 0; w < s->nwords; w++) {
+		uint64_t bits = s->empty[w];
 
-		if (!d->read)
-			continue;
-		/*
-		 * (the chunk taken has items: no call; nothing taken and nothing
-		 * handed over: not the lock either)
-		 */
-		if (d->cur && d->cur->pos < d->cur->n)
-			it = &d->cur->it[d->cur->pos];
-		else
-			it = d->cur || queued(d) ? head(d) : NULL;
-		if (!it)
-			continue;
-		if (!bit || it->ts < bit->ts) {
-			if (bit) {
-				next_ts = bit->ts;
-				next_cpu = best_cpu;
-			}
-			bit = it;
-			best = &s->cpu[c];
-			best_cpu = c;
-		} else if (it->ts < next_ts) {
-			next_ts = it->ts;
-			next_cpu = c;
+		while (bits) {
+			c = w * 64 + __builtin_ctzll(bits);
+			bits &= bits - 1;
+			if (s->cpu[c].cur || queued(&s->cpu[c]))
+				rekey(s, c);
 		}
 	}
+	s->run = NULL;
+	best_cpu = tourney_best(&s->tr);
+	best = best_cpu < 0 ? NULL : &s->cpu[best_cpu];
+	bit = best ? &best->cur->it[best->cur->pos] : NULL;
+	next_cpu = best ? tourney_second(&s->tr, best_cpu) : -1;
+	next_ts = next_cpu < 0 ? ~0ULL : tourney_key(&s->tr, next_cpu);
+	if (next_cpu < 0)
+		next_cpu = INT_MAX;
 	if (!best)
 		return s->finished || !s->pc ? 0 : thread_error(s);
 	if (!s->finished) {
-		int b = blocked(s, best, bit->tag + 1);
+		int b = blocked(s, bit->tag + 1);
 
 		if (b == 2)
 			goto again;
@@ -681,7 +706,7 @@ again:
 	s->run_ts = next_ts;
 	s->run_cpu = next_cpu;
 	s->run_tag = bit->tag;
-	return write_item(best, bit, out);
+	return write_item(s, best, bit, out);
 }
 
 void stream_cpu_wait(struct stream_cpu *s, int timeout_ms)
@@ -774,6 +799,8 @@ void stream_cpu_free(struct stream_cpu *s)
 	free(s->asked);
 	free(s->pfd);
 	free(s->pcpu);
+	free(s->empty);
+	tourney_free(&s->tr);
 	free(s->cpu);
 	free(s->tcpu);
 	free(s->fds);

@@ -4,6 +4,7 @@
  * writes that change tracing state go through the state journal, with paths
  * libtracefs builds, so that they can be undone.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -100,6 +101,35 @@ int tfs_init(void)
 const char *tfs_dir(void)
 {
 	return tracing_dir;
+}
+
+int tfs_ncpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	char *path = NULL;
+	struct dirent *e;
+	int most = 0;
+	DIR *d;
+
+	if (tracing_dir && asprintf(&path, "%s/per_cpu", tracing_dir) >= 0) {
+		d = opendir(path);
+		while (d && (e = readdir(d))) {
+			char *end;
+			long c;
+
+			if (strncmp(e->d_name, "cpu", 3) || !isdigit((unsigned char)e->d_name[3]))
+				continue;
+			c = strtol(e->d_name + 3, &end, 10);
+			if (!*end && c < TFS_MAX_CPUS && c + 1 > most)
+				most = c + 1;
+		}
+		if (d)
+			closedir(d);
+		free(path);
+	}
+	if (most > n)
+		n = most;
+	return n > 0 ? (int)n : 1;
 }
 
 bool tfs_name_valid(const char *name)

@@ -34,6 +34,13 @@ struct tfs_event_list {
  */
 int tfs_init(void);
 const char *tfs_dir(void);
+/*
+ * The CPUs whose buffers are read: the machine's configured CPUs, or as
+ * many as the tracefs has per_cpu/cpuN directories where that is more (a
+ * --tracefs tree of plain files, made for tests and benchmarks)
+ */
+#define TFS_MAX_CPUS 8192
+int tfs_ncpus(void);
 
 /*
  * The instance chosen with -i (tp.instance), or NULL for the top level.

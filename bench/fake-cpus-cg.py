@@ -8,8 +8,7 @@ producers at full speed do), one task per CPU.  `tpctl --tracefs TREE stream
 --drain` reads it under callgrind, each thread counted apart; the figure is
 the difference of an N- and a SMALL-record tree per record: the main
 thread's (with --threads: the writer's merge and writes) and all threads'.
-No root and no tracefs needed (the formats come from this machine's
-tracefs when it has one, else from the decode fixtures).
+No root and no tracefs needed (the tree: tests/cli/fakecpus.py).
 
   bench/fake-cpus-cg.py [--cpus K] [--events N] [--small N] [--tpctl PATH]
                         [--threads T]... [--text]
@@ -18,74 +17,13 @@ import argparse
 import glob
 import os
 import re
-import shutil
-import struct
 import subprocess
+import sys
 import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LIVE = "/sys/kernel/tracing"
-FIXTURE = os.path.join(TOP, "tests", "unit", "fixtures", "host")
-SUBBUF = 4096
-
-
-def source_files():
-    """header_page and the getpid format: this machine's, or the fixture's."""
-    fmt = os.path.join(LIVE, "events", "syscalls", "sys_enter_getpid", "format")
-    if os.path.exists(fmt):
-        return os.path.join(LIVE, "events", "header_page"), fmt
-    return (os.path.join(FIXTURE, "header_page"),
-            os.path.join(FIXTURE, "formats", "syscalls:sys_enter_getpid"))
-
-
-def make_tree(root, ncpu, n):
-    header, fmt = source_files()
-    ev = os.path.join(root, "events", "syscalls", "sys_enter_getpid")
-    os.makedirs(ev)
-    os.makedirs(os.path.join(root, "instances"))
-    os.makedirs(os.path.join(root, "options"))
-    shutil.copy(header, os.path.join(root, "events", "header_page"))
-    shutil.copy(fmt, os.path.join(ev, "format"))
-    text = open(fmt).read()
-    eid = int(re.search(r"^ID: (\d+)", text, re.M).group(1))
-    files = {
-        "available_events": "syscalls:sys_enter_getpid\n",
-        "set_event": "syscalls:sys_enter_getpid\n",
-        "tracing_on": "0\n",
-        "buffer_size_kb": "1408\n",
-        "trace_clock": "[local] global\n",
-        "saved_cmdlines": "".join("%d prod%d\n" % (1000 + c, c) for c in range(ncpu)),
-        "events/syscalls/enable": "1\n",
-        "events/syscalls/sys_enter_getpid/enable": "1\n",
-        "events/syscalls/sys_enter_getpid/filter": "none\n",
-    }
-    for name, data in files.items():
-        with open(os.path.join(root, name), "w") as f:
-            f.write(data)
-    per = n // ncpu
-    for c in range(ncpu):
-        d = os.path.join(root, "per_cpu", "cpu%d" % c)
-        os.makedirs(d)
-        with open(os.path.join(d, "stats"), "w") as f:
-            f.write("entries: 0\noverrun: 0\ncommit overrun: 0\nbytes: 0\n"
-                    "oldest event ts: 0.0\nnow ts: 0.0\ndropped events: 0\nread events: 0\n")
-        ts, out, k = 1000000000 + 100 * c, bytearray(), 0
-        while k < per:
-            page = bytearray(SUBBUF)
-            struct.pack_into("<Q", page, 0, ts)
-            off, first = 16, True
-            while k < per and off + 16 <= SUBBUF:
-                delta = 0 if first else 100 * ncpu
-                first = False
-                ts += delta
-                # type_len 3: 12 bytes of record (common header, __syscall_nr)
-                struct.pack_into("<IHBBii", page, off, delta << 5 | 3, eid, 0, 0, 1000 + c, 39)
-                off, k = off + 16, k + 1
-            struct.pack_into("<Q", page, 8, off - 16)
-            ts += 100 * ncpu
-            out += page
-        with open(os.path.join(d, "trace_pipe_raw"), "wb") as f:
-            f.write(out)
+sys.path.insert(0, os.path.join(TOP, "tests", "cli"))
+from fakecpus import make_tree  # noqa: E402
 
 
 def measure(tpctl, tree, args, t):

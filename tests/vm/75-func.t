@@ -168,7 +168,15 @@ def calls(lines):
 tc = shutil.which("trace-cmd")
 if tc and os.path.exists(v.path("func/fn.dat")):
     r = subprocess.run([tc, "report", v.path("func/fn.dat")], capture_output=True)
-    theirs = calls([l for l in r.stdout.split(b"\n") if b"funcgraph_" in l])
+    # trace-cmd writes every duration with three decimals; the kernel (and
+    # tpctl) keeps a duration within seven digits: 11152.81 us, not 11152.812
+    def kernel_width(d):
+        usecs, _, dec = d.partition(".")
+        keep = min(3, 7 - len(usecs))
+        return usecs + ("." + dec[:keep] if dec and keep > 0 else "")
+
+    theirs = [(kernel_width(d), c)
+              for d, c in calls([l for l in r.stdout.split(b"\n") if b"funcgraph_" in l])]
     # a return whose entry is not the open one of its CPU (the task entered on
     # another CPU, or the entry was lost) the kernel closes with the function's
     # name, "} /* f */", and so does tpctl (checked against the kernel's text

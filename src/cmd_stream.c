@@ -33,7 +33,6 @@
 #include "stream_cpu.h"
 #include "strings.h"
 #include "target.h"
-#include "tfs.h"
 #include "tpctl.h"
 #include "usym.h"
 
@@ -217,8 +216,7 @@ int cmd_stream(int argc, char **argv)
 	ret = live_open(&l, &ls);
 	if (ret)
 		goto out;
-	/* (after live_open: the tracefs is known) */
-	ncpu = tfs_ncpus();
+	ncpu = live_ncpus(l);
 	percpu = percpu && live_page_ncpus(l) > 0;
 	stacks = live_stacks(l);
 	if (stacks && count) {

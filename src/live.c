@@ -563,37 +563,13 @@ static int open_readers(struct live *l)
 	return TP_OK;
 }
 
-/* Number of per_cpu/cpuN directories of the instance (N+1 for the highest N). */
-static int count_cpus(struct tracefs_instance *inst)
-{
-	char *dir = tracefs_instance_get_file(inst, "per_cpu");
-	struct dirent *d;
-	DIR *dp;
-	int n = 0;
-
-	if (!dir)
-		return -1;
-	dp = opendir(dir);
-	tracefs_put_tracing_file(dir);
-	if (!dp)
-		return -1;
-	while ((d = readdir(dp))) {
-		int cpu;
-
-		if (sscanf(d->d_name, "cpu%d", &cpu) == 1 && cpu + 1 > n)
-			n = cpu + 1;
-	}
-	closedir(dp);
-	return n;
-}
-
 /* LIVE_PAGES: each CPU's trace_pipe_raw, non-blocking, as libtracefs tracefs_cpu. */
 static int open_pages(struct live *l)
 {
 	int size = 0, c;
 	char *s;
 
-	l->npage_cpus = count_cpus(l->inst);
+	l->npage_cpus = tfs_count_cpus(l->inst);
 	if (l->npage_cpus <= 0) {
 		tp_error("cannot list the per-CPU buffers of '%s'", tfs_instance_label(l->inst));
 		return TP_FAIL;
@@ -885,13 +861,13 @@ static int open_live(struct live *l)
 {
 	const struct live_spec *s = &l->spec;
 	unsigned f = s->flags;
-	int ret, cpu;
+	int ret, cpu, n;
 
 	ret = target_check(s->target);
 	if (!ret)
 		ret = tfs_init();
-	if (!ret && tfs_ncpus() > l->ncpu)
-		ret = more_cpus(l, tfs_ncpus());
+	if (!ret && (n = tfs_ncpus()) > l->ncpu)
+		ret = more_cpus(l, n);
 	if (ret)
 		return ret;
 	if (s->strings && !s->nevents) {
@@ -1278,6 +1254,11 @@ bool live_stacks(struct live *l)
 bool live_prompt(struct live *l)
 {
 	return l->prompt;
+}
+
+int live_ncpus(struct live *l)
+{
+	return l->ncpu;
 }
 
 int live_page_ncpus(struct live *l)

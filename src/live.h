@@ -229,6 +229,8 @@ struct tep_event_filter;
 int live_filter_new(struct tep_handle *tep, const struct tfs_event_list *evs, const char *expr,
 		    struct tep_event_filter **filter);
 
+/* The CPUs whose buffers may be read (tfs_ncpus()): the highest CPU number + 1. */
+int live_ncpus(struct live *l);
 /* LIVE_PAGES: the per-CPU trace_pipe_raw readers (NULL for a CPU that is not there). */
 int live_page_ncpus(struct live *l);
 int live_page_size(struct live *l);

@@ -225,7 +225,7 @@ static void learn(struct output *o, int pid, const char *name, size_t len)
 	forget(o, l->pid);
 	forget(o, pid);
 	l->pid = pid;
-	l->gen = ++o->learn_gen;
+	o->learn_gen++;
 	l->has_raw = false;
 	memcpy(l->name, name, len);
 	l->name[len] = '\0';
@@ -469,14 +469,11 @@ const struct pidinfo *out_pid_info_slow(struct output *o, int pid, unsigned long
 	FILE *mf;
 	int n;
 
-	const struct learned *l;
-	unsigned lgen;
-
-	l = learned_of(o, pid);
-	lgen = l ? l->gen : 0;
-
-	/* an unknown name is asked for again, but the clock is not read per record */
-	if (pi->pid == pid && pi->gen == o->comm_gen && pi->lgen == lgen && pi->tlen &&
+	/*
+	 * an unknown name is asked for again, but the clock is not read per
+	 * record (a learned name that changed cleared tlen: forget())
+	 */
+	if (pi->pid == pid && pi->gen == o->comm_gen && pi->tlen &&
 	    (!pi->unknown || ++o->retry_tick % RETRY_EVERY || !comm_retry_due(o, &now))) {
 		pi->ready = !pi->unknown;
 		return pi;
@@ -484,7 +481,6 @@ const struct pidinfo *out_pid_info_slow(struct output *o, int pid, unsigned long
 	comm = out_comm_of(o, pid);
 	pi->pid = pid;
 	pi->gen = o->comm_gen;
-	pi->lgen = lgen;
 	pi->unknown = !strcmp(comm, "<...>");
 	n = snprintf(pi->text, sizeof(pi->text), "%16s-%-7d ", comm, pid);
 	pi->tlen = n < (int)sizeof(pi->text) ? n : (int)sizeof(pi->text) - 1;

@@ -38,7 +38,6 @@
 struct pidinfo {
 	int pid;
 	unsigned gen;
-	unsigned lgen;		/* the learned name's generation it was made with */
 	bool unknown;		/* "<...>": look again (rate limited) */
 	/*
 	 * made, known, and nothing changed since: out_pid_info() takes it as
@@ -70,7 +69,6 @@ struct kframe {
 
 struct learned {
 	int pid;
-	unsigned gen;		/* bumped (from o->learn_gen) when the name changes */
 	bool has_raw;		/* raw holds what taught name (cleared when name changes) */
 	char name[COMM_MAX + 1];
 	char raw[16];		/* a char[16] comm field's bytes that taught name, as they were */
@@ -108,7 +106,7 @@ struct output {
 	struct comm_saved names;	/* saved_cmdlines as read again (comm.h) */
 	struct pidinfo pids[PIDCACHE];
 	struct learned *learned;	/* LEARNED entries, on first use */
-	unsigned learn_gen;
+	unsigned learn_gen;	/* bumped when a learned name changes (output_prepare()'s cache) */
 	struct name_plan *plans;	/* by event id */
 	int nplans;
 	/* text: each event's print fmt as a plan (textplan.h), by event id */
@@ -146,7 +144,6 @@ struct output {
 	unsigned cols_len;
 	unsigned hole;		/* where the given columns went: bytes from the record's start */
 	const struct dec_event *nonames;	/* output_names(): an event that teaches none */
-	/* out_pid_info(): the last task's columns, while nothing of them can have changed */
 	/* text: the last record's CPU (-1: none yet) and its "[%03d] " */
 	int tcpu;
 	char tcpu_txt[8];

@@ -444,6 +444,24 @@ int reader_next_left(struct reader *r, void *data, unsigned long long ts,
 	return reader_next_merge(r, rec, lost);
 }
 
+/* Every CPU filled in this pass, and the oldest last read of those that wait. */
+static int fill_all(struct reader *r)
+{
+	int i;
+
+	r->wait_seq = ~0ULL;
+	for (i = 0; i < r->n; i++) {
+		struct rcpu *c = &r->c[i];
+
+		if (fill(r, c) < 0)
+			return -1;
+		if (c->state == S_WAIT && c->read_seq < r->wait_seq)
+			r->wait_seq = c->read_seq;
+	}
+	r->filled_pass = r->pass;
+	return 0;
+}
+
 int reader_next_merge(struct reader *r, struct tep_record *rec, long long *lost)
 {
 	struct rcpu *best, *second;
@@ -455,16 +473,8 @@ int reader_next_merge(struct reader *r, struct tep_record *rec, long long *lost)
 		return 0;
 	for (;;) {
 		if (r->filled_pass != r->pass || !r->last) {
-			r->wait_seq = ~0ULL;
-			for (i = 0; i < r->n; i++) {
-				struct rcpu *c = &r->c[i];
-
-				if (fill(r, c) < 0)
-					return -1;
-				if (c->state == S_WAIT && c->read_seq < r->wait_seq)
-					r->wait_seq = c->read_seq;
-			}
-			r->filled_pass = r->pass;
+			if (fill_all(r) < 0)
+				return -1;
 			tourney_build(&r->tr);
 		} else {
 			if (fill(r, r->last) < 0)
@@ -510,12 +520,10 @@ int reader_next_merge(struct reader *r, struct tep_record *rec, long long *lost)
 				again = true;
 			}
 		}
+		/* (nothing came: every CPU stays as filled, with its new last read) */
 		if (!again) {
-			r->wait_seq = ~0ULL;
-			for (i = 0; i < r->n; i++)
-				if (r->c[i].state == S_WAIT && r->c[i].read_seq < r->wait_seq)
-					r->wait_seq = r->c[i].read_seq;
-			r->filled_pass = r->pass;
+			if (fill_all(r) < 0)
+				return -1;
 			break;
 		}
 	}

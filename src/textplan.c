@@ -546,7 +546,7 @@ static int text_item(struct build *b, const char *f)
 	char *t;
 	size_t n = 0;
 
-	/* (16 bytes more: a short text is copied 16 bytes at once, put_text) */
+	/* (16 bytes more: a short text is copied 16 bytes at once, put_at) */
 	t = pmem(b->p, strlen(f) + 16);
 	if (!t) {
 		b->fail = true;
@@ -1077,14 +1077,6 @@ static char *str_at(char *w, const struct sarg *s, const struct item *it, const 
 		return conv_str_at(w, it, (const char *)d + off,
 				   decode_strnlen((const char *)d + off, size - off), size - off);
 	case S_FLAGS:
-		v = value(s->num, d, size);
-		if (s->tab && (uint64_t)v < TABN) {
-			const char *e = s->tab + v * TABSLOT;
-
-			memcpy(w, e + 1, TABSLOT - 1);
-			return w + (unsigned char)e[0];
-		}
-		return flags_at(w, s, it, v);
 	case S_SYMBOL:
 		v = value(s->num, d, size);
 		if (s->tab && (uint64_t)v < TABN) {
@@ -1093,7 +1085,7 @@ static char *str_at(char *w, const struct sarg *s, const struct item *it, const 
 			memcpy(w, e + 1, TABSLOT - 1);
 			return w + (unsigned char)e[0];
 		}
-		return symbol_at(w, s, it, v);
+		return s->kind == S_FLAGS ? flags_at(w, s, it, v) : symbol_at(w, s, it, v);
 	case S_COND:
 		return str_at(w, value(s->num, d, size) ? s->a : s->b, it, d, size);
 	case S_SYM: {
@@ -1116,8 +1108,8 @@ static char *str_at(char *w, const struct sarg *s, const struct item *it, const 
 /* A number conversion at w (at most it->room bytes) */
 static char *num_at(char *w, const struct item *it, uint64_t v)
 {
-	/* 24 bytes of digits before e, 24 more: the digits are copied 24 bytes at once */
-	char num[48], *e = num + 24, *p = e;
+	/* the digits (at most 20, and the writers' NUL), copied 24 bytes at once */
+	char num[24], *e;
 	bool neg = false;
 	size_t n, pad;
 	int r;
@@ -1155,21 +1147,14 @@ static char *num_at(char *w, const struct item *it, uint64_t v)
 		neg = true;
 		v = -v;
 	}
-	if (it->hex) {
-		do {
-			*--p = it->dig[v & 15];
-			v >>= 4;
-		} while (v);
-	} else {
-		p = fmt_u64(e + 1, v);	/* (and a NUL at e) */
-	}
-	n = e - p + neg;
+	e = it->hex ? hex_at(num, v, it->dig) : dec_u64(num, v);
+	n = e - num + neg;
 	pad = (size_t)it->width > n ? it->width - n : 0;
 	if (it->left) {
 		if (neg)
 			*w++ = '-';
-		memcpy(w, p, 24);
-		w += e - p;
+		memcpy(w, num, 24);
+		w += e - num;
 		memset(w, ' ', pad);
 		return w + pad;
 	}
@@ -1183,8 +1168,8 @@ static char *num_at(char *w, const struct item *it, uint64_t v)
 		memset(w, '0', pad);
 		w += pad;
 	}
-	memcpy(w, p, 24);
-	return w + (e - p);
+	memcpy(w, num, 24);
+	return w + (e - num);
 }
 
 size_t textplan_bound(const struct textplan *p, int size)

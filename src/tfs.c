@@ -103,30 +103,39 @@ const char *tfs_dir(void)
 	return tracing_dir;
 }
 
-int tfs_ncpus(void)
+int tfs_count_cpus(struct tracefs_instance *inst)
 {
-	long n = sysconf(_SC_NPROCESSORS_CONF);
-	char *path = NULL;
+	char *dir = tracefs_instance_get_file(inst, "per_cpu");
 	struct dirent *e;
 	int most = 0;
 	DIR *d;
 
-	if (tracing_dir && asprintf(&path, "%s/per_cpu", tracing_dir) >= 0) {
-		d = opendir(path);
-		while (d && (e = readdir(d))) {
-			char *end;
-			long c;
+	if (!dir)
+		return -1;
+	d = opendir(dir);
+	tracefs_put_tracing_file(dir);
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char *end;
+		long c;
 
-			if (strncmp(e->d_name, "cpu", 3) || !isdigit((unsigned char)e->d_name[3]))
-				continue;
-			c = strtol(e->d_name + 3, &end, 10);
-			if (!*end && c < TFS_MAX_CPUS && c + 1 > most)
-				most = c + 1;
-		}
-		if (d)
-			closedir(d);
-		free(path);
+		if (strncmp(e->d_name, "cpu", 3) || !isdigit((unsigned char)e->d_name[3]))
+			continue;
+		c = strtol(e->d_name + 3, &end, 10);
+		if (!*end && c < TFS_MAX_CPUS && c + 1 > most)
+			most = c + 1;
 	}
+	closedir(d);
+	return most;
+}
+
+int tfs_ncpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	/* (after tfs_init(): libtracefs knows the tree) */
+	int most = tracing_dir ? tfs_count_cpus(NULL) : 0;
+
 	if (most > n)
 		n = most;
 	return n > 0 ? (int)n : 1;

@@ -41,6 +41,8 @@ const char *tfs_dir(void);
  */
 #define TFS_MAX_CPUS 8192
 int tfs_ncpus(void);
+/* An instance's per_cpu/cpuN directories (N + 1 for the highest N; NULL: the top level), -1 */
+int tfs_count_cpus(struct tracefs_instance *inst);
 
 /*
  * The instance chosen with -i (tp.instance), or NULL for the top level.

@@ -408,6 +408,30 @@ static int fill(struct reader *r, struct rcpu *c)
 	}
 }
 
+/*
+ * best goes out next: the next record of its sub-buffer may follow without
+ * a merge up to the next oldest head (tourney_second(): si, -1 none, -2
+ * not known).  Ties go as in the merge: the lower CPU first, so a record
+ * stamped like a lower CPU's head must wait for it (a lower CPU's head is
+ * newer than best's, else it had won: ts - 1 >= 0).  Not known: up to
+ * best's own stamp, which every other head is past or ties from a higher
+ * CPU.
+ */
+static inline void set_fast(struct reader *r, struct rcpu *best, int si)
+{
+	const struct rcpu *second = si < 0 ? NULL : &r->c[si];
+
+	r->fast.limit = si == -2 ? best->ts : !second ? ~0ULL :
+			second < best ? second->ts - 1 : second->ts;
+	if (best->page_loaded) {
+		r->fast_c = best;
+		r->fast.pg = &best->pg;
+		r->fast.end = best->buf + (size_t)best->next * r->subbuf;
+		r->fast.cpu = best->cpu;
+	}
+	r->last = best;
+}
+
 static int hand_out(struct reader *r, struct rcpu *best, struct tep_record *rec, long long *lost)
 {
 	tourney_leaf(&r->tr, best - r->c, TOURNEY_NONE);
@@ -432,16 +456,31 @@ static int hand_out(struct reader *r, struct rcpu *best, struct tep_record *rec,
 int reader_next_left(struct reader *r, void *data, unsigned long long ts,
 		     struct tep_record *rec, long long *lost)
 {
-	struct rcpu *c = r->fast_c;
+	struct rcpu *c = r->fast_c, *best;
+	int bi;
 
 	r->fast.pg = NULL;
 	c->data = data;
 	c->ts = ts;
-	if (!data)
+	if (!data) {
 		c->page_loaded = false;
-	else
-		set_ready(r, c);
-	return reader_next_merge(r, rec, lost);
+		return reader_next_merge(r, rec, lost);
+	}
+	set_ready(r, c);
+	if (r->filled_pass != r->pass || r->last != c)
+		return reader_next_merge(r, rec, lost);
+	/*
+	 * Only c's head moved since the last merge (many busy CPUs take
+	 * turns record by record): its path is played, and the winner goes
+	 * out unless a CPU may still hold something older (the merge's look)
+	 */
+	bi = tourney_fix_winner(&r->tr, c - r->c);
+	best = &r->c[bi];
+	if (r->wait_seq <= best->load_seq)
+		return reader_next_merge(r, rec, lost);
+	/* c again: a run of its records, which may go on without a merge up to the next oldest */
+	set_fast(r, best, best == c ? tourney_second(&r->tr, bi) : -2);
+	return hand_out(r, best, rec, lost);
 }
 
 /* Every CPU filled in this pass, and the oldest last read of those that wait. */
@@ -464,7 +503,7 @@ static int fill_all(struct reader *r)
 
 int reader_next_merge(struct reader *r, struct tep_record *rec, long long *lost)
 {
-	struct rcpu *best, *second;
+	struct rcpu *best;
 	bool again;
 	int i, bi, si;
 
@@ -493,7 +532,6 @@ int reader_next_merge(struct reader *r, struct tep_record *rec, long long *lost)
 			return 0;
 		si = tourney_second(&r->tr, bi);
 		best = &r->c[bi];
-		second = si < 0 ? NULL : &r->c[si];
 		if (r->wait_seq > best->load_seq)
 			break;
 		/*
@@ -527,20 +565,7 @@ int reader_next_merge(struct reader *r, struct tep_record *rec, long long *lost)
 			break;
 		}
 	}
-	/*
-	 * The next record of best's sub-buffer may follow without a merge up
-	 * to the next oldest head.  Ties go as in the merge: the lower CPU
-	 * first, so a record stamped like a lower CPU's head must wait for it
-	 * (a lower CPU's head is newer than best's, else it had won: ts - 1 >= 0).
-	 */
-	r->fast.limit = !second ? ~0ULL : second < best ? second->ts - 1 : second->ts;
-	if (best->page_loaded) {
-		r->fast_c = best;
-		r->fast.pg = &best->pg;
-		r->fast.end = best->buf + (size_t)best->next * r->subbuf;
-		r->fast.cpu = best->cpu;
-	}
-	r->last = best;
+	set_fast(r, best, si);
 	return hand_out(r, best, rec, lost);
 }
 

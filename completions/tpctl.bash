@@ -217,6 +217,7 @@ _tpctl()
 			COMPREPLY=($(compgen -u -- "$_tpctl_cur"))
 			;;
 		ENGINE) _tpctl_reply $'kernel\nuser\nauto' ;;
+		WHEN) _tpctl_reply $'auto\nyes\nno' ;;
 		SPEC) _tpctl_spec ;;
 		# count and hist: the fields of the first event (after the keys of every event)
 		FIELD) [[ $first_pos == *:* ]] && _tpctl_reply "$(_tpctl_fields "$first_pos")" ;;

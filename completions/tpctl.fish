@@ -196,7 +196,7 @@ complete -c tpctl -n '__tpctl_using latency; and __tpctl_wants_word' \
     -a 'wakeup syscall irq softirq block offcpu sched'
 
 
-# count and hist: --engine, and the fields of the first event for --field and --by
+# count and hist: --engine; stream: --read-thread; and the fields of the first event for --field and --by
 function __tpctl_first_event_fields
     set -l pos (__tpctl_positionals)
     set -q pos[1]; or return
@@ -204,6 +204,7 @@ function __tpctl_first_event_fields
 end
 
 complete -c tpctl -n '__tpctl_prev_arg | string match -q ENGINE' -a 'kernel user auto'
+complete -c tpctl -n '__tpctl_prev_arg | string match -q WHEN' -a 'auto yes no'
 complete -c tpctl -n '__tpctl_prev_arg | string match -q FIELD' -a '(__tpctl_first_event_fields)' -d field
 complete -c tpctl -n '__tpctl_prev_arg | string match -q "KEY,..."' -a 'event comm pid cpu stack' -d key
 complete -c tpctl -n '__tpctl_prev_arg | string match -q "KEY,..."' -a '(__tpctl_first_event_fields)' -d field

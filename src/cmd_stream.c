@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tpctl stream [EVENT...] [--json] [--filter EXPR] [--count N] [--duration SEC]
- *              [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]
+ *              [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N] [--read-thread WHEN]
  *
  * With EVENTs: a private instance tpctl-<pid> (journaled, so it goes away on
  * every exit path), the events enabled there, and its per-CPU raw buffers
@@ -98,6 +98,26 @@ static void exit_line(struct live *l, struct output *out)
 	}
 }
 
+/* --read-thread WHEN */
+enum { RT_AUTO, RT_YES, RT_NO };
+
+static int opt_read_thread(const struct tp_opt *o, const char *arg)
+{
+	int *v = o->value;
+
+	if (!strcmp(arg, "auto"))
+		*v = RT_AUTO;
+	else if (!strcmp(arg, "yes"))
+		*v = RT_YES;
+	else if (!strcmp(arg, "no"))
+		*v = RT_NO;
+	else {
+		tp_error("invalid --read-thread '%s': auto, yes or no", arg);
+		return TP_USAGE;
+	}
+	return TP_OK;
+}
+
 int cmd_stream(int argc, char **argv)
 {
 	struct live *l = NULL;
@@ -106,6 +126,7 @@ int cmd_stream(int argc, char **argv)
 	struct stream_cpu *sc = NULL;
 	bool percpu;			/* --threads: reader threads that format */
 	unsigned long long nthreads = 0;
+	int read_thread = RT_AUTO;
 	const pid_t *tids;
 	int ntids;
 	struct usym *usym = NULL;
@@ -144,6 +165,11 @@ int cmd_stream(int argc, char **argv)
 			 "share of the CPUs, merged in order by the main thread\n"
 			 "(default: one thread does it all; see the manual for\n"
 			 "--stack, --strings, --function, --graph and no EVENT)"),
+		OPT_CALLBACK(0, "read-thread", &read_thread, "WHEN", opt_read_thread,
+			     "read and merge the CPUs' ring buffers on a thread of\n"
+			     "their own while the main thread formats and writes:\n"
+			     "auto (the default: where 4 CPUs or more are read and\n"
+			     "tpctl may run on 4), yes or no"),
 		PROBE_OPTS(&probes),
 		STRINGS_OPT(&strings),
 		FTR_OPTS(&fs),
@@ -153,8 +179,8 @@ int cmd_stream(int argc, char **argv)
 	const struct tp_cmd_spec spec = {
 		"tpctl stream [EVENT...] [--json] [--filter EXPR] [--count N] [--duration SEC]\n"
 		"                    [--cpu LIST] [--drain] [--fail-on-loss] [--buffer-kb N]\n"
-		"                    [--stack] [--user-stack] [--threads N] [--probe SPEC]...\n"
-		"                    [--strings]\n"
+		"                    [--stack] [--user-stack] [--threads N] [--read-thread WHEN]\n"
+		"                    [--probe SPEC]... [--strings]\n"
 		"                    [--function PATTERN]... [--graph FUNC]... [--graph-notrace FUNC]...\n"
 		"                    [--depth N]\n"
 		"                    " TARGET_USAGE,
@@ -192,6 +218,8 @@ int cmd_stream(int argc, char **argv)
 	else if (!n && (kstack || ustack))
 		tp_error("'%s' needs EVENT arguments (without them nothing is changed)",
 			 kstack ? "--stack" : "--user-stack");
+	else if (nthreads && read_thread == RT_YES)
+		tp_error("'--threads' reads with threads of its own: '--read-thread yes' does not go with it");
 	else if (n && tp.instance)
 		tp_error("EVENT arguments trace in a private instance; '-i %s' reads an existing one",
 			 tp.instance);
@@ -276,6 +304,11 @@ int cmd_stream(int argc, char **argv)
 	ret = live_start(l);
 	if (ret)
 		goto out;
+	if (!sc && !pool && (read_thread == RT_YES || (read_thread == RT_AUTO && !nthreads))) {
+		ret = live_read_thread(l, read_thread == RT_AUTO);
+		if (ret)
+			goto out;
+	}
 	if (duration > 0)
 		deadline = now_s() + duration;
 	/* --drain: the threads take what is there now and end */

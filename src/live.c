@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -632,10 +633,18 @@ static int open_pages(struct live *l)
 	return TP_OK;
 }
 
+/* The reading thread ends; the reader is this thread's again. */
+static void stop_read_thread(struct live *l)
+{
+	readq_stop(l->h.q);
+	l->h.q = NULL;
+}
+
 static void close_readers(struct live *l)
 {
 	int c;
 
+	stop_read_thread(l);
 	reader_free(l->h.rd);
 	l->h.rd = NULL;
 	for (c = 0; c < l->npage_cpus; c++) {
@@ -1046,7 +1055,9 @@ void live_read_failed(void)
 
 void live_wait(struct live *l, int timeout_ms)
 {
-	if (!l->h.in && l->h.rd)
+	if (l->h.q)
+		readq_wait(l->h.q, timeout_ms);
+	else if (!l->h.in && l->h.rd)
 		reader_wait(l->h.rd, timeout_ms);
 }
 
@@ -1065,7 +1076,9 @@ void live_drain(struct live *l)
 	/* the -i instance is not ours to stop: what is there now is read */
 	if (l->private_inst || l->top)
 		tfs_instance_write(l->inst, "tracing_on", "0");
-	if (l->h.rd)
+	if (l->h.q)
+		readq_finish(l->h.q);
+	else if (l->h.rd)
 		reader_finish(l->h.rd);
 }
 
@@ -1073,6 +1086,14 @@ bool live_eof(struct live *l)
 {
 	if (l->h.in)
 		return l->in_eof;
+	if (l->h.q) {
+		if (readq_eof(l->h.q))
+			return true;
+		/* (the thread reads what is left and ends; a short wait, not a spin) */
+		readq_finish(l->h.q);
+		readq_wait(l->h.q, 10);
+		return false;
+	}
 	if (!l->h.rd || reader_eof(l->h.rd))
 		return true;
 	/* a CPU found empty is looked at once more, now that tracing is off */
@@ -1123,6 +1144,8 @@ bool live_loss_report(struct live *l, bool force)
 			len += snprintf(buf + len, sizeof(buf) - len, "%scpu%d %llu/%llu",
 					len ? ", " : "", cpu, o, d);
 	}
+	/* (the reading thread's counts are whole once it ended) */
+	stop_read_thread(l);
 	if (l->h.rd) {
 		reader_counts(l->h.rd, &pages, &lost_pages, &lost_events);
 	} else {
@@ -1308,4 +1331,31 @@ int live_hide_tasks(struct live *l, const pid_t *tids, int n)
 	ret = tfs_pids_add(l->inst, true, v, n);
 	free(v);
 	return ret;
+}
+
+/* The CPUs read, and those tpctl may run on, are both LIVE_READ_THREAD_CPUS or more. */
+static bool read_thread_pays(struct live *l)
+{
+	cpu_set_t set;
+	int cpu, n = 0;
+
+	for (cpu = 0; cpu < l->ncpu; cpu++)
+		n += l->cpus[cpu];
+	if (n < LIVE_READ_THREAD_CPUS || sched_getaffinity(0, sizeof(set), &set) < 0)
+		return false;
+	return CPU_COUNT(&set) >= LIVE_READ_THREAD_CPUS;
+}
+
+int live_read_thread(struct live *l, bool when_it_pays)
+{
+	pid_t tid;
+	int ret;
+
+	if (l->h.in || !l->h.rd || l->h.q || (when_it_pays && !read_thread_pays(l)))
+		return TP_OK;
+	ret = readq_start(&l->h.q, l->h.rd, tep_get_sub_buffer_size(l->tep), 0);
+	if (ret)
+		return ret;
+	tid = readq_tid(l->h.q);
+	return live_hide_tasks(l, &tid, 1);
 }

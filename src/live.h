@@ -50,6 +50,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "readq.h"
 #include "reader.h"
 
 struct tep_handle;
@@ -137,8 +138,10 @@ int live_next_input(struct live *l, struct tep_record *rec, long long *lost);
 void live_read_failed(void);
 /* struct live's first member: what live_next() needs, inline on every record's path */
 struct tracecmd_input;
+struct readq;
 struct live_head {
 	struct reader *rd;		/* the ring buffers' merge */
+	struct readq *q;		/* or its thread (live_read_thread()) */
 	struct tracecmd_input *in;	/* or the input file */
 };
 static inline int live_next(struct live *l, struct tep_record *rec, long long *lost)
@@ -148,7 +151,7 @@ static inline int live_next(struct live *l, struct tep_record *rec, long long *l
 
 	if (h->in)
 		return live_next_input(l, rec, lost);
-	r = reader_next(h->rd, rec, lost);
+	r = h->q ? readq_next(h->q, rec, lost) : reader_next(h->rd, rec, lost);
 	if (r < 0)
 		live_read_failed();
 	return r;
@@ -246,5 +249,15 @@ void live_page_counts(struct live *l, unsigned long long pages, unsigned long lo
  * thread's did.  TP_OK or the status after one error line.
  */
 int live_hide_tasks(struct live *l, const pid_t *tids, int n);
+/*
+ * The ring buffers are read and merged on a thread of their own (readq.h),
+ * hidden as above; live_next() takes its records.  when_it_pays: only
+ * where LIVE_READ_THREAD_CPUS or more CPUs are read and tpctl may run on as
+ * many (fewer: the merge is cheap, or the two threads would share a CPU).
+ * TP_OK (also when nothing was started: an input file, or it would not
+ * pay), or the status after one error line.
+ */
+#define LIVE_READ_THREAD_CPUS 4
+int live_read_thread(struct live *l, bool when_it_pays);
 
 #endif

@@ -56,6 +56,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,7 @@ struct reader {
 	struct tourney tr;
 	unsigned long long wait_seq;
 	struct timespec pending;	/* since when data waits to fill a sub-buffer; 0: none */
+	int wake_fd;			/* what else ends a wait: -1 state_wake_fd() */
 	unsigned long long pages, partial_pages, lost_pages, lost_events, splices;
 	struct pollfd *pfd;
 };
@@ -149,6 +151,7 @@ struct reader *reader_new(int subbuf_size)
 	r->batch = 1;
 	r->pass = 1;	/* a CPU's partial_pass starts at 0: not taken in this pass */
 	r->pipe[0] = r->pipe[1] = -1;
+	r->wake_fd = -1;
 	/* the first pass takes what is there, so that the first lines come at once */
 	r->partial = true;
 	return r;
@@ -580,7 +583,7 @@ static long long ms_since(const struct timespec *t)
 int reader_wait(struct reader *r, int timeout_ms)
 {
 	struct timespec since;
-	int i, n = 0, ret;
+	int i, n = 0, ret, wfd;
 
 	/* whatever happens, the CPUs with nothing to give are looked at again */
 	r->pass++;
@@ -606,9 +609,10 @@ int reader_wait(struct reader *r, int timeout_ms)
 		if (!r->pfd)
 			return -1;
 	}
-	/* a signal or COMMAND's exit since the caller looked (state.h) */
-	if (state_wake_fd() >= 0) {
-		r->pfd[n].fd = state_wake_fd();
+	/* a signal or COMMAND's exit since the caller looked (state.h), or the owner's fd */
+	wfd = r->wake_fd >= 0 ? r->wake_fd : state_wake_fd();
+	if (wfd >= 0) {
+		r->pfd[n].fd = wfd;
 		r->pfd[n].events = POLLIN;
 		n++;
 	}
@@ -623,9 +627,16 @@ int reader_wait(struct reader *r, int timeout_ms)
 	ret = poll(r->pfd, n, timeout_ms);
 	if (ret < 0)
 		return errno == EINTR ? 0 : -1;
-	if (state_wake_fd() >= 0 && r->pfd[0].revents) {
+	if (wfd >= 0 && r->pfd[0].revents) {
 		/* woken: the caller looks at state_stop and its COMMAND again */
-		state_wake_drain();
+		if (r->wake_fd >= 0) {
+			uint64_t v;
+
+			if (read(wfd, &v, sizeof(v)) < 0)
+				v = 0;
+		} else {
+			state_wake_drain();
+		}
 		r->partial = true;
 		return 0;
 	}
@@ -645,6 +656,11 @@ int reader_wait(struct reader *r, int timeout_ms)
 	/* data already there, perhaps less than a sub-buffer: it may wait HOLD_MS for more */
 	clock_gettime(CLOCK_MONOTONIC, &r->pending);
 	return ret;
+}
+
+void reader_set_wake_fd(struct reader *r, int fd)
+{
+	r->wake_fd = fd;
 }
 
 void reader_finish(struct reader *r)

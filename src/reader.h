@@ -82,6 +82,11 @@ static inline int reader_next(struct reader *r, struct tep_record *rec, long lon
  * is read again.
  */
 int reader_wait(struct reader *r, int timeout_ms);
+/*
+ * An eventfd that ends reader_wait() in place of state.h's wake-up (read
+ * when it does), for a reader on a thread of its own; -1: state.h's again.
+ */
+void reader_set_wake_fd(struct reader *r, int fd);
 
 /*
  * The end of a drain: from now on the last partial sub-buffer of each CPU

@@ -11,11 +11,13 @@
 #  - `tpctl -i B stream --drain --json` must agree with B's `trace` value by
 #    value (tests/cli/json-oracle.py);
 #  - the same two again with threads that format the records (--threads,
-#    src/output_pool.c), on instances C (text) and D (JSON).
+#    src/output_pool.c), on instances C (text) and D (JSON);
+#  - A's text with one thread (--read-thread no), B's JSON and E's text with
+#    a thread of its own reading and merging (--read-thread yes, src/readq.c).
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v python3 > /dev/null || skip_all "no python3"
-plan 14
+plan 17
 
 known=$TOP/tests/unit/fixtures/known-text-differences
 
@@ -24,7 +26,8 @@ A=$INST ADIR=$IDIR
 B=$A-json BDIR=$TRACEFS/instances/$B
 C=$A-threads CDIR=$TRACEFS/instances/$C
 D=$A-json-threads DDIR=$TRACEFS/instances/$D
-OTHERS=("$BDIR" "$CDIR" "$DDIR")
+E=$A-read-thread EDIR=$TRACEFS/instances/$E
+OTHERS=("$BDIR" "$CDIR" "$DDIR" "$EDIR")
 ALL=("$ADIR" "${OTHERS[@]}")
 others_gone() {
 	local d
@@ -60,7 +63,7 @@ for try in 1 2 3; do
 	dd if=/dev/zero of="$work/f$try" bs=64k count=1 status=none
 	sync "$work/f$try"
 	echo "oracle-all marker" | tee "$BDIR/trace_marker" "$CDIR/trace_marker" \
-		"$DDIR/trace_marker" > "$ADIR/trace_marker"
+		"$DDIR/trace_marker" "$EDIR/trace_marker" > "$ADIR/trace_marker"
 	for d in "${ALL[@]}"; do echo 0 > "$d/tracing_on"; done
 	lost=$(for d in "${ALL[@]}"; do cat "$d"/per_cpu/cpu*/stats; done |
 		awk '/^(overrun|dropped events):/ { n += $NF } END { print n + 0 }')
@@ -71,7 +74,7 @@ ok $([ "$lost" = 0 ]; echo $?) "nothing was overwritten or dropped (try $try)"
 grep -av '^#' "$ADIR/trace" > "$TMP/kernel"
 # TPCTL_TEXTPLAN=check: each record's text is also made by libtraceevent, and
 # any difference from the text plan's (src/textplan.c) is said on stderr
-TPCTL_TEXTPLAN=check "$TPCTL" -i "$A" stream --drain > "$TMP/tpctl" 2> "$TMP/err"
+TPCTL_TEXTPLAN=check "$TPCTL" -i "$A" stream --drain --read-thread no > "$TMP/tpctl" 2> "$TMP/err"
 st=$?
 [ $st = 0 ] && [ ! -s "$TMP/err" ]
 ok $? "stream --drain of every event exits 0, nothing on stderr (text plans as libtraceevent)"
@@ -101,8 +104,8 @@ else
 fi
 
 grep -av '^#' "$BDIR/trace" > "$TMP/kernel-b"
-"$TPCTL" -i "$B" stream --drain --json > "$TMP/json" 2> "$TMP/err"
-ok $? "stream --drain --json of every event exits 0"
+"$TPCTL" -i "$B" stream --drain --json --read-thread yes > "$TMP/json" 2> "$TMP/err"
+ok $? "stream --drain --json --read-thread yes of every event exits 0"
 diag "$TMP/err"
 python3 "$TOP/tests/cli/json-oracle.py" "$TMP/json" "$TMP/kernel-b" "$TRACEFS/events" \
 	> "$TMP/py" 2>&1
@@ -130,4 +133,19 @@ python3 "$TOP/tests/cli/json-oracle.py" "$TMP/json-d" "$TMP/kernel-d" "$TRACEFS/
 st=$?
 ok $st "--json --threads 2: agrees with the kernel's text value by value ($(head -1 "$TMP/py"))"
 [ $st = 0 ] || diag "$TMP/py"
+
+# read and merged on a thread of its own: the kernel's text again
+grep -av '^#' "$EDIR/trace" > "$TMP/kernel-e"
+TPCTL_TEXTPLAN=check "$TPCTL" -i "$E" stream --drain --read-thread yes > "$TMP/tpctl-e" \
+	2> "$TMP/err"
+st=$?
+[ $st = 0 ] && [ ! -s "$TMP/err" ]
+ok $? "stream --drain --read-thread yes exits 0, nothing on stderr"
+diag "$TMP/err"
+python3 "$TOP/tests/cli/text-oracle.py" "$TMP/kernel-e" "$TMP/tpctl-e" "$known" > "$TMP/py" 2>&1
+st=$?
+ok $st "--read-thread yes: the kernel's text, line for line ($(head -1 "$TMP/py"))"
+[ $st = 0 ] || diag "$TMP/py"
+[ "$(wc -l < "$TMP/tpctl-e")" -gt 1000 ]
+ok $? "... of many records ($(wc -l < "$TMP/tpctl-e") lines)"
 done_testing

@@ -1,0 +1,160 @@
+#!/bin/bash
+# stream --read-thread yes: a thread of its own reads the ring buffers and
+# merges their records (src/readq.c) while the main thread formats and
+# writes them.  The kernel's text of every event goes through it in
+# stream-oracle-all.t, the merge of 16 and 40 CPUs in stream-many-cpus.t and
+# the hand-over itself (its ring wrapping, its waits) in tests/unit/merge;
+# here what a live stream around it does: lost-event markers, two busy CPUs
+# merged, --count, a closed pipe, signals, COMMAND's end and exit status,
+# the thread hidden from the trace, what auto picks, and bad values.
+. "$(dirname "$0")/lib.sh"
+need_tracefs
+command -v python3 > /dev/null || skip_all "no python3"
+need_tgen
+plan 18
+make_instance
+before=$(state_digest)
+
+# 1. lost events in an -i instance: a tiny buffer overwritten
+echo 1 > "$IDIR/events/syscalls/sys_enter_getpid/enable"
+echo 0 > "$IDIR/tracing_on"
+echo 4 > "$IDIR/buffer_size_kb"
+echo 1 > "$IDIR/tracing_on"
+"$G" 50000 > /dev/null
+echo 0 > "$IDIR/tracing_on"
+"$TPCTL" -i "$INST" stream --drain --json --read-thread yes > "$TMP/json" 2> "$TMP/err"
+st=$?
+python3 - "$TMP/json" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+lost = [i for i, r in enumerate(recs) if r["type"] == "lost"]
+events = [r for r in recs if r["type"] == "event"]
+ts = [r["ts_ns"] for r in events]
+first = {}
+for i, r in enumerate(recs):
+    if r["type"] == "event":
+        first.setdefault(r["cpu"], i)
+sys.exit(0 if lost and events and ts == sorted(ts) and
+         all(i < first.get(recs[i]["cpu"], 1 << 60) for i in lost) else 1)
+PY
+ok $? "-i, overwritten: lost records before their CPU's surviving events, in time order"
+ok $([ $st = 0 ] && grep -q "^tpctl: stream: events lost" "$TMP/err"; echo $?) \
+	"exit 0 and the loss summary on stderr"
+echo 0 > "$IDIR/events/syscalls/sys_enter_getpid/enable"
+
+# 2. two CPUs busy at once: every record in time order, none lost, each task named
+run2="taskset -c 0 $G 40000 & taskset -c 1 $G 40000; wait"
+"$TPCTL" stream "$EV" sched:sched_switch --json --read-thread yes --buffer-kb 16384 \
+	-- sh -c "$run2" > "$TMP/two" 2> "$TMP/err"
+ok $? "two busy CPUs: stream --json --read-thread yes exits 0"
+diag "$TMP/err"
+python3 - "$TMP/two" > "$TMP/py" 2>&1 <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+ev = [r for r in recs if r["type"] == "event"]
+gens = {r["pid"] for r in ev if r["comm"] == "tgen"}
+gp = [r for r in ev if r["event"] == "sys_enter_getpid" and r["pid"] in gens]
+cpus = {r["cpu"] for r in gp}
+back = [i for i in range(1, len(ev)) if ev[i]["ts_ns"] < ev[i - 1]["ts_ns"]]
+lost = [r for r in recs if r["type"] == "lost"]
+print("# %d records, %d getpid of tgen's %d tasks on CPUs %s, %d out of order, %d lost lines"
+      % (len(recs), len(gp), len(gens), sorted(cpus), len(back), len(lost)))
+sys.exit(0 if len(gp) == 80000 and len(gens) == 2 and cpus == {0, 1} and not back and
+         not lost and all(r["comm"] for r in gp) and recs[-1]["type"] == "exit" else 1)
+PY
+st=$?
+ok $st "both CPUs' records merged in time order, every getpid there, named ($(head -1 "$TMP/py"))"
+[ $st = 0 ] || diag "$TMP/py"
+
+# 3. --count, a closed pipe, COMMAND's exit status, an overrun
+"$TPCTL" stream "$EV" --read-thread yes --count 7 -- "$G" 2000 > "$TMP/count" 2> "$TMP/err"
+ok $([ "$(wc -l < "$TMP/count")" = 7 ]; echo $?) "--count 7: seven lines ($(wc -l < "$TMP/count"))"
+"$TPCTL" stream "$EV" --json --read-thread yes -- "$G" 100000 2> "$TMP/err" | head -3 > "$TMP/head"
+st=${PIPESTATUS[0]}
+ok $([ "$(wc -l < "$TMP/head")" = 3 ] && [ $st = 0 ]; echo $?) \
+	"| head -3: three lines, exit 0 (got $st)"
+"$TPCTL" stream "$EV" --json --read-thread yes -- sh -c "$G 5000; exit 3" > "$TMP/cmd" 2> "$TMP/err"
+st=$?
+python3 - "$TMP/cmd" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+n = sum(1 for r in recs if r["type"] == "event" and r["event"] == "sys_enter_getpid")
+print("# %d records, %d getpid, last %s" % (len(recs), n, recs[-1] if recs else None))
+sys.exit(0 if n >= 5000 and recs[-1]["type"] == "exit" and recs[-1]["status"] == 3 else 1)
+PY
+ok $([ $? = 0 ] && [ $st = 3 ]; echo $?) \
+	"-- COMMAND: all its events, then its exit line; its status 3 is tpctl's (got $st)"
+diag "$TMP/err"
+"$TPCTL" stream "$EV" --json --read-thread yes --buffer-kb 4 --fail-on-loss -- "$G" 200000 \
+	> "$TMP/lost" 2> "$TMP/err"
+st=$?
+nl=$(grep -c '"type":"lost"' "$TMP/lost")
+np=$(sed -n 's/.*, \([0-9]*\) of [0-9]* pages marked lost$/\1/p' "$TMP/err")
+ok $([ $st = 1 ] && [ "$nl" -ge 1 ] && [ -n "$np" ] && [ "$nl" -le "$np" ]; echo $?) \
+	"overrun: exit 1 with --fail-on-loss (got $st), $nl marker(s), $np page(s) said lost"
+
+# 4. signals: whole lines, exit 0, the instance gone
+for sig in INT TERM HUP; do
+	rm -f "$TMP/sig"
+	"$TPCTL" stream sched:sched_switch --read-thread yes > "$TMP/sig" 2> "$TMP/err" &
+	pid=$!
+	wait_for "[ -d '$TRACEFS/instances/tpctl-$pid' ] && [ -s '$TMP/sig' ]"
+	kill -$sig $pid
+	wait $pid
+	st=$?
+	ok $([ ! -d "$TRACEFS/instances/tpctl-$pid" ] &&
+		[ "$(tail -c1 "$TMP/sig" | od -An -c | tr -d ' ')" = '\n' ]; echo $?) \
+		"SIG$sig: whole lines, tpctl-$pid gone (exit $st)"
+done
+
+# 5. the thread is not traced: every syscall of every task but tpctl's
+rm -f "$TMP/self"
+"$TPCTL" stream raw_syscalls:sys_enter --json --read-thread yes > "$TMP/self" 2> "$TMP/err" &
+pid=$!
+wait_for "[ -s '$TMP/self' ] && [ \$(ls /proc/$pid/task 2> /dev/null | wc -l) -ge 2 ]"
+ls "/proc/$pid/task" > "$TMP/tids"
+notrace=$(cat "$TRACEFS/instances/tpctl-$pid/set_event_notrace_pid" 2> /dev/null | sort -n |
+	tr '\n' ' ')
+"$G" 2000 > /dev/null
+sleep 0.2
+kill -INT $pid
+wait $pid
+ok $([ "$(wc -l < "$TMP/tids")" -ge 2 ] &&
+	[ "$notrace" = "$(sort -n "$TMP/tids" | tr '\n' ' ')" ]
+	echo $?) "the private instance hides tpctl and its reading thread ($notrace)"
+echo $notrace | tr ' ' '\n' > "$TMP/hidden"
+python3 - "$TMP/self" "$TMP/hidden" <<'PY'
+import json, sys
+own = {int(x) for x in open(sys.argv[2])}
+seen = [json.loads(l) for l in open(sys.argv[1])]
+mine = [r for r in seen if r.get("type") == "event" and r["pid"] in own]
+print("# %d events, %d of tpctl's tasks %s" % (len(seen), len(mine), sorted(own)))
+sys.exit(1 if mine or len(seen) < 100 else 0)
+PY
+ok $? "no syscall of tpctl's own tasks is in the stream"
+
+# 6. auto: the thread where 4 CPUs or more are read and tpctl may run on 4
+tasks_of() {
+	rm -f "$TMP/auto"
+	"$TPCTL" stream sched:sched_switch "$@" > "$TMP/auto" 2> "$TMP/err" &
+	pid=$!
+	# (streaming: its threads are there)
+	wait_for "[ -d '$TRACEFS/instances/tpctl-$pid' ] && [ -s '$TMP/auto' ]"
+	ls "/proc/$pid/task" | wc -l
+	kill -INT $pid
+	wait $pid
+}
+want=1
+[ "$(nproc)" -ge 4 ] && [ "$(getconf _NPROCESSORS_CONF)" -ge 4 ] && want=2
+n=$(tasks_of)
+ok $([ "$n" = "$want" ]; echo $?) "auto on $(nproc) CPUs: $want task(s) ($n)"
+n=$(tasks_of --cpu 0)
+ok $([ "$n" = 1 ]; echo $?) "auto, --cpu 0 (one CPU read): one task ($n)"
+
+# 7. bad values, and nothing left behind
+expect_status "--read-thread maybe is a usage error" 2 "$TPCTL" stream "$EV" --read-thread maybe
+expect_status "--threads 2 --read-thread yes is a usage error" 2 \
+	"$TPCTL" stream "$EV" --threads 2 --read-thread yes
+[ "$before" = "$(state_digest)" ]
+ok $? "tracefs is as it was"
+done_testing

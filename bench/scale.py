@@ -74,9 +74,6 @@ def one(a, consumer, kb, tmp):
     dat = os.path.join(tmp, "scale.dat")
     if consumer in ("json", "text", "jsonnull", "textnull"):
         argv = [a.tpctl, "stream", EVENT] + (["--json"] if consumer.startswith("json") else [])
-    elif consumer.endswith("null"):
-        m = re.search(r"events lost: (\d+) overwritten, (\d+) dropped", err)
-        got = made - (int(m.group(1)) + int(m.group(2)) if m else 0)
     elif consumer == "record":
         argv = [a.tpctl, "record", "-o", dat, EVENT]
     else:

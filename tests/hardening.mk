@@ -5,7 +5,8 @@
 #                         with -fsanitize=address,undefined, in a copy of the
 #                         tree under build/asan (the normal build is left alone)
 #   make check-tsan       the CLI tests of the commands that read with threads
-#                         (record, count, hist, latency, stream, serve) with
+#                         (record, count, hist, latency, stream, serve) and the
+#                         unit test of stream's reading thread (tests/unit/merge), with
 #                         everything built with -fsanitize=thread, under
 #                         build/tsan; a data race fails its test (exit 86)
 #   make check-valgrind   the CLI tests with every tpctl run under valgrind
@@ -46,6 +47,8 @@ VALGRIND_CMD := $(VALGRIND) -q --error-exitcode=99 --num-callers=50 --leak-check
 TSAN_DIR     ?= build/tsan
 TSAN_FLAGS   := -fsanitize=thread -fno-omit-frame-pointer
 TSAN_ENV     := TSAN_OPTIONS=exitcode=86:halt_on_error=1:second_deadlock_stack=1
+# (tests/unit/merge: the reading thread's hand-over, src/readq.c)
+TSAN_UNIT    := tests/unit/merge.t
 TSAN_TESTS   := $(wildcard tests/cli/record*.t tests/cli/count*.t tests/cli/hist*.t \
 		tests/cli/latency*.t tests/cli/stream*.t tests/cli/threads*.t tests/cli/serve*.t)
 
@@ -71,4 +74,4 @@ check-valgrind: all
 
 check-tsan:
 	$(call sanitized_tree,$(TSAN_DIR),$(TSAN_FLAGS))
-	cd $(TSAN_DIR) && env $(TSAN_ENV) $(PROVE) $(PROVE_ARGS) $(TSAN_TESTS)
+	cd $(TSAN_DIR) && env $(TSAN_ENV) $(PROVE) $(PROVE_ARGS) $(TSAN_UNIT) $(TSAN_TESTS)

@@ -47,22 +47,7 @@ fill() {
 fill
 "$TPCTL" -i "$INST" stream --drain --json --threads 3 > "$TMP/json" 2> "$TMP/err"
 st=$?
-python3 - "$TMP/json" <<'PY'
-import json, sys
-recs = [json.loads(l) for l in open(sys.argv[1])]
-lost = [i for i, r in enumerate(recs) if r["type"] == "lost"]
-events = [r for r in recs if r["type"] == "event"]
-ts = [r["ts_ns"] for r in events]
-# each CPU's lost record comes before that CPU's first surviving event
-first = {}
-for i, r in enumerate(recs):
-    if r["type"] == "event":
-        first.setdefault(r["cpu"], i)
-ok = lost and events and ts == sorted(ts) and \
-    all(recs[i]["count"] is None or recs[i]["count"] > 0 for i in lost) and \
-    all(i < first.get(recs[i]["cpu"], 1 << 60) for i in lost)
-sys.exit(0 if ok else 1)
-PY
+python3 "$TOP/tests/cli/stream-check.py" lost-first "$TMP/json" > /dev/null
 ok $? "JSON: lost records before their CPU's surviving events, events in time order"
 ok $([ $st = 0 ] && grep -q "^tpctl: stream: events lost" "$TMP/err"; echo $?) \
 	"exit 0 and the loss summary on stderr"
@@ -115,15 +100,8 @@ ok $([ "$(wc -l < "$TMP/tids")" -ge 3 ] &&
 	echo " $notrace" | grep -q " $pid "
 	echo $?) "the private instance hides tpctl and its 2 threads ($notrace)"
 echo $notrace | tr ' ' '\n' > "$TMP/hidden"
-python3 - "$TMP/self" "$TMP/hidden" <<'PY'
-import json, sys
-own = {int(x) for x in open(sys.argv[2])}
-seen = [json.loads(l) for l in open(sys.argv[1])]
-mine = [r for r in seen if r.get("type") == "event" and r["pid"] in own]
-print("# %d events, %d of tpctl's tasks %s" % (len(seen), len(mine), sorted(own)))
-sys.exit(1 if mine or len(seen) < 100 else 0)
-PY
-ok $? "no syscall of tpctl's own tasks is in the stream"
+python3 "$TOP/tests/cli/stream-check.py" not-own "$TMP/self" "$TMP/hidden" > "$TMP/py"
+ok $? "no syscall of tpctl's own tasks is in the stream ($(head -1 "$TMP/py"))"
 
 # 5. the merge of the reader threads (a private instance: an empty CPU is
 # probed with poll()): two CPUs busy at once, every record in time order,
@@ -133,29 +111,7 @@ run2="taskset -c 0 $G 40000 & taskset -c 1 $G 40000; wait"
 	-- sh -c "$run2" > "$TMP/two" 2> "$TMP/err"
 ok $? "two busy CPUs: stream --json --threads 2 exits 0"
 diag "$TMP/err"
-python3 - "$TMP/two" > "$TMP/py" 2>&1 <<'PY'
-import json, sys
-recs = [json.loads(l) for l in open(sys.argv[1])]
-ev = [r for r in recs if r["type"] == "event"]
-# the generators: the tasks named tgen somewhere in the stream (before a
-# task's first switch out, its name is saved_cmdlines', which may still be
-# the one it had before its exec: sh or taskset)
-gens = {r["pid"] for r in ev if r["comm"] == "tgen"}
-gp = [r for r in ev if r["event"] == "sys_enter_getpid" and r["pid"] in gens]
-cpus = {r["cpu"] for r in gp}
-back = [i for i in range(1, len(ev)) if ev[i]["ts_ns"] < ev[i - 1]["ts_ns"]]
-lost = [r for r in recs if r["type"] == "lost"]
-names = {r["comm"] for r in ev}
-print("# %d records, %d getpid of tgen's %d tasks on CPUs %s, %d out of order, %d lost lines, "
-      "names %s" % (len(recs), len(gp), len(gens), sorted(cpus), len(back), len(lost),
-                    sorted(n or "null" for n in names)))
-for i in back[:3]:
-    print("#  %s\n#  %s" % (ev[i - 1], ev[i]))
-# (named: every getpid of the two generators carries a name; another task,
-# gone before its name was read, may be null)
-sys.exit(0 if len(gp) == 80000 and len(gens) == 2 and cpus == {0, 1} and not back and
-         not lost and all(r["comm"] for r in gp) else 1)
-PY
+python3 "$TOP/tests/cli/stream-check.py" two-cpus "$TMP/two" 80000 > "$TMP/py" 2>&1
 st=$?
 ok $st "both CPUs' records merged in time order, every getpid there, named ($(head -1 "$TMP/py"))"
 [ $st = 0 ] || diag "$TMP/py"

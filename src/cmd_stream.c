@@ -490,10 +490,16 @@ written:
 			ret = TP_FAIL;
 		}
 	}
-	state_set_graceful(false);
-	/* the threads stop before the loss account (it counts their sub-buffers) */
+	/*
+	 * The threads stop while a signal only stops the loop: a rollback
+	 * (state.h) must not find them reading the instance's files, which
+	 * would keep it from going; and before the loss account (it counts
+	 * their sub-buffers)
+	 */
 	stream_cpu_free(sc);
 	sc = NULL;
+	live_stop_reading(l);
+	state_set_graceful(false);
 	if (live_loss_report(l, fail_on_loss) || lost_seen) {
 		if (fail_on_loss && !ret)
 			ret = TP_FAIL;

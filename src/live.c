@@ -1144,7 +1144,7 @@ bool live_loss_report(struct live *l, bool force)
 			len += snprintf(buf + len, sizeof(buf) - len, "%scpu%d %llu/%llu",
 					len ? ", " : "", cpu, o, d);
 	}
-	/* (the reading thread's counts are whole once it ended) */
+	/* (the reading thread's counts are whole once it ended: live_stop_reading()) */
 	stop_read_thread(l);
 	if (l->h.rd) {
 		reader_counts(l->h.rd, &pages, &lost_pages, &lost_events);
@@ -1176,6 +1176,9 @@ int live_close(struct live *l, int ret)
 {
 	struct target *t;
 
+	/* (a rollback from now on must not find the reading thread in the instance's files) */
+	if (l)
+		stop_read_thread(l);
 	state_set_graceful(false);
 	if (!l)
 		return ret;
@@ -1344,6 +1347,11 @@ static bool read_thread_pays(struct live *l)
 	if (n < LIVE_READ_THREAD_CPUS || sched_getaffinity(0, sizeof(set), &set) < 0)
 		return false;
 	return CPU_COUNT(&set) >= LIVE_READ_THREAD_CPUS;
+}
+
+void live_stop_reading(struct live *l)
+{
+	stop_read_thread(l);
 }
 
 int live_read_thread(struct live *l, bool when_it_pays)

@@ -259,5 +259,12 @@ int live_hide_tasks(struct live *l, const pid_t *tids, int n);
  */
 #define LIVE_READ_THREAD_CPUS 4
 int live_read_thread(struct live *l, bool when_it_pays);
+/*
+ * The reading thread ends (what it still holds is dropped) and live_next()
+ * reads on this thread again; call it before leaving graceful mode, so that
+ * a rollback never finds the thread in the instance's files.  Nothing
+ * without one.  live_loss_report() and live_close() end it too.
+ */
+void live_stop_reading(struct live *l);
 
 #endif

@@ -124,13 +124,21 @@ static void sleep_on(int fd, bool state, int ms)
 		state_wake_drain();
 }
 
-/* idle: the thread has nothing more for now (it is about to wait, or ends) */
+/*
+ * idle: the thread has nothing more for now (it is about to wait, or ends):
+ * a waiting caller is woken if anything is left for it to read
+ */
 static void publish_head(struct readq *q, bool idle)
 {
+	uint64_t unread;
+
 	q->w.wpending = 0;
 	__atomic_store_n(&q->head, q->w.whead, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&q->cwait, __ATOMIC_SEQ_CST) &&
-	    (idle || q->w.whead - __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE) >= q->cap / KICK_PART))
+	if (!__atomic_load_n(&q->cwait, __ATOMIC_SEQ_CST))
+		return;
+	/* (a caller that waits has published all it read: tail is where it is) */
+	unread = q->w.whead - __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
+	if (idle ? unread > 0 : unread >= q->cap / KICK_PART)
 		kick(q->cfd);
 }
 

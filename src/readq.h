@@ -37,7 +37,10 @@ pid_t readq_tid(const struct readq *q);
  * (errno its error).
  */
 int readq_next(struct readq *q, struct tep_record *rec, long long *lost);
-/* Wait for records, at most timeout_ms (-1: no limit); a signal (state.h) ends it too. */
+/*
+ * Wait for records, at most timeout_ms (-1: no limit); a signal (state.h)
+ * ends it too.  The record readq_next() handed out last is given back.
+ */
 void readq_wait(struct readq *q, int timeout_ms);
 /* reader_finish() on the thread: it reads what is left, partial sub-buffers too, and ends. */
 void readq_finish(struct readq *q);

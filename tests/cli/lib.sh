@@ -151,6 +151,28 @@ wait_for() {
 	return 1
 }
 
+# stream_own_tasks N ARGS...: `tpctl stream raw_syscalls:sys_enter --json ARGS`
+# (after need_tgen) until it has N tasks or more and has written, while tgen
+# makes 2000 syscalls, then stopped with SIGINT.  Left: $pid, $TMP/self (its
+# output), $TMP/tids (its tasks), $notrace and $TMP/hidden (its instance's
+# set_event_notrace_pid, on a line and one a line)
+stream_own_tasks() {
+	local n=$1
+	shift
+	rm -f "$TMP/self"
+	"$TPCTL" stream raw_syscalls:sys_enter --json "$@" > "$TMP/self" 2> "$TMP/err" &
+	pid=$!
+	wait_for "[ -s '$TMP/self' ] && [ \$(ls /proc/$pid/task 2> /dev/null | wc -l) -ge $n ]"
+	ls "/proc/$pid/task" > "$TMP/tids"
+	notrace=$(cat "$TRACEFS/instances/tpctl-$pid/set_event_notrace_pid" 2> /dev/null |
+		sort -n | tr '\n' ' ')
+	"$G" 2000 > /dev/null
+	sleep 0.2
+	kill -INT $pid
+	wait $pid
+	echo $notrace | tr ' ' '\n' > "$TMP/hidden"
+}
+
 # need_tgen: builds tests/cli/tgen.c (a workload making getpid calls) into $G
 # and sets EV to the event those calls make; skips the file without a compiler.
 need_tgen() {

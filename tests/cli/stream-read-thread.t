@@ -83,21 +83,10 @@ for sig in INT TERM HUP; do
 done
 
 # 5. the thread is not traced: every syscall of every task but tpctl's
-rm -f "$TMP/self"
-"$TPCTL" stream raw_syscalls:sys_enter --json --read-thread yes > "$TMP/self" 2> "$TMP/err" &
-pid=$!
-wait_for "[ -s '$TMP/self' ] && [ \$(ls /proc/$pid/task 2> /dev/null | wc -l) -ge 2 ]"
-ls "/proc/$pid/task" > "$TMP/tids"
-notrace=$(cat "$TRACEFS/instances/tpctl-$pid/set_event_notrace_pid" 2> /dev/null | sort -n |
-	tr '\n' ' ')
-"$G" 2000 > /dev/null
-sleep 0.2
-kill -INT $pid
-wait $pid
+stream_own_tasks 2 --read-thread yes
 ok $([ "$(wc -l < "$TMP/tids")" -ge 2 ] &&
 	[ "$notrace" = "$(sort -n "$TMP/tids" | tr '\n' ' ')" ]
 	echo $?) "the private instance hides tpctl and its reading thread ($notrace)"
-echo $notrace | tr ' ' '\n' > "$TMP/hidden"
 python3 "$TOP/tests/cli/stream-check.py" not-own "$TMP/self" "$TMP/hidden" > "$TMP/py"
 ok $? "no syscall of tpctl's own tasks is in the stream ($(head -1 "$TMP/py"))"
 

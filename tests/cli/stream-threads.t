@@ -82,16 +82,7 @@ ok $([ $st = 0 ] && [ ! -d "$TRACEFS/instances/tpctl-$pid" ] &&
 
 # 4. tpctl's own threads are not traced: every syscall of every task but
 # tpctl's, while the workers wait for batches (futex) and format them
-"$TPCTL" stream raw_syscalls:sys_enter --json --threads 2 > "$TMP/self" 2> "$TMP/err" &
-pid=$!
-wait_for "[ -s '$TMP/self' ] && [ \$(ls /proc/$pid/task 2> /dev/null | wc -l) -ge 3 ]"
-ls "/proc/$pid/task" > "$TMP/tids"
-notrace=$(cat "$TRACEFS/instances/tpctl-$pid/set_event_notrace_pid" 2> /dev/null | sort -n |
-	tr '\n' ' ')
-"$G" 2000 > /dev/null
-sleep 0.2
-kill -INT $pid
-wait $pid
+stream_own_tasks 3 --threads 2
 # every task of tpctl's, and nothing else, in the list: tpctl and its two
 # formatting threads (and a sanitizer runtime's own thread, where there is
 # one: the kernel lists a listed task's new threads itself, options/event-fork)
@@ -99,7 +90,6 @@ ok $([ "$(wc -l < "$TMP/tids")" -ge 3 ] &&
 	[ "$notrace" = "$(sort -n "$TMP/tids" | tr '\n' ' ')" ] &&
 	echo " $notrace" | grep -q " $pid "
 	echo $?) "the private instance hides tpctl and its 2 threads ($notrace)"
-echo $notrace | tr ' ' '\n' > "$TMP/hidden"
 python3 "$TOP/tests/cli/stream-check.py" not-own "$TMP/self" "$TMP/hidden" > "$TMP/py"
 ok $? "no syscall of tpctl's own tasks is in the stream ($(head -1 "$TMP/py"))"
 

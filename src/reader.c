@@ -477,7 +477,8 @@ int reader_next_left(struct reader *r, void *data, unsigned long long ts,
 	 * turns record by record): its path is played, and the winner goes
 	 * out unless a CPU may still hold something older (the merge's look)
 	 */
-	bi = tourney_fix_winner(&r->tr, c - r->c);
+	tourney_fix(&r->tr, c - r->c);
+	bi = tourney_best(&r->tr);
 	best = &r->c[bi];
 	if (r->wait_seq <= best->load_seq)
 		return reader_next_merge(r, rec, lost);

@@ -107,28 +107,6 @@ static inline int tourney_best(const struct tourney *tr)
 	return tr->t[1].key == TOURNEY_NONE ? -1 : tr->t[1].cpu;
 }
 
-/*
- * tourney_fix() of the winner's leaf i: the winner after it, -1 when none.
- * A merge that hands out one head at a time plays only this path per
- * record: each node on it from the one below and its sibling.
- */
-static inline int tourney_fix_winner(struct tourney *tr, int i)
-{
-	struct tnode *t = tr->t, cur;
-	int x = tr->tm + i;
-
-	cur = t[x];
-	for (; x > 1; x /= 2) {
-		const struct tnode *o = &t[x ^ 1];
-
-		/* the sibling is the lower CPUs when it is the left one: it wins a tie */
-		if (o->key < cur.key || (o->key == cur.key && (x & 1)))
-			cur = *o;
-		t[x / 2] = cur;
-	}
-	return cur.key == TOURNEY_NONE ? -1 : cur.cpu;
-}
-
 /* The next oldest after the winner w (the lower CPU on a tie), -1 when none */
 static inline int tourney_second(const struct tourney *tr, int w)
 {

@@ -173,6 +173,23 @@ stream_own_tasks() {
 	echo $notrace | tr ' ' '\n' > "$TMP/hidden"
 }
 
+# stream_two_cpus ARGS...: `tpctl stream EV sched:sched_switch --json ARGS`
+# (after need_tgen) of two generators busy at once on CPUs 0 and 1, 40,000
+# getpid calls each, a large buffer: it exits 0, and every record is there
+# in time order, none lost, each task named (stream-check.py two-cpus).
+# Two tests; its output is left in $TMP/two.
+stream_two_cpus() {
+	local st label="stream --json $*"
+	"$TPCTL" stream "$EV" sched:sched_switch --json "$@" --buffer-kb 16384 \
+		-- sh -c "taskset -c 0 $G 40000 & taskset -c 1 $G 40000; wait" > "$TMP/two" 2> "$TMP/err"
+	ok $? "two busy CPUs: $label exits 0"
+	diag "$TMP/err"
+	python3 "$TOP/tests/cli/stream-check.py" two-cpus "$TMP/two" 80000 > "$TMP/py" 2>&1
+	st=$?
+	ok $st "both CPUs' records merged in time order, every getpid there, named ($(head -1 "$TMP/py"))"
+	[ $st = 0 ] || diag "$TMP/py"
+}
+
 # need_tgen: builds tests/cli/tgen.c (a workload making getpid calls) into $G
 # and sets EV to the event those calls make; skips the file without a compiler.
 need_tgen() {

@@ -31,15 +31,7 @@ ok $([ $st = 0 ] && grep -q "^tpctl: stream: events lost" "$TMP/err"; echo $?) \
 echo 0 > "$IDIR/events/syscalls/sys_enter_getpid/enable"
 
 # 2. two CPUs busy at once: every record in time order, none lost, each task named
-run2="taskset -c 0 $G 40000 & taskset -c 1 $G 40000; wait"
-"$TPCTL" stream "$EV" sched:sched_switch --json --read-thread yes --buffer-kb 16384 \
-	-- sh -c "$run2" > "$TMP/two" 2> "$TMP/err"
-ok $? "two busy CPUs: stream --json --read-thread yes exits 0"
-diag "$TMP/err"
-python3 "$TOP/tests/cli/stream-check.py" two-cpus "$TMP/two" 80000 > "$TMP/py" 2>&1
-st=$?
-ok $st "both CPUs' records merged in time order, every getpid there, named ($(head -1 "$TMP/py"))"
-[ $st = 0 ] || diag "$TMP/py"
+stream_two_cpus --read-thread yes
 
 # 3. --count, a closed pipe, COMMAND's exit status, an overrun
 "$TPCTL" stream "$EV" --read-thread yes --count 7 -- "$G" 2000 > "$TMP/count" 2> "$TMP/err"

@@ -96,15 +96,8 @@ ok $? "no syscall of tpctl's own tasks is in the stream ($(head -1 "$TMP/py"))"
 # 5. the merge of the reader threads (a private instance: an empty CPU is
 # probed with poll()): two CPUs busy at once, every record in time order,
 # none lost (a large buffer), each task named
+stream_two_cpus --threads 2
 run2="taskset -c 0 $G 40000 & taskset -c 1 $G 40000; wait"
-"$TPCTL" stream "$EV" sched:sched_switch --json --threads 2 --buffer-kb 16384 \
-	-- sh -c "$run2" > "$TMP/two" 2> "$TMP/err"
-ok $? "two busy CPUs: stream --json --threads 2 exits 0"
-diag "$TMP/err"
-python3 "$TOP/tests/cli/stream-check.py" two-cpus "$TMP/two" 80000 > "$TMP/py" 2>&1
-st=$?
-ok $st "both CPUs' records merged in time order, every getpid there, named ($(head -1 "$TMP/py"))"
-[ $st = 0 ] || diag "$TMP/py"
 "$TPCTL" stream "$EV" sched:sched_switch --threads 2 --buffer-kb 16384 \
 	-- sh -c "$run2" > "$TMP/two" 2> "$TMP/err"
 python3 - "$TMP/two" <<'PY'

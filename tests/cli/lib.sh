@@ -190,6 +190,23 @@ stream_two_cpus() {
 	[ $st = 0 ] || diag "$TMP/py"
 }
 
+# stream_overrun ARGS...: `tpctl stream EV --json ARGS` of 200,000 getpid calls
+# into a 4 KiB buffer with --fail-on-loss (after need_tgen): exit 1, at least
+# one lost marker and no more than the pages the account on stderr says were
+# marked lost.  One test.
+stream_overrun() {
+	local st nl np
+
+	"$TPCTL" stream "$EV" --json "$@" --buffer-kb 4 --fail-on-loss -- "$G" 200000 \
+		> "$TMP/lost" 2> "$TMP/err"
+	st=$?
+	nl=$(grep -c '"type":"lost"' "$TMP/lost")
+	np=$(sed -n 's/.*, \([0-9]*\) of [0-9]* pages marked lost$/\1/p' "$TMP/err")
+	ok $([ $st = 1 ] && [ "$nl" -ge 1 ] && [ -n "$np" ] && [ "$nl" -le "$np" ]; echo $?) \
+		"overrun: exit 1 with --fail-on-loss (got $st), $nl marker(s), $np page(s) said lost"
+	diag "$TMP/err"
+}
+
 # need_tgen: builds tests/cli/tgen.c (a workload making getpid calls) into $G
 # and sets EV to the event those calls make; skips the file without a compiler.
 need_tgen() {

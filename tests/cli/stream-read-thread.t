@@ -52,13 +52,7 @@ PY
 ok $([ $? = 0 ] && [ $st = 3 ]; echo $?) \
 	"-- COMMAND: all its events, then its exit line; its status 3 is tpctl's (got $st)"
 diag "$TMP/err"
-"$TPCTL" stream "$EV" --json --read-thread yes --buffer-kb 4 --fail-on-loss -- "$G" 200000 \
-	> "$TMP/lost" 2> "$TMP/err"
-st=$?
-nl=$(grep -c '"type":"lost"' "$TMP/lost")
-np=$(sed -n 's/.*, \([0-9]*\) of [0-9]* pages marked lost$/\1/p' "$TMP/err")
-ok $([ $st = 1 ] && [ "$nl" -ge 1 ] && [ -n "$np" ] && [ "$nl" -le "$np" ]; echo $?) \
-	"overrun: exit 1 with --fail-on-loss (got $st), $nl marker(s), $np page(s) said lost"
+stream_overrun --read-thread yes
 
 # 4. signals: whole lines, exit 0, the instance gone
 for sig in INT TERM HUP; do

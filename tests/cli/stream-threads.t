@@ -109,14 +109,7 @@ sys.exit(0 if len(ts) >= 80000 and not back else 1)
 PY
 ok $? "text: the same, in time order"
 # a tiny buffer overrun: the markers, the account on stderr, --fail-on-loss
-"$TPCTL" stream "$EV" --json --threads 2 --buffer-kb 4 --fail-on-loss -- "$G" 200000 \
-	> "$TMP/lost" 2> "$TMP/err"
-st=$?
-nl=$(grep -c '"type":"lost"' "$TMP/lost")
-np=$(sed -n 's/.*, \([0-9]*\) of [0-9]* pages marked lost$/\1/p' "$TMP/err")
-ok $([ $st = 1 ] && [ "$nl" -ge 1 ] && [ -n "$np" ] && [ "$nl" -le "$np" ]; echo $?) \
-	"overrun: exit 1 with --fail-on-loss (got $st), $nl marker(s), $np page(s) said lost"
-diag "$TMP/err"
+stream_overrun --threads 2
 # COMMAND's end: what it left in the buffers is read to the last record,
 # then its exit line; and --cpu: only those CPUs' records
 "$TPCTL" stream "$EV" --json --threads 2 -- "$G" 5000 > "$TMP/cmd" 2> "$TMP/err"

@@ -845,23 +845,14 @@ int live_next_input(struct live *l, struct tep_record *rec, long long *lost)
 /* The tracefs has more CPUs than the machine (tfs_ncpus: a --tracefs tree): read them all. */
 static int more_cpus(struct live *l, int n)
 {
-	bool *c = realloc(l->cpus, n * sizeof(*c));
-	unsigned long long *o, *d;
+	int nc = l->ncpu, no = l->ncpu, nd = l->ncpu;
 
-	if (c)
-		l->cpus = c;
-	o = c ? realloc(l->overrun0, n * sizeof(*o)) : NULL;
-	if (o)
-		l->overrun0 = o;
-	d = o ? realloc(l->dropped0, n * sizeof(*d)) : NULL;
-	if (!d) {
+	if (!tp_array_grow(&l->cpus, &nc, n, sizeof(*l->cpus)) ||
+	    !tp_array_grow(&l->overrun0, &no, n, sizeof(*l->overrun0)) ||
+	    !tp_array_grow(&l->dropped0, &nd, n, sizeof(*l->dropped0))) {
 		tp_error("out of memory");
 		return TP_FAIL;
 	}
-	l->dropped0 = d;
-	memset(l->cpus + l->ncpu, 0, (n - l->ncpu) * sizeof(*l->cpus));
-	memset(l->overrun0 + l->ncpu, 0, (n - l->ncpu) * sizeof(*l->overrun0));
-	memset(l->dropped0 + l->ncpu, 0, (n - l->ncpu) * sizeof(*l->dropped0));
 	l->ncpu = n;
 	return TP_OK;
 }

@@ -21,7 +21,7 @@
 #include <trace-seq.h>
 
 #include "agg_local.h"
-#include "tpctl.h"
+#include "util.h"
 
 /* ---------------------------------------------------------------- rows */
 

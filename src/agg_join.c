@@ -10,7 +10,7 @@
 #include <event-parse.h>
 
 #include "agg_local.h"
-#include "tpctl.h"
+#include "util.h"
 
 /*
  * The names a print fmt gives a field's values: __print_symbolic(REC->F,

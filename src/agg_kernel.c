@@ -13,7 +13,7 @@
 
 #include "agg_local.h"
 #include "tfs.h"
-#include "tpctl.h"
+#include "util.h"
 
 /* ---------------------------------------------------------------- kernel engine */
 

@@ -53,7 +53,7 @@
 #include "state.h"
 #include "target.h"
 #include "tfs.h"
-#include "tpctl.h"
+#include "util.h"
 
 /* Poll timeout of the user engine: how late a tick or the end may be seen. */
 #define WAIT_MS 50

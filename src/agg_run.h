@@ -83,16 +83,6 @@ bool agg_set_kernel(const struct agg_set *set, int i);	/* metric i is on the ker
 int agg_set_kernel_jobs(const struct agg_set *set);
 int agg_set_close(struct agg_set *set, int ret);
 /*
- * The command lines of count and hist (argv[0] the command's name) into o
- * and t, without running anything: returns as target_parse() does (0,
- * TP_USAGE after one error line, OPT_SHOWN after --help); on 0 the caller
- * releases o->spec and t.  So `tpctl serve` reads its metrics in the same
- * words as the commands.
- */
-int count_parse(struct agg_opts *o, struct target *t, int argc, char **argv);
-int hist_parse(struct agg_opts *o, struct target *t, int argc, char **argv);
-int latency_parse(struct agg_opts *o, struct target *t, int argc, char **argv);
-/*
  * The beginning of such a parse function: o zeroed, the options of spec and
  * TARGET parsed (target_parse), COMMAND's stdout on stderr.  0 or as
  * target_parse() returns.

@@ -20,7 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "btf.h"
-#include "tpctl.h"
+#include "util.h"
 
 #define BTF_VMLINUX "/sys/kernel/btf/vmlinux"
 

@@ -23,7 +23,8 @@
 #include "ftr.h"
 #include "probe.h"
 #include "tfs.h"
-#include "tpctl.h"
+#include "cmd.h"
+#include "util.h"
 
 /* Open tracefs and the -i instance. */
 static void note_tracing_off(struct tracefs_instance *inst)

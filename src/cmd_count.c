@@ -15,7 +15,8 @@
 #include "percpu.h"
 #include "strings.h"
 #include "target.h"
-#include "tpctl.h"
+#include "cmd.h"
+#include "util.h"
 
 /* --function: lives as long as the run (agg_opts points to it) */
 static struct ftr_spec count_fs;

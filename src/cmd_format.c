@@ -14,7 +14,8 @@
 #include "json.h"
 #include "opt.h"
 #include "tfs.h"
-#include "tpctl.h"
+#include "cmd.h"
+#include "util.h"
 
 /* What kind of value a field holds, in the words of the JSON schema. */
 static const char *field_kind(const struct tep_format_field *f)

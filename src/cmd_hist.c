@@ -15,7 +15,8 @@
 #include "percpu.h"
 #include "strings.h"
 #include "target.h"
-#include "tpctl.h"
+#include "cmd.h"
+#include "util.h"
 
 int hist_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 {

@@ -27,7 +27,8 @@
 #include "state.h"
 #include "target.h"
 #include "tfs.h"
-#include "tpctl.h"
+#include "cmd.h"
+#include "util.h"
 
 /*
  * The recipes: what each measures is in tpctl-latency(1).  Field names are

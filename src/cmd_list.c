@@ -14,7 +14,8 @@
 #include "json.h"
 #include "opt.h"
 #include "tfs.h"
-#include "tpctl.h"
+#include "cmd.h"
+#include "util.h"
 
 static void print_fields_text(struct tep_event *ev)
 {

@@ -18,7 +18,8 @@
 #include "probe.h"
 #include "state.h"
 #include "tfs.h"
-#include "tpctl.h"
+#include "cmd.h"
+#include "util.h"
 
 /*
  * The kind of a dynamic event.  libtracefs 1.6.4 reads dynamic_events by

@@ -35,7 +35,8 @@
 #include "strings.h"
 #include "target.h"
 #include "tfs.h"
-#include "tpctl.h"
+#include "cmd.h"
+#include "util.h"
 
 /* What the recording collects from tracefs for the file's header. */
 struct meta {

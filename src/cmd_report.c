@@ -42,7 +42,8 @@
 #include "opt.h"
 #include "perfetto.h"
 #include "tfs.h"
-#include "tpctl.h"
+#include "cmd.h"
+#include "util.h"
 
 static bool pattern_match(const char *pat, const struct tep_event *ev)
 {

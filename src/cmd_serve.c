@@ -41,7 +41,8 @@
 #include "serve.h"
 #include "state.h"
 #include "target.h"
-#include "tpctl.h"
+#include "cmd.h"
+#include "util.h"
 
 #define DEFAULT_LISTEN	"127.0.0.1:9464"
 #define WAIT_MS		50

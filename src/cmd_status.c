@@ -18,7 +18,8 @@
 #include "names.h"
 #include "opt.h"
 #include "tfs.h"
-#include "tpctl.h"
+#include "cmd.h"
+#include "util.h"
 
 /* The per-CPU counters of per_cpu/cpuN/stats that we report, in file order. */
 static const char *const stat_keys[] = {

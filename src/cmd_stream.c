@@ -33,7 +33,8 @@
 #include "stream_cpu.h"
 #include "strings.h"
 #include "target.h"
-#include "tpctl.h"
+#include "cmd.h"
+#include "util.h"
 #include "usym.h"
 
 /* Poll timeout: the longest a record waits on a CPU whose buffer does not wake us. */

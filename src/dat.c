@@ -22,7 +22,7 @@
 
 #include "dat.h"
 #include "dat_local.h"
-#include "tpctl.h"
+#include "util.h"
 
 /* Option id (2 bytes) and size (4 bytes). */
 #define OPT_HDR 6

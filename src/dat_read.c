@@ -22,7 +22,7 @@
 
 #include "dat.h"
 #include "dat_local.h"
-#include "tpctl.h"
+#include "util.h"
 
 /* A bounded cursor over bytes of the file, for the header checks. */
 struct cur {

@@ -17,7 +17,7 @@
 #include "decode.h"
 #include "json.h"
 #include "printfmt.h"
-#include "tpctl.h"
+#include "util.h"
 
 /* ---------------------------------------------------------------- kallsyms */
 

@@ -23,7 +23,7 @@
 #include "ftr.h"
 #include "state.h"
 #include "tfs.h"
-#include "tpctl.h"
+#include "util.h"
 
 /* Where a run at the top level leaves its undo list for `tpctl reset` (state_mirror). */
 #define FTR_NOTE_DIR "/run/tpctl"

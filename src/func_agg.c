@@ -42,7 +42,7 @@
 #include "live.h"
 #include "state.h"
 #include "target.h"
-#include "tpctl.h"
+#include "util.h"
 
 struct frow {
 	unsigned long long ip;	/* count, latency of a glob: the function; latency: 0 */

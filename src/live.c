@@ -34,7 +34,7 @@
 #include "strings.h"
 #include "target.h"
 #include "tfs.h"
-#include "tpctl.h"
+#include "util.h"
 
 struct live {
 	struct live_head h;	/* first: live.h's live_next() reads it */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "opt.h"
-#include "tpctl.h"
+#include "util.h"
 
 /* Every table gets these two; --list-options is for the completions, not in --help. */
 static const struct tp_opt help_opt = OPT_BOOL('h', "help", NULL, "show this help");

@@ -30,7 +30,7 @@
 #include "json.h"
 #include "output.h"
 #include "output_local.h"
-#include "tpctl.h"
+#include "util.h"
 
 void output_set_kernel_release(struct output *o, const char *release)
 {

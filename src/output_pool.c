@@ -28,7 +28,7 @@
 #include "decode.h"
 #include "output.h"
 #include "output_pool.h"
-#include "tpctl.h"
+#include "util.h"
 
 /* A batch goes to a worker at this many records or arena bytes. */
 #define BATCH_RECORDS 2048

@@ -14,7 +14,7 @@
 #include "decode.h"
 #include "json.h"
 #include "output_local.h"
-#include "tpctl.h"
+#include "util.h"
 
 int output_set_stacks(struct output *o, bool hold)
 {

@@ -11,7 +11,7 @@
 #include "json.h"
 #include "output_local.h"
 #include "sched.h"
-#include "tpctl.h"
+#include "util.h"
 
 #define BAR_WIDTH 52
 /* Linear buckets: empty ones between two others are shown up to this many lines. */

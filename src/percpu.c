@@ -42,7 +42,7 @@
 #include <tracefs.h>
 
 #include "percpu.h"
-#include "tpctl.h"
+#include "util.h"
 
 /* The nap after a poll that woke with no whole sub-buffer to take. */
 #define NAP_US 1000

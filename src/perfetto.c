@@ -22,7 +22,7 @@
 #include "json.h"
 #include "output.h"
 #include "perfetto.h"
-#include "tpctl.h"
+#include "util.h"
 
 /* Field numbers, from Perfetto's protos/perfetto/... (the .proto file named). */
 enum {

@@ -21,7 +21,7 @@
 #include "probe.h"
 #include "state.h"
 #include "tfs.h"
-#include "tpctl.h"
+#include "util.h"
 
 /* x86-64 System V: the registers of the first six integer arguments. */
 static const char *const arg_regs[] = { "%di", "%si", "%dx", "%cx", "%r8", "%r9" };

@@ -70,7 +70,7 @@
 #include "reader.h"
 #include "state.h"
 #include "tourney.h"
-#include "tpctl.h"
+#include "util.h"
 
 /* How long a partly filled sub-buffer is left to fill while data flows. */
 #define HOLD_MS 10

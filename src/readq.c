@@ -32,7 +32,7 @@
 #include "readq.h"
 #include "reader.h"
 #include "state.h"
-#include "tpctl.h"
+#include "util.h"
 
 /* The ring: at least this, and at least 4 sub-buffers (a record is at most one) */
 #define RING_BYTES (4u << 20)

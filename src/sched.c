@@ -62,7 +62,7 @@
 #include <event-parse.h>
 
 #include "sched.h"
-#include "tpctl.h"
+#include "util.h"
 
 #define COMM_LEN 16
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "serve.h"
-#include "tpctl.h"
+#include "util.h"
 
 int serve_split(const char *line, char ***words, int *n, int *col, const char **why)
 {

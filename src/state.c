@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "state.h"
-#include "tpctl.h"
+#include "util.h"
 
 enum entry_type {
 	ENTRY_WRITE,

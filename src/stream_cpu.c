@@ -48,7 +48,7 @@
 #include "state.h"
 #include "stream_cpu.h"
 #include "tourney.h"
-#include "tpctl.h"
+#include "util.h"
 
 /* A CPU's formatted lines not yet written, at most (then its thread waits). */
 #define QUEUE_BYTES (4u << 20)

@@ -16,7 +16,7 @@
 #include "probe.h"
 #include "strings.h"
 #include "tfs.h"
-#include "tpctl.h"
+#include "util.h"
 
 /*
  * Per task, the arguments wait in the entry trigger's table from entry to

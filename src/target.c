@@ -40,7 +40,7 @@
 #include "state.h"
 #include "target.h"
 #include "tfs.h"
-#include "tpctl.h"
+#include "util.h"
 
 /* How often target_done() reads set_event_pid: a cheap read, but not per record. */
 #define CHECK_INTERVAL_S 0.05

@@ -22,7 +22,7 @@
 #include "names.h"
 #include "state.h"
 #include "tfs.h"
-#include "tpctl.h"
+#include "util.h"
 
 /* The kernel refuses filter writes of a page or more (EINVAL); say so before trying. */
 #define FILTER_MAX 4095

@@ -17,7 +17,8 @@
 
 #include "opt.h"
 #include "state.h"
-#include "tpctl.h"
+#include "cmd.h"
+#include "util.h"
 
 struct command {
 	const char *name;

@@ -13,11 +13,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "tpctl.h"
+#include "util.h"
 
 #ifndef TPCTL_PLUGIN_DIR
 #define TPCTL_PLUGIN_DIR "/usr/local/lib/tpctl/plugins"
@@ -347,4 +348,18 @@ const char *tp_plugin_dir(void)
 		}
 	}
 	return TPCTL_PLUGIN_DIR;
+}
+
+double tp_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + (double)ts.tv_nsec / TP_NS_PER_S;
+}
+
+int tp_oom(void)
+{
+	tp_error("out of memory");
+	return TP_FAIL;
 }

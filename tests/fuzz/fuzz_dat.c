@@ -19,7 +19,8 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
-#include "tpctl.h"
+#include "cmd.h"
+#include "util.h"
 
 #ifndef FUZZ_ENTRY
 #define FUZZ_ENTRY LLVMFuzzerTestOneInput

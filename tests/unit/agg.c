@@ -31,7 +31,7 @@
 #include "agg.h"
 #include "decode.h"
 #include "output.h"
-#include "tpctl.h"
+#include "util.h"
 
 static char *slurp(const char *path, size_t *len)
 {

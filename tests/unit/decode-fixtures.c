@@ -29,7 +29,7 @@
 #include "decode.h"
 #include "output.h"
 #include "reader.h"
-#include "tpctl.h"
+#include "util.h"
 
 static char *slurp(const char *dir, const char *name, size_t *len)
 {

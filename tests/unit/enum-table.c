@@ -11,7 +11,7 @@
 
 #include "btf.h"
 #include "decode.h"
-#include "tpctl.h"
+#include "util.h"
 
 static bool print_found(const char *name, size_t len, unsigned long long *value, void *ctx)
 {

@@ -13,7 +13,7 @@
 #include "live.h"
 #include "output.h"
 #include "sched.h"
-#include "tpctl.h"
+#include "util.h"
 
 int main(int argc, char **argv)
 {

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "target.h"
-#include "tpctl.h"
+#include "util.h"
 
 static int n, failed;
 

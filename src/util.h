@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * tpctl - shared declarations: global options, exit statuses and the error
- * reporting helpers every command uses.
+ * util - what util.c defines for every layer: global options, exit statuses,
+ * messages, number and duration parsing, arrays that grow, whole-file reads,
+ * the clock.  The commands are declared in cmd.h, which only tpctl.c and the
+ * cmd_*.c files include.
  */
-#ifndef TPCTL_H
-#define TPCTL_H
+#ifndef TPCTL_UTIL_H
+#define TPCTL_UTIL_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -104,23 +106,13 @@ const char *tp_plugin_dir(void);
  */
 int tp_option_error(char **argv, int opt, const char *long_name);
 
-/* Every command: argv[0] is the command name; returns an exit status. */
-int cmd_list(int argc, char **argv);
-int cmd_format(int argc, char **argv);
-int cmd_enable(int argc, char **argv);
-int cmd_disable(int argc, char **argv);
-int cmd_filter(int argc, char **argv);
-int cmd_status(int argc, char **argv);
-int cmd_reset(int argc, char **argv);
-int cmd_stream(int argc, char **argv);
-int cmd_record(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_count(int argc, char **argv);
-int cmd_hist(int argc, char **argv);
-int cmd_latency(int argc, char **argv);
-int cmd_probe(int argc, char **argv);
-int cmd_serve(int argc, char **argv);
-/* report decodes in a child process unless this is false (fuzzing) */
-extern bool report_isolate;
+/* Nanoseconds in a second: timestamps and durations convert through it. */
+#define TP_NS_PER_S 1000000000ULL
+
+/* Seconds on CLOCK_MONOTONIC: deadlines, intervals and ticks. */
+double tp_now_s(void);
+
+/* "out of memory" as the error line; returns TP_FAIL. */
+int tp_oom(void);
 
 #endif

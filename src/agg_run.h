@@ -33,7 +33,7 @@ struct agg_opts {
 	struct target *target;	/* TARGET (target.h): the processes traced */
 	const char *input;	/* --input: a trace.dat instead of the live kernel */
 	struct probe_words probes;	/* --probe: made for the run, their events traced */
-	bool strings;		/* --strings: syscall string arguments fetched (strings.h) */
+	bool strings;		/* --strings: syscall string arguments fetched (strargs.h) */
 	uint64_t over;		/* latency --over: pairs longer than this printed (ns, 0: none) */
 	size_t max_rows;	/* rows kept per table (agg_set_max_rows), 0: no bound */
 	unsigned long long threads;	/* count, hist --threads: reader threads (0: per CPU) */

@@ -13,7 +13,7 @@
 #include "ftr.h"
 #include "opt.h"
 #include "percpu.h"
-#include "strings.h"
+#include "strargs.h"
 #include "target.h"
 #include "cmd.h"
 #include "util.h"

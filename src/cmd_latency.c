@@ -23,7 +23,7 @@
 #include "opt.h"
 #include "output.h"
 #include "probe.h"
-#include "sched.h"
+#include "schedlat.h"
 #include "state.h"
 #include "target.h"
 #include "tfs.h"
@@ -128,7 +128,7 @@ static double mono_s(void)
 }
 
 /*
- * latency sched: perf sched latency's table (sched.h), not rows of the
+ * latency sched: perf sched latency's table (schedlat.h), not rows of the
  * aggregations, so it reads the session itself: every record to
  * sched_record() until the target ends, --duration, a signal or the end of
  * the recording, then the table once.

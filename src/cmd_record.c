@@ -32,7 +32,7 @@
 #include "percpu.h"
 #include "probe.h"
 #include "state.h"
-#include "strings.h"
+#include "strargs.h"
 #include "target.h"
 #include "tfs.h"
 #include "cmd.h"

@@ -31,7 +31,7 @@
 #include "output_pool.h"
 #include "state.h"
 #include "stream_cpu.h"
-#include "strings.h"
+#include "strargs.h"
 #include "target.h"
 #include "cmd.h"
 #include "util.h"

@@ -55,7 +55,7 @@ void decode_set_names(const struct decode_names *names);
 /*
  * Stand-ins: events a feature makes to be traced in place of a syscall event,
  * with its layout but strings the kernel fetched where it has pointers
- * (--strings' probes, strings.h).  The hook gives the name of the syscalls
+ * (--strings' probes, strargs.h).  The hook gives the name of the syscalls
  * event that system:name stands for, or NULL; a decoder then shows the event
  * as that one and marks it (dec_event.strings).  One hook per process, set
  * before the first decoder_event(); NULL for none.

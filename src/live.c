@@ -31,7 +31,7 @@
 #include "probe.h"
 #include "reader.h"
 #include "state.h"
-#include "strings.h"
+#include "strargs.h"
 #include "target.h"
 #include "tfs.h"
 #include "util.h"

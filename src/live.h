@@ -98,7 +98,7 @@ struct live_spec {
 	char **probes;		/* probes made for this run (tpctl-probe(1) SPECs) */
 	int nprobes;
 	const struct ftr_spec *ftrace;	/* --function, --graph (ftr.h); NULL: none */
-	bool strings;		/* syscall string arguments fetched by the kernel (strings.h) */
+	bool strings;		/* syscall string arguments fetched by the kernel (strargs.h) */
 	const char *input;	/* a trace.dat to read instead of the kernel (NULL: live) */
 	unsigned flags;
 	/*
@@ -194,7 +194,7 @@ struct tep_handle *live_tep(struct live *l);
 const struct tfs_event_list *live_events(struct live *l);
 /*
  * --strings traces a probe in place of each syscall event with string
- * arguments (strings.h): the events as the command named them, and the one
+ * arguments (strargs.h): the events as the command named them, and the one
  * traced for such an event (itself for every other).
  */
 const struct tfs_event_list *live_events_named(struct live *l);

@@ -8,7 +8,7 @@
  *   tpctl-<pid>            a run's private instance (tfs_private_instance)
  *   tpctl                  the group of the probes 'tpctl probe add' makes
  *   tpctl_<pid>            the group of the probes of one run (probe.h)
- *   strings_sys_enter_X    in that group, --strings' probe for sys_enter_X (strings.h)
+ *   strings_sys_enter_X    in that group, --strings' probe for sys_enter_X (strargs.h)
  *   tpctl_str_<pid>_<n>    --strings' synthetic events
  *   tpctl_lat_<pid>_<n>    latency's synthetic events (its kernel engine)
  *

@@ -201,7 +201,7 @@ int output_agg(FILE *f, enum output_mode mode, const struct agg_table *t,
 	       const struct output_agg *o);
 
 /*
- * The table of `tpctl latency sched` (sched.h): text as perf sched latency
+ * The table of `tpctl latency sched` (schedlat.h): text as perf sched latency
  * -p lays it out (times in ms, "comm:pid", a TOTAL line), or one document
  *   {"type":"sched","tasks":[{"pid":N,"comm":"cat","runtime_ns":N,"switches":N,
  *    "avg_delay_ns":N,"max_delay_ns":N,"max_delay_ts_ns":N}]}

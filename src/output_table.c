@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * output_table - the tables of count, hist and latency (agg.h) and of
- * latency sched (sched.h), as text or one JSON object.
+ * latency sched (schedlat.h), as text or one JSON object.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 #include "agg.h"
 #include "json.h"
 #include "output_local.h"
-#include "sched.h"
+#include "schedlat.h"
 #include "util.h"
 
 #define BAR_WIDTH 52

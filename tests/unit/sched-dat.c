@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * sched-dat FILE [--json] [--sort KEYS]: the sched table (src/sched.c) of a
+ * sched-dat FILE [--json] [--sort KEYS]: the sched table (src/schedlat.c) of a
  * trace.dat, written by the output layer.  A driver for
  * tests/cli/latency-sched.t, which compares it with perf sched latency -p
  * on the same workload; `tpctl latency sched --input FILE` gives the same.
@@ -12,7 +12,7 @@
 
 #include "live.h"
 #include "output.h"
-#include "sched.h"
+#include "schedlat.h"
 #include "util.h"
 
 int main(int argc, char **argv)

@@ -17,7 +17,7 @@
 
 #include "decode.h"
 #include "output.h"
-#include "strings.h"
+#include "strargs.h"
 
 static int n, failed;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * strings - syscall string arguments fetched by the kernel (--strings); see
- * strings.h for what is made and why.
+ * strargs.h for what is made and why.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -14,7 +14,7 @@
 
 #include "decode.h"
 #include "probe.h"
-#include "strings.h"
+#include "strargs.h"
 #include "tfs.h"
 #include "util.h"
 

@@ -61,7 +61,7 @@
 
 #include <event-parse.h>
 
-#include "sched.h"
+#include "schedlat.h"
 #include "util.h"
 
 #define COMM_LEN 16

@@ -8,7 +8,7 @@
  * The module reads raw records (struct tep_record) whose formats are in
  * the tep_handle given to sched_new(); it never touches tracefs and never
  * formats text per record, so it runs the same on a live session and on a
- * trace.dat.  The definitions follow perf's (see sched.c and
+ * trace.dat.  The definitions follow perf's (see schedlat.c and
  * tpctl-latency(1)), including the ones that surprise.
  *
  *	const char *const *ev = sched_events();	trace these
@@ -21,8 +21,8 @@
  *	output_sched(stdout, mode, t);		(output.h)
  *	sched_table_free(t); sched_free(s);
  */
-#ifndef TPCTL_SCHED_H
-#define TPCTL_SCHED_H
+#ifndef TPCTL_SCHEDLAT_H
+#define TPCTL_SCHEDLAT_H
 
 #include <stdbool.h>
 #include <stddef.h>

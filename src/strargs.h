@@ -34,8 +34,8 @@
  * instance) and the probes (group tpctl_<pid>, see probe.h) are all undone
  * by the journal; after a KILL, 'tpctl reset' removes what is left.
  */
-#ifndef TPCTL_STRINGS_H
-#define TPCTL_STRINGS_H
+#ifndef TPCTL_STRARGS_H
+#define TPCTL_STRARGS_H
 
 #include <stdbool.h>
 

@@ -67,7 +67,7 @@ plugins/%.so: plugins/%.c
 
 tests/unit/bin/%: tests/unit/%.c $(CORE_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Isrc $(LDFLAGS) -o $@ $< $(CORE_OBJS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -iquote src $(LDFLAGS) -o $@ $< $(CORE_OBJS) $(LDLIBS)
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \

@@ -19,7 +19,8 @@
  * Every quirk of kbuffer is kept (a missed-events count shows only when the
  * first record sits at the start of the data), so that a record reads the
  * same either way; a length that would step backwards ends the page, where
- * kbuffer would loop (a damaged saved page).
+ * kbuffer would loop (a damaged saved page), and so does a header (or the
+ * u32 after it) that would reach past the page's records.
  */
 #ifndef TPCTL_RBPAGE_H
 #define TPCTL_RBPAGE_H
@@ -59,7 +60,8 @@ static inline void *rbpage_step(struct rbpage *pg, unsigned long long *ts)
 		uint32_t h;
 
 		pg->curr = curr;
-		if (curr >= pg->size)
+		/* a record's header must fit in what the page holds */
+		if ((unsigned long long)curr + 4 > pg->size)
 			return NULL;
 		p = pg->data + curr;
 		h = rbpage_u32(p);
@@ -71,6 +73,11 @@ static inline void *rbpage_step(struct rbpage *pg, unsigned long long *ts)
 		type_len = h & 31;
 		delta = h >> 5;
 #endif
+		/* padding, time extend, stamp and long records: a second u32 */
+		if ((type_len == 0 || type_len >= 29) && (unsigned long long)curr + 8 > pg->size) {
+			pg->next = pg->size;
+			return NULL;
+		}
 		switch (type_len) {
 		case 29:	/* padding */
 			length = rbpage_u32(p);

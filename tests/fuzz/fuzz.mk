@@ -26,9 +26,9 @@ FUZZ_FORK    ?= -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1
 FUZZ_OUT     := tests/fuzz/build
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS   = -g -O1 -fno-omit-frame-pointer $(FUZZ_SAN) -Wall -Wextra \
-		-std=gnu11 -D_GNU_SOURCE $(PKG_CFLAGS) -Isrc -Itests/fuzz \
+		-std=gnu11 -D_GNU_SOURCE $(PKG_CFLAGS) -iquote src -iquote tests/fuzz \
 		-DTPCTL_VERSION='"$(VERSION)"' -DTPCTL_PLUGIN_DIR='"$(PLUGINDIR)"' \
-		-DFUZZ_TOP='"$(CURDIR)"'
+		-DFUZZ_TOP='"$(CURDIR)"' -MMD -MP
 FUZZ_CORE    := $(patsubst src/%.c,$(FUZZ_OUT)/obj/%.o,$(filter-out src/tpctl.c,$(SRCS)))
 FUZZ_BINS    := $(patsubst %,$(FUZZ_OUT)/fuzz_%,$(FUZZ_TARGETS))
 # Leaks are left to the valgrind pass (libtracecmd keeps what a failed open
@@ -76,3 +76,6 @@ fuzz: fuzz-build fuzz-seeds
 
 # The replay of tests/fuzz/regress/ includes the targets' sources.
 tests/unit/bin/fuzz-regress: $(wildcard tests/fuzz/*.c tests/fuzz/*.h)
+
+# the headers each object was built from (-MMD): a changed header rebuilds it
+-include $(wildcard $(FUZZ_OUT)/obj/*.d)

@@ -20,7 +20,7 @@
  * names what is counted (count: every function recorded; latency: FUNC's
  * returns at depth 0, as record --graph FUNC --depth 1 makes them).
  *
- * Output: the documents of DESIGN.md section 2 (count: by ["func"] or
+ * Output: the documents of docs/DESIGN.md section 2 (count: by ["func"] or
  * ["func","comm"]; latency: start and end both "FUNC", buckets in ns; a glob
  * adds "func" to its keys).
  */

@@ -2,7 +2,7 @@
 /*
  * output - the one output layer for decoded records, shared by stream and
  * report: kernel-identical text lines (as the kernel's own `trace` file
- * prints them) or NDJSON as in DESIGN.md section 2.  The only code that
+ * prints them) or NDJSON as in docs/DESIGN.md section 2.  The only code that
  * writes records to stdout.
  */
 #ifndef TPCTL_OUTPUT_H
@@ -162,7 +162,7 @@ void output_set_ns_clock(struct output *o, bool ns);
  * JSON with stacks: the kernel records a stack as ftrace:kernel_stack and
  * ftrace:user_stack records after the event, on its CPU; with hold, each
  * event waits for them and carries them as "stack" and "user_stack" members
- * (DESIGN.md section 2).  Without hold (the default: no cost per event), a
+ * (docs/DESIGN.md section 2).  Without hold (the default: no cost per event), a
  * stack record is written as an event of its own with those members.  Text
  * prints stack records as the kernel does either way.  -1: out of memory.
  */
@@ -178,7 +178,7 @@ void output_set_user_symbols(struct output *o, output_usym_fn fn, void *ctx);
 /*
  * count and hist tables (agg.h), the other kind of output: text tables
  * sorted by count, hist buckets as bars ("[4K, 8K)   3000 |@@@@...|"), or
- * one JSON document per table (DESIGN.md section 2):
+ * one JSON document per table (docs/DESIGN.md section 2):
  *   {"type":"count","ts_ns":N,"interval_ns":N,"by":[...],"rows":[{"key":{...},
  *    "count":N}],"lost":N}
  *   {"type":"hist","ts_ns":N,"interval_ns":N,"field":"F","by":[...],"groups":[{"key":{...},

@@ -400,7 +400,7 @@ static void json_agg_value(struct json *j, const char *key, bool sign, uint64_t 
 		json_uint(j, key, v);
 }
 
-/* A stack key as the stacks of events are (DESIGN.md): [{"addr":N,"sym":"name","off":N},...] */
+/* A stack key, as in docs/DESIGN.md section 2: [{"addr":N,"sym":"name","off":N},...] */
 static void json_agg_frames(struct json *j, const char *key, const struct agg_cell *c)
 {
 	unsigned long long off;

@@ -103,7 +103,7 @@ assert len(docs) == 1 and d["type"] == "count" and d["by"] == ["pid"] and d["los
 assert d["interval_ns"] > 0 and d["ts_ns"] > 0
 assert [r["count"] for r in d["rows"]] == [4000, 2500, 1000]
 ' "$TMP/pid.json" 2> "$TMP/py.err"
-ok $? "--json: one document, parsed by python3, the schema of DESIGN.md, rows by count"
+ok $? "--json: one document, parsed by python3, docs/DESIGN.md's schema, rows by count"
 diag "$TMP/py.err"
 printf '%s\n' "comm     COUNT" "aggcomm   1500" > "$TMP/want"
 test_cmp "--by comm: the task's name and its 1500 calls, as a text table" \

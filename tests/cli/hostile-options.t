@@ -1,7 +1,7 @@
 #!/bin/bash
 # Bad options and values: unknown options for every command, junk numbers for
 # stream and record, a tracefs that is missing, a file or not a tracefs.
-# Each: the exit status DESIGN.md gives, one message naming what is wrong,
+# Each: the exit status docs/DESIGN.md section 1 gives, one message naming what is wrong,
 # nothing on stdout, nothing changed, no private instance or file left.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/hostile.sh"

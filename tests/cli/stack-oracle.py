@@ -6,7 +6,7 @@
 
 The kernel prints a stack record as a line of its own ("<stack trace>" or
 "<user stack trace>") followed by one " => frame" line per frame.  Here the
-DESIGN.md rule is applied to the kernel's text, independently of tpctl: a
+rule of docs/DESIGN.md section 2 is applied to the kernel's text, independently of tpctl: a
 stack belongs to the record before it on the same CPU when that is an event
 of the same task that has no stack of that kind yet; any other stack stands
 alone.  The records of both sides, ordered by (microsecond, CPU), must then

@@ -43,7 +43,7 @@ const char *fuzz_json_check(const char *buf, size_t len, fuzz_str_fn str_cb, voi
  */
 void fuzz_ndjson_check(const char *buf, size_t len);
 
-/* What the JSON writer must make of arbitrary bytes (DESIGN.md section 2). */
+/* What the JSON writer must make of arbitrary bytes (docs/DESIGN.md section 2). */
 size_t fuzz_expected_utf8(const unsigned char *in, size_t len, char *out);
 
 #endif

@@ -5,7 +5,7 @@
  * values and member names, integers, booleans, nulls, ends of line) that
  * always respects the writer's contract; the output must be one valid JSON
  * value per line (per document in pretty mode), and every string must
- * decode to what DESIGN.md section 2 promises for its bytes: valid UTF-8
+ * decode to what docs/DESIGN.md section 2 promises for its bytes: valid UTF-8
  * kept, each invalid byte turned into U+FFFD, control bytes kept (escaped).
  */
 #include <stdio.h>

@@ -161,7 +161,7 @@ for i in range(3000):
         evs.append({"event": "syscalls:sys_enter_getpid", "pid": pid, "cpu": cpu})
 stdin = "\n".join(lines) + "\n"
 stdin_reads = "\n".join(l for l in lines if "getpid" not in l) + "\n"
-# pid 300 has no saved name: JSON says null (DESIGN.md: never the string "<...>")
+# pid 300 has no saved name: JSON says null (docs/DESIGN.md section 2: never "<...>")
 for e in evs:
     e["comm"] = COMMS[e["pid"]] if e["pid"] != 300 else None
 reads = [e for e in evs if e["event"] == "syscalls:sys_enter_read"]

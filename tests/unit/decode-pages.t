@@ -3,5 +3,5 @@
 # time extends, absolute stamps, lost-event pages, the CPU merge, every field kind,
 # stack records (as text, held into their event in JSON, and on their own).
 bin=$(dirname "$0")/bin/decode-pages
-[ -x "$bin" ] || { echo "1..0 # SKIP $bin not built (run make check)"; exit 0; }
+[ -x "$bin" ] || { printf '1..1\nnot ok 1 - %s not built (make check-unit)\n' "$bin"; exit 1; }
 exec "$bin"

@@ -214,7 +214,7 @@ def _s(b):
 
 
 # What the kernel's text says about each field, per event (see the TP_printk
-# of module/sample_trace_events.h).  Values are in the JSON form of DESIGN.md:
+# of module/sample_trace_events.h).  Values are in the JSON form of docs/DESIGN.md section 2:
 # strings (invalid UTF-8 as U+FFFD), integers, integer arrays, bit lists.
 _SIMPLE = re.compile(rb"^foo (.*) (-?\d+)$")
 _BODIES = {
@@ -266,7 +266,7 @@ def compare_fields(want, got):
             continue
         have = got[name]
         if isinstance(value, list) and name in ("bits", "cpum", "bitmask", "cpumask"):
-            # A bit list per DESIGN.md; an array of words also says the same thing.
+            # A bit list per docs/DESIGN.md section 2; an array of words also says the same thing.
             if have != value and not (isinstance(have, list) and words_to_bits(have) == value):
                 diffs.append("%s: kernel %r, tpctl %r" % (name, value, have))
         elif have != value:

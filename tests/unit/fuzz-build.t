@@ -68,7 +68,7 @@ for t in $targets; do
 	for d in tests/fuzz/build/seeds/$t $regress; do
 		[ -d "$d" ] && corpora+=("$d")
 	done
-	# todo-* inputs are known crashes of system libraries (RESULTS.md): not run here
+	# todo-* inputs are known crashes of system libraries (tests/fuzz/RESULTS.md): not run here
 	inputs=()
 	for d in "${corpora[@]}"; do
 		for f in "$d"/*; do

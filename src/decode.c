@@ -388,325 +388,6 @@ static int sb_puts(struct sbuf *b, const char *s)
 	return sb_add(b, s, strlen(s));
 }
 
-/* End of the C string literal starting at p (which points at the opening quote). */
-static const char *skip_literal(const char *p, const char *end)
-{
-	char q = *p++;
-
-	while (p < end && *p != q) {
-		if (*p == '\\' && p + 1 < end)
-			p++;
-		p++;
-	}
-	return p < end ? p + 1 : end;
-}
-
-/* End of one top-level argument (the next ',' outside brackets and literals). */
-static const char *skip_arg(const char *p, const char *end)
-{
-	int depth = 0;
-
-	while (p < end) {
-		if (*p == '"' || *p == '\'') {
-			p = skip_literal(p, end);
-			continue;
-		}
-		if (*p == '(' || *p == '[' || *p == '{')
-			depth++;
-		else if (*p == ')' || *p == ']' || *p == '}')
-			depth--;
-		else if (*p == ',' && depth <= 0)
-			break;
-		p++;
-	}
-	return p;
-}
-
-/*
- * "%#x" of 0: C's printf prints "0", the kernel's vsprintf "0x0" (it always
- * writes the prefix, and counts it in the field width).  Written as
- * "0x%x" / "0x%0{N-2}x" the two agree for every value; a space-padded
- * width ("%#8x") is left alone: the prefix would land before the spaces.
- */
-static bool alt_hex(const char *conv, const char *x)
-{
-	const char *p = conv + 1;
-	bool alt = false, zero = false, left = false;
-	int width = 0;
-
-	for (; p < x && strchr("-+ #0", *p); p++) {
-		alt |= *p == '#';
-		zero |= *p == '0';
-		left |= *p == '-';
-	}
-	if (!alt || *p == '*')
-		return false;
-	while (p < x && isdigit((unsigned char)*p))
-		width = width * 10 + (*p++ - '0');
-	if (p < x && *p == '.')
-		return false;
-	return !width || ((zero || left) && width >= 2);
-}
-
-static void alt_hex_put(struct sbuf *out, const char *conv, const char *x)
-{
-	const char *p = conv + 1;
-	char flags[8], buf[64];
-	int width = 0, nf = 0;
-
-	for (; p < x && strchr("-+ #0", *p); p++)
-		if (*p != '#' && nf < (int)sizeof(flags) - 1)
-			flags[nf++] = *p;
-	flags[nf] = '\0';
-	while (p < x && isdigit((unsigned char)*p))
-		width = width * 10 + (*p++ - '0');
-	/* p..x: the length modifier and the conversion character */
-	if (width)
-		snprintf(buf, sizeof(buf), "%s%%%s%d%.*s", *x == 'X' ? "0X" : "0x", flags,
-			 width - 2, (int)(x - p + 1), p);
-	else
-		snprintf(buf, sizeof(buf), "%s%%%s%.*s", *x == 'X' ? "0X" : "0x", flags,
-			 (int)(x - p + 1), p);
-	sb_puts(out, buf);
-}
-
-enum conv_fix { FIX_NONE, FIX_SYMOFF, FIX_SYM, FIX_SYMOFF_B, FIX_PTR, FIX_ALT_HEX };
-
-#define MAX_CONV 64
-
-/*
- * Find the print fmt line "print fmt: \"...\", args" and what each conversion
- * of its format needs: *fmt and *fend bound the quoted format, fix[] gets one
- * entry per conversion (counted as printf does: "*" widths take an argument,
- * so that each %p* is matched with its argument), *pnconv their number.
- * Returns how many need a rewrite, or -1 when there is no usable print fmt.
- */
-static int scan_print_fmt(const char *buf, size_t len, const char **fmt, const char **fend,
-			  enum conv_fix *fix, int *pnconv)
-{
-	const char *line, *end = buf + len, *p, *conv_start = NULL;
-	int nconv = 0, nfix = 0;
-
-	line = buf;
-	while (line < end && (end - line < 12 || memcmp(line, "print fmt: \"", 12))) {
-		line = memchr(line, '\n', end - line);
-		if (!line)
-			return -1;
-		line++;
-	}
-	if (line >= end)
-		return -1;
-	*fmt = line + 11;
-	*fend = skip_literal(*fmt, end);
-	for (p = *fmt + 1; p < *fend - 1; p++) {
-		if (*p == '\\') {
-			p++;
-			continue;
-		}
-		if (*p != '%')
-			continue;
-		p++;
-		if (*p == '%')
-			continue;
-		conv_start = p - 1;
-		while (*p && strchr("-+ #0", *p))
-			p++;
-		if (*p == '*') {
-			if (nconv < MAX_CONV)
-				fix[nconv] = FIX_NONE;
-			nconv++;
-			p++;
-		}
-		while (isdigit((unsigned char)*p))
-			p++;
-		if (*p == '.') {
-			p++;
-			if (*p == '*') {
-				if (nconv < MAX_CONV)
-					fix[nconv] = FIX_NONE;
-				nconv++;
-				p++;
-			}
-			while (isdigit((unsigned char)*p))
-				p++;
-		}
-		while (*p && strchr("hlLqjzt", *p))
-			p++;
-		if (nconv >= MAX_CONV)
-			return -1;
-		fix[nconv] = FIX_NONE;
-		if (*p == 'p' && p[-1] == '%') {
-			switch (p[1]) {
-			case 'S': case 'F':
-				fix[nconv] = FIX_SYMOFF;
-				break;
-			case 's': case 'f':
-				fix[nconv] = FIX_SYM;
-				break;
-			case 'B':
-				fix[nconv] = FIX_SYMOFF_B;
-				break;
-			default:
-				if (!isalnum((unsigned char)p[1]))
-					fix[nconv] = FIX_PTR;
-			}
-		}
-		if ((*p == 'x' || *p == 'X') && alt_hex(conv_start, p))
-			fix[nconv] = FIX_ALT_HEX;
-		if (fix[nconv] != FIX_NONE)
-			nfix++;
-		nconv++;
-	}
-	*pnconv = nconv;
-	return nfix;
-}
-
-/* Rewrite the print fmt line in place of the original (see scan_print_fmt). */
-static char *rewrite_print_fmt(const char *buf, size_t len)
-{
-	const char *end = buf + len, *fmt, *fend, *p, *args;
-	enum conv_fix fix[MAX_CONV];
-	struct sbuf out = { 0 };
-	int nconv = 0, nfix, i;
-
-	nfix = scan_print_fmt(buf, len, &fmt, &fend, fix, &nconv);
-	if (nfix <= 0)
-		return NULL;
-
-	/* the text before the format, then the format with the conversions replaced */
-	sb_add(&out, buf, fmt - buf);
-	for (p = fmt, i = 0; p < fend; p++) {
-		const char *c = p;
-
-		if (*p == '\\' && p + 1 < fend) {
-			sb_add(&out, p, 2);
-			p++;
-			continue;
-		}
-		if (*p != '%' || p == fmt) {
-			sb_add(&out, p, 1);
-			continue;
-		}
-		if (p[1] == '%') {
-			sb_add(&out, p, 2);
-			p++;
-			continue;
-		}
-		/* find the conversion character, counting "*" arguments */
-		c = p + 1;
-		while (*c && strchr("-+ #0", *c))
-			c++;
-		if (*c == '*') {
-			i++;
-			c++;
-		}
-		while (isdigit((unsigned char)*c))
-			c++;
-		if (*c == '.') {
-			c++;
-			if (*c == '*') {
-				i++;
-				c++;
-			}
-			while (isdigit((unsigned char)*c))
-				c++;
-		}
-		while (*c && strchr("hlLqjzt", *c))
-			c++;
-		switch (i < nconv ? fix[i] : FIX_NONE) {
-		case FIX_SYMOFF: case FIX_SYM: case FIX_SYMOFF_B:
-			sb_puts(&out, "%s");
-			p = c + 1;	/* skip "pS" */
-			break;
-		case FIX_PTR:
-			sb_puts(&out, "%016lx");
-			p = c;
-			break;
-		case FIX_ALT_HEX:
-			alt_hex_put(&out, p, c);
-			p = c;
-			break;
-		default:
-			sb_add(&out, p, c - p + 1);
-			p = c;
-		}
-		i++;
-	}
-	/* the arguments */
-	args = fend;
-	for (i = 0; args < end && *args == ','; i++) {
-		const char *a = args + 1, *ae;
-
-		ae = skip_arg(a, end);
-		/* the last argument ends at the newline */
-		if (ae == end || memchr(a, '\n', ae - a)) {
-			const char *nl = memchr(a, '\n', end - a);
-
-			ae = nl ? nl : end;
-		}
-		sb_add(&out, ",", 1);
-		while (a < ae && *a == ' ')
-			sb_add(&out, a++, 1);
-		switch (i < nconv ? fix[i] : FIX_NONE) {
-		case FIX_SYMOFF:
-			sb_puts(&out, "__tpctl_symoff(");
-			break;
-		case FIX_SYM:
-			sb_puts(&out, "__tpctl_sym(");
-			break;
-		case FIX_SYMOFF_B:
-			sb_puts(&out, "__tpctl_symoff_b(");
-			break;
-		default:
-			break;
-		}
-		sb_add(&out, a, ae - a);
-		if (i < nconv && (fix[i] == FIX_SYMOFF || fix[i] == FIX_SYM ||
-				  fix[i] == FIX_SYMOFF_B))
-			sb_puts(&out, ")");
-		args = ae;
-	}
-	sb_add(&out, args, end - args);
-	return out.s;
-}
-
-enum dec_sym decode_format_field_sym(const char *buf, size_t len, const char *field)
-{
-	const char *end = buf + len, *fmt, *fend, *args;
-	enum conv_fix fix[MAX_CONV];
-	size_t flen = strlen(field);
-	int nconv = 0, i;
-
-	if (scan_print_fmt(buf, len, &fmt, &fend, fix, &nconv) <= 0)
-		return DEC_SYM_NONE;
-	args = fend;
-	for (i = 0; i < nconv && args < end && *args == ','; i++) {
-		const char *a = args + 1, *ae = skip_arg(a, end), *rec, *p;
-		const char *nl = memchr(a, '\n', ae - a);
-
-		if (nl)
-			ae = nl;
-		args = ae;
-		if (fix[i] != FIX_SYM && fix[i] != FIX_SYMOFF && fix[i] != FIX_SYMOFF_B)
-			continue;
-		/* only the bare field, maybe cast: "REC->f", "(void *)REC->f" */
-		rec = memmem(a, ae - a, "REC->", 5);
-		if (!rec || (size_t)(ae - rec - 5) < flen || memcmp(rec + 5, field, flen))
-			continue;
-		for (p = rec + 5 + flen; p < ae && (*p == ' ' || *p == ')'); p++)
-			;
-		if (p < ae)
-			continue;
-		for (p = a; p < rec && !strchr("+-/%&|^~!?:<>", *p); p++)
-			;
-		if (p < rec)
-			continue;
-		return fix[i] == FIX_SYM ? DEC_SYM : fix[i] == FIX_SYMOFF ? DEC_SYM_OFF :
-		       DEC_SYM_OFF_B;
-	}
-	return DEC_SYM_NONE;
-}
-
 void decode_sym_print(struct trace_seq *s, unsigned long long addr, enum dec_sym how)
 {
 	switch (how) {
@@ -858,26 +539,26 @@ char *decode_format_resolve(const char *buf, size_t len, const struct decode_nam
 
 /*
  * Which conversions of a parsed print fmt print a symbol through the helpers
- * (rewrite_print_fmt), per event: libtraceevent gives no name of a print
+ * (printfmt_convert()), per event: libtraceevent gives no name of a print
  * function in its argument tree (struct tep_function_handler is private), so
  * a reader of that tree (textplan.c) learns it here.
  */
 struct conv_syms {
 	const struct tep_handle *tep;
 	int id, n;
-	unsigned char how[MAX_CONV];	/* enum dec_sym */
+	unsigned char how[PRINTFMT_MAX_CONV];	/* enum dec_sym */
 };
 static struct conv_syms *csyms;
 static size_t ncsyms, acsyms;
 
 static void conv_syms_save(const struct tep_handle *tep, int id, const char *buf, size_t len)
 {
-	const char *fmt, *fend;
-	enum conv_fix fix[MAX_CONV];
+	unsigned char how[PRINTFMT_MAX_CONV];
 	struct conv_syms *c;
-	int nconv = 0, i;
+	int nconv;
 
-	if (scan_print_fmt(buf, len, &fmt, &fend, fix, &nconv) <= 0)
+	nconv = printfmt_convs(buf, len, how);
+	if (nconv < 0)
 		return;
 	if (ncsyms == acsyms) {
 		size_t a = acsyms ? 2 * acsyms : 64;
@@ -892,9 +573,7 @@ static void conv_syms_save(const struct tep_handle *tep, int id, const char *buf
 	c->tep = tep;
 	c->id = id;
 	c->n = nconv;
-	for (i = 0; i < nconv; i++)
-		c->how[i] = fix[i] == FIX_SYM ? DEC_SYM : fix[i] == FIX_SYMOFF ? DEC_SYM_OFF :
-			    fix[i] == FIX_SYMOFF_B ? DEC_SYM_OFF_B : DEC_SYM_NONE;
+	memcpy(c->how, how, nconv);
 }
 
 enum dec_sym decode_conv_sym(const struct tep_handle *tep, int id, int conv)
@@ -924,7 +603,7 @@ int decode_add_format(struct tep_handle *tep, const char *sys, const char *buf, 
 	if (names_set)
 		flags |= PF_CONSTANTS | PF_VARIABLES;
 	named = printfmt_rewrite(buf, len, names_set ? &names : NULL, flags);
-	fixed = rewrite_print_fmt(named ? named : buf, named ? strlen(named) : len);
+	fixed = printfmt_convert(named ? named : buf, named ? strlen(named) : len);
 	if (!fixed) {
 		fixed = named;
 		named = NULL;

@@ -343,10 +343,8 @@ static int config_load(struct config **cp, const char *path, int argc, char **ar
 	FILE *f = NULL;
 
 	*cp = NULL;
-	if (!c) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!c)
+		return tp_oom();
 	if (path) {
 		if (serve_file_ok(path, "config")) {
 			config_free(c);

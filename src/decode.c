@@ -887,75 +887,92 @@ static int stack_fields(struct dec_event *de)
 	return 0;
 }
 
-static struct dec_event *dec_event_build(struct tep_event *event)
+/* One field's keys, place and kind. */
+static int field_build(struct dec_field *df, struct tep_format_field *f, struct tep_event *event)
 {
-	struct dec_event *de = calloc(1, sizeof(*de));
-	struct tep_format_field *f;
-	const char *nm;
-	int n = 0, i;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mf;
+	bool arr = f->flags & TEP_FIELD_IS_ARRAY;
+	const char *t = f->type;
 
-	if (!de)
-		return NULL;
-	de->event = event;
-	de->id = event->id;
-	for (f = event->format.fields; f; f = f->next)
-		n++;
-	de->fields = calloc(n ? n : 1, sizeof(*de->fields));
-	if (!de->fields)
-		goto fail;
-	/* (first: a failure part way frees the keys made so far) */
-	de->nfields = n;
-	for (f = event->format.fields, i = 0; f; f = f->next, i++) {
-		struct dec_field *df = &de->fields[i];
-		bool arr = f->flags & TEP_FIELD_IS_ARRAY;
-		const char *t = f->type;
-
-		df->field = f;
-		df->name = f->name;
-		df->jkey = json_key(f->name);
-		if (!df->jkey)
-			goto fail;
-		df->jkey_len = strlen(df->jkey);
-		if (asprintf(&df->jkeyc, ",%s", df->jkey) < 0) {
-			df->jkeyc = NULL;
-			goto fail;
-		}
-		df->jkeyc = pad16(df->jkeyc, df->jkey_len + 1);
-		if (!df->jkeyc)
-			goto fail;
-		df->common = !strncmp(f->name, "common_", 7);
-		df->offset = f->offset;
-		df->size = f->size;
-		df->sign = f->flags & TEP_FIELD_IS_SIGNED;
-		df->dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
-		df->relative = f->flags & TEP_FIELD_IS_RELATIVE;
-		if (!strncmp(t, "__data_loc ", 11) || !strncmp(t, "__rel_loc ", 10)) {
-			df->dynamic = !strncmp(t, "__data_loc ", 11);
-			df->relative = !df->dynamic;
-			arr = true;
-		}
-		if (arg_is_bitmask(event->print_fmt.args, f, 0) || strstr(t, "cpumask_t")) {
-			df->kind = DK_BITMASK;
-			df->elem = sizeof(long);
-		} else if (arr && strstr(t, "char") && !strstr(t, "unsigned char")) {
-			df->kind = DK_STR;
-			df->elem = 1;
-		} else if (arr) {
-			df->kind = DK_ARRAY;
-			df->elem = f->arraylen && f->size ? (int)(f->size / f->arraylen) :
-				   type_elem_size(t);
-			if (df->elem != 1 && df->elem != 2 && df->elem != 4 && df->elem != 8)
-				df->elem = 1;
-		} else if (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) {
-			df->kind = DK_INT;
-		} else {
-			df->kind = DK_BYTES;
-			df->elem = 1;
-		}
+	df->field = f;
+	df->name = f->name;
+	df->jkey = json_key(f->name);
+	if (!df->jkey)
+		return -1;
+	df->jkey_len = strlen(df->jkey);
+	if (asprintf(&df->jkeyc, ",%s", df->jkey) < 0) {
+		df->jkeyc = NULL;
+		return -1;
 	}
+	df->jkeyc = pad16(df->jkeyc, df->jkey_len + 1);
+	if (!df->jkeyc)
+		return -1;
+	df->common = !strncmp(f->name, "common_", 7);
+	df->offset = f->offset;
+	df->size = f->size;
+	df->sign = f->flags & TEP_FIELD_IS_SIGNED;
+	df->dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
+	df->relative = f->flags & TEP_FIELD_IS_RELATIVE;
+	if (!strncmp(t, "__data_loc ", 11) || !strncmp(t, "__rel_loc ", 10)) {
+		df->dynamic = !strncmp(t, "__data_loc ", 11);
+		df->relative = !df->dynamic;
+		arr = true;
+	}
+	if (arg_is_bitmask(event->print_fmt.args, f, 0) || strstr(t, "cpumask_t")) {
+		df->kind = DK_BITMASK;
+		df->elem = sizeof(long);
+	} else if (arr && strstr(t, "char") && !strstr(t, "unsigned char")) {
+		df->kind = DK_STR;
+		df->elem = 1;
+	} else if (arr) {
+		df->kind = DK_ARRAY;
+		df->elem = f->arraylen && f->size ? (int)(f->size / f->arraylen) :
+			   type_elem_size(t);
+		if (df->elem != 1 && df->elem != 2 && df->elem != 4 && df->elem != 8)
+			df->elem = 1;
+	} else if (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) {
+		df->kind = DK_INT;
+	} else {
+		df->kind = DK_BYTES;
+		df->elem = 1;
+	}
+	return 0;
+}
+
+/* The syscall events: "sys_x" for the text, the first argument, the return value. */
+static void syscall_fields(struct dec_event *de)
+{
+	const char *nm = de->name;
+	int i;
+
+	if (!strncmp(nm, "sys_enter_", 10)) {
+		de->special = DS_SYS_ENTER;
+		if (asprintf(&de->sysname, "sys_%s", nm + 10) < 0)
+			de->sysname = NULL;
+	} else if (!strncmp(nm, "sys_exit_", 9)) {
+		de->special = DS_SYS_EXIT;
+		if (asprintf(&de->sysname, "sys_%s", nm + 9) < 0)
+			de->sysname = NULL;
+	}
+	if (de->sysname) {
+		de->sysname_len = strlen(de->sysname);
+		de->sysname = pad16(de->sysname, de->sysname_len);
+	}
+	if (!de->sysname)
+		de->special = DS_NONE;
+	for (i = 0; i < de->nfields; i++) {
+		if (!strcmp(de->fields[i].name, "__syscall_nr"))
+			de->first_arg = i + 1;
+		if (!strcmp(de->fields[i].name, "ret"))
+			de->ret = &de->fields[i];
+	}
+	if (de->special == DS_SYS_EXIT && !de->ret)
+		de->special = DS_NONE;
+}
+
+/* What the kernel prints with a function of its own: syscalls, ftrace's events, stacks. */
+static void special_find(struct dec_event *de, struct tep_event *event)
+{
+	const char *nm;
 
 	/* an event standing for another is shown as that one (decode_set_shown) */
 	de->system = event->system;
@@ -967,30 +984,7 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 		de->strings = true;
 	}
 	if (de->system && !strcmp(de->system, "syscalls")) {
-		nm = de->name;
-		if (!strncmp(nm, "sys_enter_", 10)) {
-			de->special = DS_SYS_ENTER;
-			if (asprintf(&de->sysname, "sys_%s", nm + 10) < 0)
-				de->sysname = NULL;
-		} else if (!strncmp(nm, "sys_exit_", 9)) {
-			de->special = DS_SYS_EXIT;
-			if (asprintf(&de->sysname, "sys_%s", nm + 9) < 0)
-				de->sysname = NULL;
-		}
-		if (de->sysname) {
-			de->sysname_len = strlen(de->sysname);
-			de->sysname = pad16(de->sysname, de->sysname_len);
-		}
-		if (!de->sysname)
-			de->special = DS_NONE;
-		for (i = 0; i < n; i++) {
-			if (!strcmp(de->fields[i].name, "__syscall_nr"))
-				de->first_arg = i + 1;
-			if (!strcmp(de->fields[i].name, "ret"))
-				de->ret = &de->fields[i];
-		}
-		if (de->special == DS_SYS_EXIT && !de->ret)
-			de->special = DS_NONE;
+		syscall_fields(de);
 	} else if (event->system && !strcmp(event->system, "ftrace")) {
 		de->special = DS_FTRACE;
 		if (!strcmp(event->name, "kernel_stack"))
@@ -1002,22 +996,22 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 		if (de->special == DS_FTRACE)
 			function_fields(de);
 	}
+}
 
-	/* (after stack_fields(), which takes the frames out of fields) */
-	for (i = 0; i < de->nfields; i++) {
-		const struct dec_field *df = &de->fields[i];
+/*
+ * The JSON object's head (system, event, the fields' key) and whether the
+ * fast writer can take a record: its bound, a key, a comma, the longest
+ * number or the array and quotes.
+ */
+static int json_head(struct dec_event *de)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&buf, &len);
+	int i;
 
-		/* (a damaged format's negative offset or size: every record is checked) */
-		if (df->offset < 0 || df->size < 0)
-			de->fields_end = INT_MAX;
-		else if (df->offset + df->size > de->fields_end)
-			de->fields_end = df->offset + df->size;
-		if (df->dynamic || df->relative)
-			de->dynamic = true;
-	}
-	mf = open_memstream(&buf, &len);
 	if (!mf)
-		goto fail;
+		return -1;
 	fputs(",\"system\":", mf);
 	json_write_string(mf, de->system, strlen(de->system));
 	fputs(",\"event\":", mf);
@@ -1027,8 +1021,7 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 	de->jhead = pad16(buf, len);
 	de->jhead_len = len;
 	if (!de->jhead)
-		goto fail;
-	/* JSON's bound: a key, a comma, the longest number or the array and quotes */
+		return -1;
 	de->jfast = !de->strings;
 	de->jmax = 3;
 	for (i = 0; i < de->nfields; i++) {
@@ -1047,6 +1040,45 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 	}
 	if (de->jhead_len + de->jmax > DEC_JFAST_MAX)
 		de->jfast = false;
+	return 0;
+}
+
+static struct dec_event *dec_event_build(struct tep_event *event)
+{
+	struct dec_event *de = calloc(1, sizeof(*de));
+	struct tep_format_field *f;
+	int n = 0, i;
+
+	if (!de)
+		return NULL;
+	de->event = event;
+	de->id = event->id;
+	for (f = event->format.fields; f; f = f->next)
+		n++;
+	de->fields = calloc(n ? n : 1, sizeof(*de->fields));
+	if (!de->fields)
+		goto fail;
+	/* (first: a failure part way frees the keys made so far) */
+	de->nfields = n;
+	for (f = event->format.fields, i = 0; f; f = f->next, i++)
+		if (field_build(&de->fields[i], f, event) < 0)
+			goto fail;
+	special_find(de, event);
+
+	/* (after stack_fields(), which takes the frames out of fields) */
+	for (i = 0; i < de->nfields; i++) {
+		const struct dec_field *df = &de->fields[i];
+
+		/* (a damaged format's negative offset or size: every record is checked) */
+		if (df->offset < 0 || df->size < 0)
+			de->fields_end = INT_MAX;
+		else if (df->offset + df->size > de->fields_end)
+			de->fields_end = df->offset + df->size;
+		if (df->dynamic || df->relative)
+			de->dynamic = true;
+	}
+	if (json_head(de) < 0)
+		goto fail;
 	/* the text's "name: " before the print fmt's text; ftrace's events have none */
 	if (asprintf(&de->tname, "%s: ", event->name) < 0) {
 		de->tname = NULL;

@@ -250,10 +250,8 @@ static int list_set(const struct ftr_spec *f, struct tracefs_instance *inst, con
 	for (i = 0; i < n; i++)
 		len += strlen(v[i]) + 1;
 	val = calloc(1, len + 1);
-	if (!val) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!val)
+		return tp_oom();
 	for (i = 0; i < n; i++) {
 		if ((v[i][0] == '!') != bang)
 			continue;

@@ -150,7 +150,7 @@ static bool comm_retry_due(struct output *o, struct timespec *now)
 	if (!o->comm_fn)
 		return false;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, now);
-	return (now->tv_sec - o->comm_last.tv_sec) * 1000000000LL +
+	return (now->tv_sec - o->comm_last.tv_sec) * (long long)TP_NS_PER_S +
 	       (now->tv_nsec - o->comm_last.tv_nsec) >= 100000000LL;
 }
 
@@ -325,7 +325,8 @@ struct dec_event *output_prepare(struct output *o, const struct tep_record *rec,
 	if (de && o->mode == OUTPUT_JSON)
 		comm_learn_names(&o->learn, de, rec->data, rec->size);
 	pi = out_pid_info(o, pid, rec->ts);
-	if (de && !*special && !pi->unknown && (o->mode != OUTPUT_JSON || !comm_teaching(&o->learn, de))) {
+	if (de && !*special && !pi->unknown &&
+	    (o->mode != OUTPUT_JSON || !comm_teaching(&o->learn, de))) {
 		o->prep_de = de;
 		o->prep_pi = pi;
 		o->prep_id = id;

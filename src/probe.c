@@ -440,10 +440,8 @@ static int args_convert(struct probe *p, char **args, int nargs)
 		len += sprintf(p->args + len, "%s%s", len ? " " : "", a);
 		free(a);
 	}
-	if (!p->args || i < nargs) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!p->args || i < nargs)
+		return tp_oom();
 	return TP_OK;
 }
 
@@ -632,10 +630,8 @@ int probe_parse_word(const char *word, struct probe *p)
 	char *copy = strdup(word), *tok, *save = NULL, *spec, *args[64];
 	int n = 0, ret;
 
-	if (!copy) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!copy)
+		return tp_oom();
 	spec = strtok_r(copy, " \t", &save);
 	if (!spec) {
 		tp_error("empty probe");
@@ -714,8 +710,7 @@ int probe_create(const struct probe *p, const char *group)
 	d = probe_alloc(p, group);
 	if (!d || removal(group, p->name, &path, &undo) < 0) {
 		tracefs_dynevent_free(d);
-		tp_error("out of memory");
-		return TP_FAIL;
+		return tp_oom();
 	}
 	/* an entry of error_log is ours only if it was not there before */
 	before = tracefs_error_last(NULL);
@@ -772,10 +767,8 @@ int probe_session_make(char **words, int n, struct tfs_event_list *evs)
 	struct probe *p = calloc(n ? n : 1, sizeof(*p));
 	int i, made = 0, ret = TP_OK;
 
-	if (!p) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!p)
+		return tp_oom();
 	/* every SPEC checked before the first probe is made */
 	for (i = 0; !ret && i < n; i++, made++)
 		ret = probe_parse_word(words[i], &p[i]);

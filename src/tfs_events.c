@@ -104,8 +104,7 @@ int tfs_events_available(struct tracefs_instance *inst, struct tfs_event_list *o
 		if (list_add(out, line, strlen(line), colon + 1, strlen(colon + 1)) < 0) {
 			free(buf);
 			tfs_event_list_free(out);
-			tp_error("out of memory");
-			return TP_FAIL;
+			return tp_oom();
 		}
 	}
 	free(buf);
@@ -237,8 +236,7 @@ int tfs_events_match(const struct tfs_event_list *all, char **patterns, int npat
 oom:
 	free(take);
 	tfs_event_list_free(out);
-	tp_error("out of memory");
-	return TP_FAIL;
+	return tp_oom();
 }
 
 int tfs_event_list_add(struct tfs_event_list *l, const char *sys, const char *name)

@@ -67,8 +67,7 @@ int tfs_hist_start(struct tracefs_instance *inst, const struct tfs_event *ev,
 	/* journal first: rollback opens the trigger file with O_TRUNC, which removes it */
 	if (!path || state_journal(path, "") < 0) {
 		tracefs_put_tracing_file(path);
-		tp_error("out of memory");
-		return TP_FAIL;
+		return tp_oom();
 	}
 	tracefs_put_tracing_file(path);
 	if (tp.verbose) {
@@ -142,8 +141,7 @@ int tfs_trigger_add(struct tracefs_instance *inst, const struct tfs_event *ev, c
 	/* journal first: rollback opens the trigger file with O_TRUNC, which removes them */
 	if (!path || state_journal(path, "") < 0) {
 		tracefs_put_tracing_file(path);
-		tp_error("out of memory");
-		return TP_FAIL;
+		return tp_oom();
 	}
 	tracefs_put_tracing_file(path);
 	tp_debug("%s:%s trigger: %s", ev->system, ev->name, cmd);

@@ -76,7 +76,8 @@ int tfs_private_instance(struct tracefs_instance **inst)
 		int err = errno;
 
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		tp_error("cannot create instance '%s': %s%s", name, strerror(err), tfs_perm_hint(err));
+		tp_error("cannot create instance '%s': %s%s", name, strerror(err),
+			 tfs_perm_hint(err));
 		return TP_FAIL;
 	}
 	dir = tracefs_instance_get_dir(*inst);

@@ -69,10 +69,8 @@ int tfs_pids_add(struct tracefs_instance *inst, bool notrace, const int *pids, s
 	if (!n)
 		return TP_OK;
 	val = pids_text(pids, n);
-	if (!val) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!val)
+		return tp_oom();
 	/* opened without O_TRUNC, the kernel adds to the list */
 	if (tracefs_instance_file_append(inst, file, val) < 0) {
 		tp_error("cannot add to '%s' of %s: %s", file, tfs_instance_label(inst),
@@ -115,8 +113,7 @@ int tfs_pids_get(struct tracefs_instance *inst, bool notrace, int **pids, size_t
 				free(*pids);
 				*pids = NULL;
 				*n = 0;
-				tp_error("out of memory");
-				return TP_FAIL;
+				return tp_oom();
 			}
 			*pids = np;
 		}

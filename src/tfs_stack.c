@@ -64,10 +64,8 @@ int tfs_event_stacktrace(struct tracefs_instance *inst, const struct tfs_event *
 	}
 	*how = "trigger";
 	if (filter ? asprintf(&val, "stacktrace if %s", filter) < 0 :
-		     !(val = strdup("stacktrace"))) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+		     !(val = strdup("stacktrace")))
+		return tp_oom();
 	ret = tfs_event_write(inst, ev, "trigger", val, STATE_TRIGGER);
 	free(val);
 	if (ret < 0) {

@@ -118,13 +118,14 @@ static const char *const puncts2[] = {
 
 /*
  * Tokens of s[i..n), their offsets counted from s; false on something no
- * print fmt holds (an unclosed literal).
+ * print fmt holds (an unclosed literal: the last token, running to n).
  */
 static bool tokenize(struct parser *p, const char *s, int i, int n)
 {
+	bool open = false;
 	int at = 0;
 
-	while (i < n) {
+	while (i < n && !open) {
 		struct token tk = { .pos = i };
 		char c = s[i];
 		size_t k;
@@ -150,9 +151,8 @@ static bool tokenize(struct parser *p, const char *s, int i, int n)
 				else if (s[i] == '\t' && (p->flags & PF_ESCAPE))
 					edit_add(p, i, 1, "\\t", NULL);
 			}
-			if (i >= n)
-				return false;
-			i++;
+			open = i >= n;
+			i += !open;
 		} else {
 			tk.kind = TK_PUNCT;
 			i++;
@@ -175,7 +175,7 @@ static bool tokenize(struct parser *p, const char *s, int i, int n)
 		}
 		p->t[p->nt++] = tk;
 	}
-	return true;
+	return !open;
 }
 
 static bool is_punct(const struct parser *p, int i, const char *s)
@@ -702,6 +702,18 @@ static enum conv_fix conv_fix(const char *pct, const char *p)
 	return FIX_NONE;
 }
 
+/* A width or precision at p, its end: "*" takes an argument (a conversion of its own). */
+static const char *conv_width(struct fmt_scan *fs, const char *p, bool *ok)
+{
+	if (*p == '*') {
+		*ok &= conv_add(fs, NULL, NULL, FIX_NONE);
+		p++;
+	}
+	while (isdigit((unsigned char)*p))
+		p++;
+	return p;
+}
+
 /*
  * The conversions of the quoted format, counted as printf does: "*" widths
  * take an argument, so that each %p* is matched with its argument.  false
@@ -710,6 +722,7 @@ static enum conv_fix conv_fix(const char *pct, const char *p)
 static bool scan_convs(struct fmt_scan *fs)
 {
 	const char *p, *pct;
+	bool ok = true;
 
 	for (p = fs->fmt + 1; p < fs->fend - 1; p++) {
 		if (*p == '\\') {
@@ -724,19 +737,11 @@ static bool scan_convs(struct fmt_scan *fs)
 		pct = p - 1;
 		while (*p && strchr("-+ #0", *p))
 			p++;
-		if (*p == '*' && !conv_add(fs, NULL, NULL, FIX_NONE))
+		p = conv_width(fs, p, &ok);
+		if (*p == '.')
+			p = conv_width(fs, p + 1, &ok);
+		if (!ok)
 			return false;
-		p += *p == '*';
-		while (isdigit((unsigned char)*p))
-			p++;
-		if (*p == '.') {
-			p++;
-			if (*p == '*' && !conv_add(fs, NULL, NULL, FIX_NONE))
-				return false;
-			p += *p == '*';
-			while (isdigit((unsigned char)*p))
-				p++;
-		}
 		while (*p && strchr("hlLqjzt", *p))
 			p++;
 		if (!conv_add(fs, pct, p, conv_fix(pct, p)))
@@ -747,36 +752,39 @@ static bool scan_convs(struct fmt_scan *fs)
 
 /*
  * The arguments after the format, with the parser's tokens: each runs from
- * a comma outside brackets to the next one, the last to the line's end.
- * The first comma must follow the format at once.
+ * a comma outside brackets to the next one; the first that holds a newline
+ * ends there, and is the last.  The first comma must follow the format at
+ * once.
  */
-static void scan_args(struct fmt_scan *fs, const struct parser *p, const char *eol)
+static void scan_args(struct fmt_scan *fs, const struct parser *p, const char *end)
 {
-	int k, depth = 0;
+	int k = 1, depth;
 
 	if (!fs->nconv || p->nt < 2 || !is_punct(p, 1, ",") || p->s + p->t[1].pos != fs->fend)
 		return;
-	fs->arg[0] = fs->fend + 1;
-	fs->arg_end[0] = eol;
-	fs->nargs = 1;
-	for (k = 2; k < p->nt; k++) {
-		const struct token *t = &p->t[k];
-		char c = p->s[t->pos];
+	while (fs->nargs < fs->nconv) {
+		const char *a = p->s + p->t[k].pos + 1, *ae = end, *nl;
 
-		if (t->kind != TK_PUNCT || t->len != 1)
-			continue;
-		if (c == '(' || c == '[' || c == '{') {
-			depth++;
-		} else if (c == ')' || c == ']' || c == '}') {
-			depth--;
-		} else if (c == ',' && depth <= 0) {
-			fs->arg_end[fs->nargs - 1] = p->s + t->pos;
-			if (fs->nargs == fs->nconv)
+		for (k++, depth = 0; k < p->nt; k++) {
+			const struct token *t = &p->t[k];
+			char c = p->s[t->pos];
+
+			if (t->kind != TK_PUNCT || t->len != 1)
+				continue;
+			if (c == '(' || c == '[' || c == '{') {
+				depth++;
+			} else if (c == ')' || c == ']' || c == '}') {
+				depth--;
+			} else if (c == ',' && depth <= 0) {
+				ae = p->s + t->pos;
 				break;
-			fs->arg[fs->nargs] = p->s + t->pos + 1;
-			fs->arg_end[fs->nargs++] = eol;
-			depth = 0;
+			}
 		}
+		nl = memchr(a, '\n', ae - a);
+		fs->arg[fs->nargs] = a;
+		fs->arg_end[fs->nargs++] = nl ? nl : ae;
+		if (nl || k >= p->nt)
+			break;
 	}
 }
 
@@ -788,7 +796,7 @@ static void scan_args(struct fmt_scan *fs, const struct parser *p, const char *e
 static int scan_print_fmt(const char *buf, size_t len, struct fmt_scan *fs)
 {
 	struct parser p = { .s = buf, .call = -1, .resolved = -1 };
-	const char *line = buf, *end = buf + len, *eol;
+	const char *line = buf, *end = buf + len;
 	int ret = -1;
 
 	memset(fs, 0, sizeof(*fs));
@@ -800,14 +808,16 @@ static int scan_print_fmt(const char *buf, size_t len, struct fmt_scan *fs)
 	}
 	if (line >= end)
 		return -1;
-	eol = memchr(line, '\n', end - line);
-	if (!eol)
-		eol = end;
-	if (tokenize(&p, buf, line + 11 - buf, eol - buf) && p.nt && p.t[0].kind == TK_STR) {
+	/*
+	 * to the end of the text: a literal left open runs there (the tokens
+	 * before it stand), an argument ends at the line's end
+	 */
+	tokenize(&p, buf, line + 11 - buf, len);
+	if (p.nt && p.t[0].kind == TK_STR) {
 		fs->fmt = buf + p.t[0].pos;
 		fs->fend = fs->fmt + p.t[0].len;
 		if (scan_convs(fs)) {
-			scan_args(fs, &p, eol);
+			scan_args(fs, &p, end);
 			ret = fs->nfix;
 		}
 	}
@@ -840,8 +850,9 @@ static void conv_edits(struct parser *p, const struct fmt_scan *fs, int i)
 			break;
 		for (a = fs->arg[i]; a < fs->arg_end[i] && *a == ' '; a++)
 			;
-		edit_add(p, a - p->s, 0, helper[c->fix], NULL);
+		/* (of two insertions at one place the later goes first: an empty argument) */
 		edit_add(p, fs->arg_end[i] - p->s, 0, ")", NULL);
+		edit_add(p, a - p->s, 0, helper[c->fix], NULL);
 		break;
 	case FIX_PTR:
 		edit_add(p, pos, c->c + 1 - c->pct, "%016lx", NULL);

@@ -21,6 +21,7 @@
 #include <trace-seq.h>
 
 #include "agg_local.h"
+#include "names.h"
 #include "util.h"
 
 /* ---------------------------------------------------------------- rows */
@@ -121,13 +122,7 @@ static const struct {
 
 static bool ident_valid(const char *s)
 {
-	if (!*s || strlen(s) > 255)
-		return false;
-	for (; *s; s++)
-		if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9')))
-			return false;
-	return true;
+	return names_ident_valid(s, strlen(s), NAMES_FIELD_MAX, false);
 }
 
 int agg_spec_keys(struct agg_spec *spec, const char *by)

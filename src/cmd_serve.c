@@ -16,29 +16,23 @@
  * the session); HUP reads the config again, and a new config that does not
  * parse or cannot be traced leaves the old one running.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <linux/sockios.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-#include <microhttpd.h>
 
 #include "agg_run.h"
 #include "opt.h"
 #include "serve.h"
+#include "serve_http.h"
 #include "state.h"
 #include "target.h"
 #include "cmd.h"
@@ -53,31 +47,6 @@
  * each behind the lock.
  */
 #define REUSE_S		0.25
-/*
- * A connection gets this many seconds, from its start or from the end of
- * its last request, to send a whole request, and as many again to read the
- * answer; then it is closed.  What the server is slow at does not count:
- * making the answer, a request it has not read yet, an answer it has not
- * written yet.  libmicrohttpd's own timeout is an idle one: a client
- * sending one byte a second would hold its slot for ever.
- */
-#define REQUEST_S	5
-
-enum conn_phase {
-	CONN_REQUEST,		/* the client sends its request */
-	CONN_BUSY,		/* the server makes the answer: no deadline */
-	CONN_ANSWER,		/* the client reads the answer */
-};
-
-/* A connection the deadline watches (from libmicrohttpd's start to its close). */
-struct conn {
-	struct conn *prev, *next;
-	int fd;
-	double since;		/* its start, the end of its last request, or its answer queued */
-	enum conn_phase phase;
-	bool cut;		/* shut down already */
-};
-
 struct metric {
 	char *line;		/* as written, for the index page */
 	char **words;		/* serve_split()'s */
@@ -112,22 +81,7 @@ static struct {
 		size_t len;
 		double at;		/* when it was made */
 	} cache[2];			/* text 0.0.4, OpenMetrics */
-	atomic_ullong refused_auth, refused_log_at;
-	/* the main thread is ending: refusals are not logged (read by MHD's threads) */
-	atomic_bool stopping;
-	pthread_mutex_t conn_lock;	/* guards conns */
-	struct conn conns;		/* the open connections, a ring */
-	double reap_at;			/* the main loop's next look at them */
-} srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .cache_lock = PTHREAD_MUTEX_INITIALIZER,
-	  .conn_lock = PTHREAD_MUTEX_INITIALIZER, .conns = { &srv.conns, &srv.conns } };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+} srv = { .lock = PTHREAD_MUTEX_INITIALIZER, .cache_lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void config_free(struct config *c)
 {
@@ -210,6 +164,128 @@ static void retell(const char *msgs, const char *line, const char *where, int co
 	}
 }
 
+typedef int (*metric_parse_fn)(struct agg_opts *, struct target *, int, char **);
+
+/*
+ * --name is serve's own: taken out of the n words before the command sees
+ * them.  *k: the words left (the metric's own first).
+ */
+static int metric_name_take(struct metric *m, int n, const char *where, int col, int *k)
+{
+	char **w = m->words;
+	int i;
+
+	for (i = 1, *k = 1; i < n; i++) {
+		const char *v = NULL;
+
+		if (!strcmp(w[i], "--"))
+			break;
+		if (!strcmp(w[i], "--name") && i + 1 < n)
+			v = w[++i];
+		else if (!strncmp(w[i], "--name=", 7))
+			v = w[i] + 7;
+		if (!v) {
+			w[(*k)++] = w[i];
+			continue;
+		}
+		if (!name_ok(v)) {
+			tp_error("%s:%d: invalid metric name '%s'", where, col, v);
+			return TP_USAGE;
+		}
+		free(m->name);
+		m->name = strdup(v);
+		if (!m->name)
+			return tp_oom();
+	}
+	for (; i < n; i++)
+		w[(*k)++] = w[i];
+	w[*k] = NULL;
+	return TP_OK;
+}
+
+/* What a metric cannot have: its own target, input or intervals (one session for all). */
+static int metric_check(const struct metric *m)
+{
+	if (m->t.argv || m->t.npids || m->t.cgroup || m->t.all)
+		tp_error("a target (-p, --cgroup, -- COMMAND) cannot be given to a metric");
+	else if (m->o.input)
+		tp_error("'--input' cannot be given to a metric: serve traces the live kernel");
+	else if (m->o.interval > 0 || m->o.duration > 0 || m->o.over)
+		tp_error("'--interval', '--duration' and '--over' cannot be given to a metric");
+	else
+		return TP_OK;
+	return TP_USAGE;
+}
+
+/*
+ * The metric's k words to its command's parse.  The command's own messages
+ * are caught and told again with the place of the word they name; its
+ * "try 'tpctl hist --help'" stays as it is.
+ */
+static int metric_cmd_parse(struct metric *m, metric_parse_fn parse, int k, const char *line,
+			    const char *where, int col)
+{
+	const char *saved = tp.cmd;
+	FILE *caught, *saved_err = NULL;
+	char label[512], *msgs = NULL;
+	size_t msgs_len = 0;
+	int ret;
+
+	snprintf(label, sizeof(label), "serve: %s:%d: %s", where, col, m->cmd);
+	tp.cmd = m->cmd;
+	caught = open_memstream(&msgs, &msgs_len);
+	if (caught) {
+		saved_err = stderr;
+		stderr = caught;
+	}
+	/* getopt_long() starts again from the first word */
+	optind = 0;
+	ret = parse(&m->o, &m->t, k, m->words);
+	if (caught) {
+		stderr = saved_err;
+		fclose(caught);
+		retell(msgs, line, where, col, m->cmd);
+		free(msgs);
+	}
+	tp.cmd = label;
+	if (!ret) {
+		m->parsed = true;
+		ret = metric_check(m);
+	} else if (ret == OPT_SHOWN) {
+		tp_error("'--help' is not a metric");
+		ret = TP_USAGE;
+	}
+	tp.cmd = saved;
+	return ret;
+}
+
+/* The family of a metric without --name; a count's given without its "_total". */
+static int metric_name_default(struct metric *m)
+{
+	size_t n;
+
+	if (!m->name) {
+		char buf[128];
+
+		if (!strcmp(m->cmd, "count"))
+			snprintf(buf, sizeof(buf), "tpctl_events");
+		else if (!strcmp(m->cmd, "latency"))
+			snprintf(buf, sizeof(buf), "tpctl_latency_seconds");
+		else if (name_ok(m->o.spec.value))
+			snprintf(buf, sizeof(buf), "tpctl_%s", m->o.spec.value);
+		else
+			snprintf(buf, sizeof(buf), "tpctl_hist");
+		m->name = strdup(buf);
+		if (!m->name)
+			return tp_oom();
+	}
+	/* tpctl_events_total is a count's family: the name given without the suffix */
+	n = strlen(m->name);
+	if (!strcmp(m->cmd, "count") && n > 6 && !strcmp(m->name + n - 6, "_total"))
+		m->name[n - 6] = '\0';
+	return TP_OK;
+}
+
 /*
  * One metric's line: its words to the command's own parse (count_parse,
  * ...).  where: "FILE:LINE" or "argument N", for the errors, which name the
@@ -217,19 +293,14 @@ static void retell(const char *msgs, const char *line, const char *where, int co
  */
 static int metric_parse(struct metric *m, const char *line, const char *where)
 {
-	int (*parse)(struct agg_opts *, struct target *, int, char **) = NULL;
-	char label[512], **w;
-	const char *why, *saved = tp.cmd;
-	int n, col = 1, i, k, ret;
-	FILE *caught, *saved_err = NULL;
-	char *msgs = NULL;
-	size_t msgs_len = 0;
+	metric_parse_fn parse = NULL;
+	const char *why;
+	int n, k, col = 1, i, ret;
+	char **w;
 
 	m->line = strdup(line);
-	if (!m->line) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!m->line)
+		return tp_oom();
 	if (serve_split(line, &m->words, &n, &col, &why)) {
 		tp_error("%s:%d: %s", where, col, why);
 		return TP_USAGE;
@@ -251,96 +322,12 @@ static int metric_parse(struct metric *m, const char *line, const char *where)
 		return TP_USAGE;
 	}
 	m->cmd = w[0];
-	/* --name is serve's own: taken out before the command sees the words */
-	for (i = 1, k = 1; i < n; i++) {
-		const char *v = NULL;
-
-		if (!strcmp(w[i], "--"))
-			break;
-		if (!strcmp(w[i], "--name") && i + 1 < n)
-			v = w[++i];
-		else if (!strncmp(w[i], "--name=", 7))
-			v = w[i] + 7;
-		if (!v) {
-			w[k++] = w[i];
-			continue;
-		}
-		if (!name_ok(v)) {
-			tp_error("%s:%d: invalid metric name '%s'", where, col, v);
-			return TP_USAGE;
-		}
-		free(m->name);
-		m->name = strdup(v);
-		if (!m->name) {
-			tp_error("out of memory");
-			return TP_FAIL;
-		}
-	}
-	for (; i < n; i++)
-		w[k++] = w[i];
-	w[k] = NULL;
-	snprintf(label, sizeof(label), "serve: %s:%d: %s", where, col, m->cmd);
-	/*
-	 * The command's own messages are caught and told again with the place
-	 * of the word they name; its "try 'tpctl hist --help'" stays as it is.
-	 */
-	tp.cmd = m->cmd;
-	caught = open_memstream(&msgs, &msgs_len);
-	if (caught) {
-		saved_err = stderr;
-		stderr = caught;
-	}
-	/* getopt_long() starts again from the first word */
-	optind = 0;
-	ret = parse(&m->o, &m->t, k, w);
-	if (caught) {
-		stderr = saved_err;
-		fclose(caught);
-		retell(msgs, line, where, col, m->cmd);
-		free(msgs);
-	}
-	tp.cmd = label;
-	if (!ret) {
-		m->parsed = true;
-		ret = TP_USAGE;
-		/* one session for every metric: no target of its own, the live kernel */
-		if (m->t.argv || m->t.npids || m->t.cgroup || m->t.all)
-			tp_error("a target (-p, --cgroup, -- COMMAND) cannot be given to a metric");
-		else if (m->o.input)
-			tp_error("'--input' cannot be given to a metric: serve traces the live kernel");
-		else if (m->o.interval > 0 || m->o.duration > 0 || m->o.over)
-			tp_error("'--interval', '--duration' and '--over' cannot be given to a metric");
-		else
-			ret = TP_OK;
-	} else if (ret == OPT_SHOWN) {
-		tp_error("'--help' is not a metric");
-		ret = TP_USAGE;
-	}
-	tp.cmd = saved;
-	if (ret)
-		return ret;
-	if (!m->name) {
-		char buf[128];
-
-		if (!strcmp(m->cmd, "count"))
-			snprintf(buf, sizeof(buf), "tpctl_events");
-		else if (!strcmp(m->cmd, "latency"))
-			snprintf(buf, sizeof(buf), "tpctl_latency_seconds");
-		else if (name_ok(m->o.spec.value))
-			snprintf(buf, sizeof(buf), "tpctl_%s", m->o.spec.value);
-		else
-			snprintf(buf, sizeof(buf), "tpctl_hist");
-		m->name = strdup(buf);
-		if (!m->name) {
-			tp_error("out of memory");
-			return TP_FAIL;
-		}
-	}
-	/* tpctl_events_total is a count's family: the name given without the suffix */
-	n = strlen(m->name);
-	if (!strcmp(m->cmd, "count") && n > 6 && !strcmp(m->name + n - 6, "_total"))
-		m->name[n - 6] = '\0';
-	return TP_OK;
+	ret = metric_name_take(m, n, where, col, &k);
+	if (!ret)
+		ret = metric_cmd_parse(m, parse, k, line, where, col);
+	if (!ret)
+		ret = metric_name_default(m);
+	return ret;
 }
 
 /* The metrics of the config file (when given) and of the METRIC arguments. */
@@ -356,10 +343,8 @@ static int config_load(struct config **cp, const char *path, int argc, char **ar
 	FILE *f = NULL;
 
 	*cp = NULL;
-	if (!c) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!c)
+		return tp_oom();
 	if (path) {
 		if (serve_file_ok(path, "config")) {
 			config_free(c);
@@ -446,7 +431,7 @@ static int set_open(struct config *c)
 	return ret;
 }
 
-/* ---- HTTP ---- */
+/* ---- the pages ---- */
 
 /*
  * What a scrape takes from the rows under the lock: each metric's table and
@@ -548,7 +533,7 @@ static void self_metrics(FILE *f, const struct scrape *sc, bool om, double t0)
 				sc->m[i].name, sc->m[i].open);
 	fprintf(f, "# HELP tpctl_scrape_duration_seconds how long this scrape took up to here\n"
 		"# TYPE tpctl_scrape_duration_seconds gauge\n"
-		"tpctl_scrape_duration_seconds %.6f\n", now_s() - t0);
+		"tpctl_scrape_duration_seconds %.6f\n", tp_now_s() - t0);
 	if (om)
 		fputs("# EOF\n", f);
 }
@@ -562,7 +547,7 @@ static void cache_drop(void)
 		free(srv.cache[i].text);
 		srv.cache[i].text = NULL;
 		/* a scrape of the old config still being written does not come back */
-		srv.cache[i].at = now_s();
+		srv.cache[i].at = tp_now_s();
 	}
 	pthread_mutex_unlock(&srv.cache_lock);
 }
@@ -583,7 +568,7 @@ static char *metrics_text(bool om, size_t *len)
 	if (!sc)
 		return NULL;
 	pthread_mutex_lock(&srv.cache_lock);
-	t0 = now_s();
+	t0 = tp_now_s();
 	if (srv.cache[om].text && t0 - srv.cache[om].at < REUSE_S) {
 		buf = malloc(srv.cache[om].len);
 		if (buf)
@@ -597,7 +582,7 @@ static char *metrics_text(bool om, size_t *len)
 	atomic_fetch_add(&srv.waiting, 1);
 	pthread_mutex_lock(&srv.lock);
 	atomic_fetch_sub(&srv.waiting, 1);
-	t0 = now_s();
+	t0 = tp_now_s();
 	scrape_take(sc, om);
 	cfg = srv.cfg;
 	atomic_fetch_add(&cfg->refs, 1);
@@ -675,353 +660,6 @@ static char *index_text(size_t *len)
 	return buf;
 }
 
-static int reply(struct MHD_Connection *c, unsigned status, const char *type, char *text,
-		 size_t len)
-{
-	struct MHD_Response *r;
-	int ret;
-
-	if (!text)
-		return MHD_queue_response(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-					  MHD_create_response_from_buffer(0, (void *)"",
-									  MHD_RESPMEM_PERSISTENT));
-	r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
-	if (!r) {
-		free(text);
-		return MHD_NO;
-	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
-	return ret;
-}
-
-/*
- * A refusal (a wrong password, a failed TLS handshake, a connection the
- * server dropped) in the log: the first, then at most one a minute with how
- * many there were, so that a client cannot flood the log.
- */
-static void refused(const char *why)
-{
-	/* not state_stop: a signal handler of the main thread writes it */
-	if (atomic_load(&srv.stopping))
-		return;
-	unsigned long long n = atomic_fetch_add(&srv.refused_auth, 1) + 1;
-	unsigned long long now = (unsigned long long)now_s(), last = srv.refused_log_at;
-
-	if ((n == 1 || now >= last + 60) &&
-	    atomic_compare_exchange_strong(&srv.refused_log_at, &last, now + (n == 1)))
-		tp_warn("%s (%llu refused or dropped so far)", why, n);
-}
-
-static bool authorized(struct MHD_Connection *c)
-{
-	char *pass = NULL, *user;
-	bool ok = false;
-	int i;
-
-	if (!srv.wc.nusers)
-		return true;
-	user = MHD_basic_auth_get_username_password(c, &pass);
-	for (i = 0; user && pass && i < srv.wc.nusers && !ok; i++)
-		if (!strcmp(user, srv.wc.user[i]))
-			ok = serve_pass_ok(srv.wc.hash[i], pass);
-	if (pass) {
-		explicit_bzero(pass, strlen(pass));
-		MHD_free(pass);
-	}
-	if (user)
-		MHD_free(user);
-	return ok;
-}
-
-/* The answer to a whole request, queued. */
-static enum MHD_Result answer(struct MHD_Connection *c, const char *url, const char *method)
-{
-	static const char *const om_type =
-		"application/openmetrics-text; version=1.0.0; charset=utf-8";
-	const char *accept;
-	size_t len = 0;
-	char *text;
-	bool om;
-
-	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
-		text = strdup("only GET\n");
-		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", text,
-			     text ? strlen(text) : 0);
-	}
-	if (!authorized(c)) {
-		struct MHD_Response *r;
-		enum MHD_Result ret;
-
-		refused("refused: wrong user or password");
-		r = MHD_create_response_from_buffer(13, (void *)"unauthorized\n",
-						    MHD_RESPMEM_PERSISTENT);
-		if (!r)
-			return MHD_NO;
-		ret = MHD_queue_basic_auth_fail_response(c, "tpctl", r);
-		MHD_destroy_response(r);
-		return ret;
-	}
-	if (!strcmp(url, "/metrics")) {
-		accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						     MHD_HTTP_HEADER_ACCEPT);
-		om = accept && strstr(accept, "application/openmetrics-text");
-		text = metrics_text(om, &len);
-		return reply(c, MHD_HTTP_OK, om ? om_type : "text/plain; version=0.0.4; charset=utf-8",
-			     text, len);
-	}
-	if (!strcmp(url, "/")) {
-		text = index_text(&len);
-		return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", text, len);
-	}
-	if (!strcmp(url, "/healthz")) {
-		text = strdup("ok\n");
-		return reply(c, MHD_HTTP_OK, "text/plain", text, text ? 3 : 0);
-	}
-	text = strdup("not found\n");
-	return reply(c, MHD_HTTP_NOT_FOUND, "text/plain", text, text ? strlen(text) : 0);
-}
-
-/* libmicrohttpd's own messages (a TLS handshake that failed, ...), rate-limited. */
-static void mhd_log(void *cls, const char *fmt, va_list ap)
-{
-	char msg[256];
-	size_t n;
-
-	(void)cls;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	n = strlen(msg);
-	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '.'))
-		msg[--n] = '\0';
-	if (n && msg[0] >= 'A' && msg[0] <= 'Z' && !(msg[1] >= 'A' && msg[1] <= 'Z'))
-		msg[0] += 'a' - 'A';
-	refused(msg);
-}
-
-/*
- * libmicrohttpd tells a connection's start and its close; the close comes
- * before it closes the socket (and it takes conn_lock here), so an fd in
- * srv.conns is still that connection's whenever conns_reap() looks at it:
- * never one closed or used again by another.
- */
-static void conn_notify(void *cls, struct MHD_Connection *c, void **ctx,
-			enum MHD_ConnectionNotificationCode code)
-{
-	const union MHD_ConnectionInfo *ci;
-	struct conn *k = *ctx;
-
-	(void)cls;
-	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-		k = ci ? calloc(1, sizeof(*k)) : NULL;
-		if (!k)
-			return;
-		k->fd = ci->connect_fd;
-		k->since = now_s();
-		pthread_mutex_lock(&srv.conn_lock);
-		k->next = &srv.conns;
-		k->prev = srv.conns.prev;
-		k->prev->next = k;
-		srv.conns.prev = k;
-		pthread_mutex_unlock(&srv.conn_lock);
-		*ctx = k;
-	} else if (k) {
-		pthread_mutex_lock(&srv.conn_lock);
-		k->prev->next = k->next;
-		k->next->prev = k->prev;
-		pthread_mutex_unlock(&srv.conn_lock);
-		free(k);
-		*ctx = NULL;
-	}
-}
-
-/* The connection's clock starts again, for the phase it enters. */
-static void conn_clock(struct MHD_Connection *c, enum conn_phase phase)
-{
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	struct conn *k = ci ? ci->socket_context : NULL;
-
-	if (!k)
-		return;
-	pthread_mutex_lock(&srv.conn_lock);
-	k->since = now_s();
-	k->phase = phase;
-	pthread_mutex_unlock(&srv.conn_lock);
-}
-
-/* A request answered: the clock of the next one starts. */
-static void request_done(void *cls, struct MHD_Connection *c, void **state,
-			 enum MHD_RequestTerminationCode toe)
-{
-	(void)cls;
-	(void)state;
-	(void)toe;
-	conn_clock(c, CONN_REQUEST);
-}
-
-/*
- * The main loop, a few times a second: connections past the deadline are
- * shut down; libmicrohttpd sees the end of the stream and closes them.
- */
-static void conns_reap(void)
-{
-	double now = now_s();
-	struct conn *k;
-	int n = 0;
-
-	if (now < srv.reap_at)
-		return;
-	srv.reap_at = now + 0.2;
-	pthread_mutex_lock(&srv.conn_lock);
-	for (k = srv.conns.next; k != &srv.conns; k = k->next) {
-		int unread = 0, unsent = 0;
-
-		if (k->cut || k->phase == CONN_BUSY || now - k->since < REQUEST_S)
-			continue;
-		/*
-		 * A request the server has not read, or an answer it has not
-		 * written while the client takes what it is sent: the server's
-		 * delay (its threads busy with other answers), not the client's.
-		 */
-		if (ioctl(k->fd, FIONREAD, &unread) == 0 && unread > 0)
-			continue;
-		if (k->phase == CONN_ANSWER && ioctl(k->fd, SIOCOUTQ, &unsent) == 0 && !unsent)
-			continue;
-		shutdown(k->fd, SHUT_RDWR);
-		k->cut = true;
-		n++;
-	}
-	pthread_mutex_unlock(&srv.conn_lock);
-	if (n) {
-		char why[96];
-
-		snprintf(why, sizeof(why), "closed a connection slower than %d s to send its "
-			 "request or read the answer", REQUEST_S);
-		refused(why);
-	}
-}
-
-/* The request is whole: its answer is made (no deadline) and queued (the deadline again). */
-static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
-			      const char *method, const char *version, const char *data,
-			      size_t *data_len, void **state)
-{
-	enum MHD_Result ret;
-
-	(void)cls;
-	(void)version;
-	(void)data;
-	(void)data_len;
-	/* the first call sees the headers only */
-	if (!*state) {
-		*state = (void *)1;
-		return MHD_YES;
-	}
-	conn_clock(c, CONN_BUSY);
-	ret = answer(c, url, method);
-	conn_clock(c, CONN_ANSWER);
-	return ret;
-}
-
-static int parse_listen(const char *s, struct sockaddr_storage *ss)
-{
-	char host[256];
-	const char *colon = strrchr(s, ':');
-	char *end;
-	unsigned long port;
-	size_t n;
-
-	memset(ss, 0, sizeof(*ss));
-	if (!colon || colon == s || !colon[1])
-		return -1;
-	port = strtoul(colon + 1, &end, 10);
-	n = colon - s;
-	if (*end || port > 65535 || n >= sizeof(host))
-		return -1;
-	memcpy(host, s, n);
-	host[n] = '\0';
-	if (host[0] == '[' && n > 2 && host[n - 1] == ']') {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
-
-		host[n - 1] = '\0';
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons(port);
-		return inet_pton(AF_INET6, host + 1, &a->sin6_addr) == 1 ? 0 : -1;
-	} else {
-		struct sockaddr_in *a = (struct sockaddr_in *)ss;
-
-		a->sin_family = AF_INET;
-		a->sin_port = htons(port);
-		return inet_pton(AF_INET, host, &a->sin_addr) == 1 ? 0 : -1;
-	}
-}
-
-static char *read_all(const char *path, const char *what)
-{
-	char *buf = NULL;
-	size_t len = 0, n;
-	char chunk[4096];
-	FILE *f, *m;
-
-	if (serve_file_ok(path, what))
-		return NULL;
-	f = fopen(path, "r");
-	m = open_memstream(&buf, &len);
-	if (!f || !m) {
-		tp_error("cannot read the %s '%s': %s", what, path, strerror(errno));
-		if (f)
-			fclose(f);
-		if (m)
-			fclose(m);
-		free(buf);
-		return NULL;
-	}
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fwrite(chunk, 1, n, m);
-	fclose(f);
-	fclose(m);
-	return buf;
-}
-
-static struct MHD_Daemon *http_start(const struct sockaddr_storage *ss, const char *cert,
-				     const char *key, char **certp, char **keyp)
-{
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
-	struct MHD_OptionItem tls[3] = { { MHD_OPTION_END, 0, NULL } };
-	sigset_t all, old;
-	struct MHD_Daemon *d;
-
-	if (cert) {
-		*certp = read_all(cert, "certificate");
-		*keyp = *certp ? read_all(key, "key") : NULL;
-		if (!*keyp)
-			return NULL;
-		flags |= MHD_USE_TLS;
-		tls[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, *certp };
-		tls[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, *keyp };
-	}
-	/* the server's threads leave the signals to the main thread */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	/* the logger first: libmicrohttpd says so */
-	d = MHD_start_daemon(flags, 0, NULL, NULL, handle, NULL,
-			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-			     MHD_OPTION_SOCK_ADDR, ss,
-			     MHD_OPTION_THREAD_POOL_SIZE, 4,
-			     MHD_OPTION_CONNECTION_LIMIT, 512,
-			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, 0,
-			     MHD_OPTION_CONNECTION_TIMEOUT, 10,
-			     MHD_OPTION_NOTIFY_CONNECTION, conn_notify, NULL,
-			     MHD_OPTION_NOTIFY_COMPLETED, request_done, NULL,
-			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
-			     MHD_OPTION_ARRAY, tls,
-			     MHD_OPTION_END);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return d;
-}
-
 /* SIGHUP: the config again; a bad one leaves the old running. */
 static void reload(const char *path, int argc, char **argv)
 {
@@ -1055,10 +693,78 @@ static void reload(const char *path, int argc, char **argv)
 	pthread_mutex_unlock(&srv.lock);
 }
 
+/*
+ * The options checked and the web config read (its certificate for
+ * --tls-cert's): TP_OK, or the status serve ends with.
+ */
+static int serve_check(const char *listen, struct sockaddr_storage *ss, const char *web,
+		       const char **cert, const char **key)
+{
+	if (tp.instance) {
+		tp_error("serve traces in a private instance; '-i %s' cannot be used", tp.instance);
+		return TP_USAGE;
+	}
+	if (serve_http_listen_parse(listen, ss)) {
+		tp_error("invalid listen address '%s': ADDR:PORT or [ADDR6]:PORT", listen);
+		return TP_USAGE;
+	}
+	if (!*cert != !*key) {
+		tp_error("'--tls-cert' and '--tls-key' go together");
+		return TP_USAGE;
+	}
+	if (web && web_config_load(web, &srv.wc))
+		return TP_USAGE;
+	if (srv.wc.cert_file && *cert) {
+		tp_error("the certificate is given twice: '--tls-cert' and '%s'", web);
+		web_config_free(&srv.wc);
+		return TP_USAGE;
+	}
+	if (srv.wc.cert_file) {
+		*cert = srv.wc.cert_file;
+		*key = srv.wc.key_file;
+	}
+	return TP_OK;
+}
+
+/*
+ * Until INT or TERM: the records read under the lock, waited for without
+ * it; HUP reads the config again.
+ */
+static int serve_loop(const char *config, const struct tp_args *args)
+{
+	bool done = false;
+	int ret = TP_OK;
+
+	while (!state_stop || state_stop == SIGHUP) {
+		if (state_stop == SIGHUP) {
+			state_stop = 0;
+			reload(config, args->argc, args->argv);
+			continue;
+		}
+		serve_http_reap();
+		pthread_mutex_lock(&srv.lock);
+		ret = agg_set_read(srv.set, 0, &done);
+		pthread_mutex_unlock(&srv.lock);
+		if (ret || done)
+			break;
+		/*
+		 * the wait for more records (or the kernel engine's pause) without
+		 * the lock: a scrape does not wait for it (only this thread changes
+		 * srv.set, on SIGHUP)
+		 */
+		agg_set_wait(srv.set, WAIT_MS);
+		/* a scrape waits: it goes first */
+		while (atomic_load(&srv.waiting) && !state_stop)
+			usleep(1000);
+	}
+	return ret;
+}
+
+static const struct serve_pages pages = { metrics_text, index_text };
+
 int cmd_serve(int argc, char **argv)
 {
 	const char *listen = DEFAULT_LISTEN, *config = NULL, *web = NULL;
-
 	const char *cert = NULL, *key = NULL;
 	unsigned long long max_series = 10000;
 	const struct tp_opt opts[] = {
@@ -1085,11 +791,9 @@ int cmd_serve(int argc, char **argv)
 		"                   [--web-config FILE] [--tls-cert FILE --tls-key FILE] [METRIC...]",
 		opts, 0, NULL,
 	};
-	char *certbuf = NULL, *keybuf = NULL;
 	struct sockaddr_storage ss;
 	struct MHD_Daemon *d = NULL;
 	struct tp_args args;
-	bool done = false;
 	int ret;
 
 #ifdef __GLIBC__
@@ -1104,71 +808,26 @@ int cmd_serve(int argc, char **argv)
 	ret = opt_parse(argc, argv, &spec, &args);
 	if (ret)
 		return opt_status(ret);
-	if (tp.instance) {
-		tp_error("serve traces in a private instance; '-i %s' cannot be used", tp.instance);
-		return TP_USAGE;
-	}
-	if (parse_listen(listen, &ss)) {
-		tp_error("invalid listen address '%s': ADDR:PORT or [ADDR6]:PORT", listen);
-		return TP_USAGE;
-	}
-	if (!cert != !key) {
-		tp_error("'--tls-cert' and '--tls-key' go together");
-		return TP_USAGE;
-	}
 	srv.max_series = max_series;
-	if (web && web_config_load(web, &srv.wc))
-		return TP_USAGE;
-	if (srv.wc.cert_file && cert) {
-		tp_error("the certificate is given twice: '--tls-cert' and '%s'", web);
-		web_config_free(&srv.wc);
-		return TP_USAGE;
-	}
-	if (srv.wc.cert_file) {
-		cert = srv.wc.cert_file;
-		key = srv.wc.key_file;
-	}
+	ret = serve_check(listen, &ss, web, &cert, &key);
+	if (ret)
+		return ret;
 	ret = config_load(&srv.cfg, config, args.argc, args.argv);
 	if (ret)
 		goto out;
 	ret = set_open(srv.cfg);
 	if (ret)
 		goto out;
-	d = http_start(&ss, cert, key, &certbuf, &keybuf);
+	d = serve_http_start(listen, &ss, cert, key, &srv.wc, &pages);
 	if (!d) {
-		if (!cert || keybuf)
-			tp_error("cannot listen on '%s'", listen);
 		ret = TP_FAIL;
 		goto out;
 	}
 	tp_debug("listening on %s%s", listen, cert ? " (TLS)" : "");
-	while (!state_stop || state_stop == SIGHUP) {
-		if (state_stop == SIGHUP) {
-			state_stop = 0;
-			reload(config, args.argc, args.argv);
-			continue;
-		}
-		conns_reap();
-		pthread_mutex_lock(&srv.lock);
-		ret = agg_set_read(srv.set, 0, &done);
-		pthread_mutex_unlock(&srv.lock);
-		if (ret || done)
-			break;
-		/*
-		 * the wait for more records (or the kernel engine's pause) without
-		 * the lock: a scrape does not wait for it (only this thread changes
-		 * srv.set, on SIGHUP)
-		 */
-		agg_set_wait(srv.set, WAIT_MS);
-		/* a scrape waits: it goes first */
-		while (atomic_load(&srv.waiting) && !state_stop)
-			usleep(1000);
-	}
+	ret = serve_loop(config, &args);
 out:
-	atomic_store(&srv.stopping, true);
 	/* the requests end before the session they read */
-	if (d)
-		MHD_stop_daemon(d);
+	serve_http_stop(d);
 	if (srv.set)
 		ret = agg_set_close(srv.set, ret);
 	srv.set = NULL;
@@ -1176,7 +835,5 @@ out:
 	srv.cfg = NULL;
 	web_config_free(&srv.wc);
 	cache_drop();
-	free(certbuf);
-	free(keybuf);
 	return ret;
 }

@@ -9,6 +9,7 @@
 #include <event-parse.h>
 
 #include "comm.h"
+#include "util.h"
 
 /* tpctl starts one COMMAND per run (serve: one per metric at most) */
 #define KNOWN_MAX 16
@@ -87,7 +88,7 @@ size_t comm_proc(int pid, unsigned long long ts_ns, char *buf, size_t size,
 	 * (local: since boot as well); 100 ms covers the tick and the drift.
 	 */
 	if (ts_ns && start > 0 &&
-	    start * (1000000000ULL / sysconf(_SC_CLK_TCK)) > ts_ns + 100000000ULL)
+	    start * (TP_NS_PER_S / sysconf(_SC_CLK_TCK)) > ts_ns + 100000000ULL)
 		return 0;
 	len = end - name - 1;
 	if (len > size - 1)
@@ -143,3 +144,147 @@ const struct comm_rename_event comm_rename_events[COMM_RENAME_EVENTS] = {
 	/* task_rename lost its pid field in later kernels: then the task that traced it */
 	{ "task", "task_rename", "pid", "newcomm", false },
 };
+
+static void forget(struct comm_learn *cl, int pid)
+{
+	if (cl->forget)
+		cl->forget(cl->ctx, pid);
+}
+
+void comm_learn(struct comm_learn *cl, int pid, const char *name, size_t len)
+{
+	struct comm_task *l;
+
+	if (pid <= 0 || !len)
+		return;
+	if (!cl->tasks && !(cl->tasks = calloc(COMM_LEARNED, sizeof(*cl->tasks))))
+		return;
+	if (len > COMM_MAX)
+		len = COMM_MAX;
+	l = &cl->tasks[(unsigned)pid & (COMM_LEARNED - 1)];
+	if (l->pid == pid && !l->name[len] && comm_same_bytes(l->name, name, len))
+		return;
+	/* the task's columns were made with the name it had, or had not */
+	forget(cl, l->pid);
+	forget(cl, pid);
+	l->pid = pid;
+	cl->gen++;
+	l->has_raw = false;
+	memcpy(l->name, name, len);
+	l->name[len] = '\0';
+}
+
+static int field_index(const struct dec_event *de, const char *name)
+{
+	int i;
+
+	for (i = 0; i < de->nfields; i++)
+		if (!strcmp(de->fields[i].name, name))
+			return i;
+	return -1;
+}
+
+/* The plan reads the records at fixed offsets where every pair is a char[16] and an int. */
+static void plan_raw(struct comm_plan *pl, const struct dec_event *de)
+{
+	int i;
+
+	pl->raw = pl->npair > 0 && pl->exec_file < 0;
+	for (i = 0; i < pl->npair; i++) {
+		const struct dec_field *c = &de->fields[pl->comm[i]];
+		const struct dec_field *p = pl->pid[i] >= 0 ? &de->fields[pl->pid[i]] : NULL;
+
+		if (c->dynamic || c->relative || c->size != 16 || c->offset < 0 ||
+		    (p && (p->size != 4 || p->offset < 0))) {
+			pl->raw = false;
+			break;
+		}
+		pl->coff[i] = c->offset;
+		pl->poff[i] = p ? p->offset : 4;	/* common_pid */
+	}
+}
+
+const struct comm_plan *comm_plan_build(struct comm_learn *cl, const struct dec_event *de)
+{
+	static const char *const pairs[][2] = {
+		{ "comm", "pid" }, { "prev_comm", "prev_pid" }, { "next_comm", "next_pid" },
+		{ "parent_comm", "parent_pid" }, { "newcomm", "pid" },
+	};
+	struct comm_plan *pl;
+	size_t i;
+
+	if (de->id < 0 || de->id > 65535)
+		return NULL;
+	if (de->id >= cl->nplans && !tp_array_grow(&cl->plans, &cl->nplans, de->id + 64,
+						   sizeof(*cl->plans)))
+		return NULL;
+	pl = &cl->plans[de->id];
+	if (pl->built)
+		return pl;
+	pl->built = true;
+	pl->exec_file = -1;
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]) && pl->npair < COMM_PAIRS; i++) {
+		int c = field_index(de, pairs[i][0]), p = field_index(de, pairs[i][1]);
+
+		if (c < 0 || de->fields[c].kind != DK_STR)
+			continue;
+		/* task_rename without a pid field renames the task that traced it */
+		if (p >= 0 && de->fields[p].kind != DK_INT)
+			continue;
+		if (p < 0 && strcmp(pairs[i][0], "newcomm"))
+			continue;
+		pl->comm[pl->npair] = c;
+		pl->pid[pl->npair++] = p;
+	}
+	if (!strcmp(de->system, "sched") && !strcmp(de->name, "sched_process_exec"))
+		pl->exec_file = field_index(de, "filename");
+	plan_raw(pl, de);
+	return pl;
+}
+
+/*
+ * Not a fork's child_comm: a child mostly execs at once, often where no
+ * exec record says so, and would keep its parent's name.
+ */
+_Static_assert(COMM_PAIRS + 1 <= COMM_NAMES, "a record names COMM_PAIRS tasks and an exec");
+
+int comm_names_of(const struct comm_plan *pl, const struct dec_event *de, const void *data,
+		  int size, struct comm_name *v)
+{
+	const char *p;
+	size_t len;
+	uint64_t val;
+	int i, n = 0;
+
+	for (i = 0; i < pl->npair; i++) {
+		int pid = decode_pid(data);
+
+		if (pl->pid[i] >= 0) {
+			if (!decode_int(&de->fields[pl->pid[i]], data, size, &val))
+				continue;
+			pid = (int)val;
+		}
+		if (decode_span(&de->fields[pl->comm[i]], data, size, &p, &len))
+			v[n++] = (struct comm_name){ pid, p, len };
+	}
+	/* the kernel names a task after exec by the file's basename */
+	if (pl->exec_file >= 0 && decode_span(&de->fields[pl->exec_file], data, size, &p, &len)) {
+		const char *b = memrchr(p, '/', len);
+
+		if (b) {
+			len -= b + 1 - p;
+			p = b + 1;
+		}
+		v[n++] = (struct comm_name){ decode_pid(data), p, len };
+	}
+	return n;
+}
+
+void comm_learn_free(struct comm_learn *cl)
+{
+	free(cl->tasks);
+	free(cl->plans);
+	cl->tasks = NULL;
+	cl->plans = NULL;
+	cl->nplans = 0;
+}

@@ -16,6 +16,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "decode.h"
 
 #define COMM_MAX 15	/* the kernel's TASK_COMM_LEN - 1 */
 
@@ -65,5 +69,156 @@ struct comm_rename_event {
 };
 #define COMM_RENAME_EVENTS 3
 extern const struct comm_rename_event comm_rename_events[COMM_RENAME_EVENTS];
+
+/*
+ * Task names learned from the records as they are written (JSON): what a
+ * task was called at the time of its events, where saved_cmdlines may say
+ * "<...>", an older task's name of the same pid, or the name it has now.
+ * The per-record path (comm_learn_names()) is inline: most records teach
+ * nothing, or the same 16 bytes as before.
+ */
+#define COMM_LEARNED 4096	/* a power of two; a colliding pid forgets the other */
+
+struct comm_task {
+	int pid;
+	bool has_raw;		/* raw holds what taught name (cleared when name changes) */
+	char name[COMM_MAX + 1];
+	char raw[16];		/* a char[16] comm field's bytes that taught name, as they were */
+};
+
+/* Which fields of an event name a task: comm and pid pairs, an exec's file. */
+#define COMM_PAIRS 4
+
+struct comm_plan {
+	bool built;
+	/*
+	 * every pair a char[16] comm and a 4-byte pid, no exec file: a record
+	 * that holds all the fields (de->fields_end) is read at the offsets
+	 */
+	bool raw;
+	signed char npair;
+	short comm[COMM_PAIRS], pid[COMM_PAIRS];	/* field indexes; pid -1: common_pid */
+	unsigned short coff[COMM_PAIRS], poff[COMM_PAIRS];	/* raw: their offsets */
+	short exec_file;				/* sched_process_exec's filename, or -1 */
+};
+
+struct comm_learn {
+	struct comm_task *tasks;	/* COMM_LEARNED entries, on first use */
+	unsigned gen;			/* bumped when a learned name changes */
+	struct comm_plan *plans;	/* by event id */
+	int nplans;
+	const struct dec_event *nonames;	/* the last event seen that teaches none */
+	/* a task's name changed: what was made with the old one goes (pid 0: none) */
+	void (*forget)(void *ctx, int pid);
+	void *ctx;
+};
+
+/* A name a record teaches: pid's, the len bytes at name (in the record). */
+#define COMM_NAMES 5
+struct comm_name {
+	int pid;
+	const char *name;
+	size_t len;
+};
+
+/* pid was called name (len bytes, cut to COMM_MAX) at the record being written. */
+void comm_learn(struct comm_learn *cl, int pid, const char *name, size_t len);
+/* de's plan, made at its first record; NULL for an event id out of range. */
+const struct comm_plan *comm_plan_build(struct comm_learn *cl, const struct dec_event *de);
+/* The names a record of de teaches (pl: de's plan), at most COMM_NAMES, in the order learned. */
+int comm_names_of(const struct comm_plan *pl, const struct dec_event *de, const void *data,
+		  int size, struct comm_name *v);
+void comm_learn_free(struct comm_learn *cl);
+
+static inline struct comm_task *comm_learned(const struct comm_learn *cl, int pid)
+{
+	struct comm_task *l;
+
+	if (!cl->tasks || pid <= 0)
+		return NULL;
+	l = &cl->tasks[(unsigned)pid & (COMM_LEARNED - 1)];
+	return l->pid == pid ? l : NULL;
+}
+
+/* The n bytes at a and b are the same (n is a task name's length: short) */
+static inline bool comm_same_bytes(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+	}
+	for (; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+/*
+ * de's name plan, or NULL where its records teach no names: most records
+ * are of the last event that teaches none, which costs one comparison.
+ */
+static inline const struct comm_plan *comm_teaching(struct comm_learn *cl,
+						    const struct dec_event *de)
+{
+	const struct comm_plan *pl;
+
+	if (de == cl->nonames)
+		return NULL;
+	if (de->id >= 0 && de->id < cl->nplans && cl->plans[de->id].built)
+		pl = &cl->plans[de->id];
+	else
+		pl = comm_plan_build(cl, de);
+	if (pl && !pl->npair && pl->exec_file < 0) {
+		cl->nonames = de;
+		return NULL;
+	}
+	return pl;
+}
+
+/* What a record of de says of task names, learned. */
+static inline void comm_learn_names(struct comm_learn *cl, const struct dec_event *de,
+				    const void *data, int size)
+{
+	const struct comm_plan *pl = comm_teaching(cl, de);
+	struct comm_name v[COMM_NAMES];
+	int i, n;
+
+	if (!pl)
+		return;
+	/*
+	 * a task's name that a record teaches again (a switch names both tasks,
+	 * and the same few take turns) is the same 16 bytes as before
+	 */
+	if (pl->raw && size >= de->fields_end) {
+		for (i = 0; i < pl->npair; i++) {
+			const char *c = (const char *)data + pl->coff[i];
+			struct comm_task *l;
+			int32_t pid;
+
+			memcpy(&pid, (const char *)data + pl->poff[i], 4);
+			/* (the idle task's "swapper/N" is no name to learn) */
+			if (pid <= 0)
+				continue;
+			l = comm_learned(cl, pid);
+			if (l && l->has_raw && comm_same_bytes(l->raw, c, 16))
+				continue;
+			comm_learn(cl, pid, c, decode_strnlen(c, 16));
+			if ((l = comm_learned(cl, pid))) {
+				memcpy(l->raw, c, 16);
+				l->has_raw = true;
+			}
+		}
+		return;
+	}
+	n = comm_names_of(pl, de, data, size, v);
+	for (i = 0; i < n; i++)
+		comm_learn(cl, v[i].pid, v[i].name, v[i].len);
+}
 
 #endif

@@ -16,262 +16,11 @@
 
 #include "decode.h"
 #include "json.h"
+#include "kallsyms.h"
 #include "printfmt.h"
 #include "util.h"
 
-/* ---------------------------------------------------------------- kallsyms */
-
-struct ksym {
-	unsigned long long addr;
-	const char *name;
-	const char *mod;	/* the module it is in, NULL: the kernel's own */
-};
-
-/*
- * One table per process: the print helpers libtraceevent calls get no
- * context pointer, and there is one kernel anyway.
- */
-static struct {
-	struct ksym *v;
-	size_t n;
-	char *text;
-	bool tried;
-	const char *path;
-} ksyms = { .path = "/proc/kallsyms" };
-
-static pthread_mutex_t tep_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-
-void decode_lock(void)
-{
-	pthread_mutex_lock(&tep_lock);
-}
-
-void decode_unlock(void)
-{
-	pthread_mutex_unlock(&tep_lock);
-}
-
-void decode_kallsyms_set_path(const char *path)
-{
-	ksyms.path = path;
-	ksyms.tried = false;
-}
-
-static int ksym_cmp(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	/* stable for aliases: the first one listed wins, as in the kernel's table */
-	return x->name < y->name ? -1 : x->name > y->name;
-}
-
-int decode_kallsyms_parse(const char *buf, size_t len)
-{
-	size_t alloc = 0, n = 0;
-	struct ksym *v = NULL;
-	char *text, *p, *end;
-
-	text = malloc(len + 1);
-	if (!text)
-		return -1;
-	memcpy(text, buf, len);
-	text[len] = '\0';
-	for (p = text, end = text + len; p < end; ) {
-		char *nl = memchr(p, '\n', end - p), *name, *sp;
-		unsigned long long addr;
-
-		if (!nl)
-			nl = end;
-		*nl = '\0';
-		addr = strtoull(p, &sp, 16);
-		/* "addr type name [module]" */
-		if (sp != p && sp[0] == ' ' && sp[1] && sp[2] == ' ' && addr) {
-			char *mod = NULL;
-
-			name = sp + 3;
-			sp = strchr(name, '\t');
-			/* module symbols: "name\t[module]", the name bare, the module kept */
-			if (sp) {
-				*sp = '\0';
-				if (sp[1] == '[' && (mod = strchr(sp + 2, ']'))) {
-					*mod = '\0';
-					mod = sp + 2;
-				}
-			}
-			if (n == alloc) {
-				struct ksym *nv;
-
-				alloc = alloc ? alloc * 2 : 4096;
-				nv = realloc(v, alloc * sizeof(*v));
-				if (!nv) {
-					free(v);
-					free(text);
-					return -1;
-				}
-				v = nv;
-			}
-			v[n].addr = addr;
-			v[n].name = name;
-			v[n].mod = mod;
-			n++;
-		}
-		p = nl + 1;
-	}
-	if (n)	/* v is NULL for a text without symbols: qsort must not see it */
-		qsort(v, n, sizeof(*v), ksym_cmp);
-	free(ksyms.v);
-	free(ksyms.text);
-	ksyms.v = v;
-	ksyms.n = n;
-	ksyms.text = text;
-	__atomic_store_n(&ksyms.tried, true, __ATOMIC_RELEASE);
-	return 0;
-}
-
-static void kallsyms_load(void)
-{
-	size_t len;
-	char *buf;
-
-	buf = tp_read_file(ksyms.path, &len);
-	if (buf)
-		decode_kallsyms_parse(buf, len);
-	free(buf);
-	__atomic_store_n(&ksyms.tried, true, __ATOMIC_RELEASE);
-}
-
-/* Symbol at or below addr, with the distance to the next higher symbol as its size. */
-static const struct ksym *ksym_find(unsigned long long addr, unsigned long long *size)
-{
-	size_t lo = 0, hi, i;
-
-	/* loaded once, by the first thread that asks (output_pool.c's workers ask too) */
-	if (!__atomic_load_n(&ksyms.tried, __ATOMIC_ACQUIRE)) {
-		decode_lock();
-		if (!ksyms.tried)
-			kallsyms_load();
-		decode_unlock();
-	}
-	hi = ksyms.n;
-	if (!hi || addr < ksyms.v[0].addr)
-		return NULL;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-
-		if (ksyms.v[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	/* the first of several aliases */
-	while (lo > 0 && ksyms.v[lo - 1].addr == ksyms.v[lo].addr)
-		lo--;
-	for (i = lo + 1; i < ksyms.n && ksyms.v[i].addr == ksyms.v[lo].addr; i++)
-		;
-	if (i >= ksyms.n)
-		return NULL;	/* past the last symbol: no size, the kernel says no either */
-	*size = ksyms.v[i].addr - ksyms.v[lo].addr;
-	return &ksyms.v[lo];
-}
-
-/*
- * Print helpers for the rewritten print fmts.  libtraceevent's own %pS gives
- * "sym+0xoff" without the "/0xsize" the kernel prints, and needs the symbols
- * registered one by one; these print exactly what the kernel's vsprintf does.
- */
-/*
- * addr as the kernel prints it: "sym+0xoff/0xsize" (with_off) or "sym", or
- * the bare address when no symbol holds it.  lookup is the address searched
- * for: %pB looks up the call before a return address (addr - 1).
- */
-static void print_sym(struct trace_seq *s, unsigned long long addr, unsigned long long lookup,
-		      bool with_off)
-{
-	const struct ksym *k;
-	unsigned long long size;
-
-	k = ksym_find(lookup, &size);
-	if (!k)
-		trace_seq_printf(s, "0x%llx", addr);
-	else if (with_off)
-		trace_seq_printf(s, "%s+0x%llx/0x%llx", k->name, addr - k->addr, size);
-	else
-		trace_seq_puts(s, k->name);
-	/* the kernel's %ps and %pS name a module's symbol's module after it */
-	if (k && k->mod)
-		trace_seq_printf(s, " [%s]", k->mod);
-}
-
-/* Symbols that a tep_handle holds instead of the table (decode_kallsyms_use_tep). */
-static struct tep_handle *ksym_tep;
-
-void decode_kallsyms_use_tep(struct tep_handle *tep)
-{
-	ksym_tep = tep;
-}
-
-const char *decode_ksym(unsigned long long addr, unsigned long long *off)
-{
-	const struct ksym *k;
-	unsigned long long size;
-	const char *name;
-
-	decode_lock();
-	if (ksym_tep) {
-		name = tep_find_function(ksym_tep, addr);
-		if (name)
-			*off = addr - tep_find_function_address(ksym_tep, addr);
-		decode_unlock();
-		return name;
-	}
-	k = ksym_find(addr, &size);
-	decode_unlock();
-	if (!k)
-		return NULL;
-	*off = addr - k->addr;
-	return k->name;
-}
-
-/*
- * The module addr's symbol is in (NULL: the kernel's own, or not known).
- * libtraceevent 1.7 keeps a function's module but has no call that gives it,
- * so a file read through libtracecmd's symbols (decode_kallsyms_use_tep)
- * names no module.
- */
-const char *decode_ksym_module(unsigned long long addr)
-{
-	const struct ksym *k;
-	unsigned long long size;
-
-	if (ksym_tep)
-		return NULL;
-	k = ksym_find(addr, &size);
-	return k ? k->mod : NULL;
-}
-
-static unsigned long long helper_symoff(struct trace_seq *s, unsigned long long *args)
-{
-	print_sym(s, args[0], args[0], true);
-	return 0;
-}
-
-static unsigned long long helper_sym(struct trace_seq *s, unsigned long long *args)
-{
-	print_sym(s, args[0], args[0], false);
-	return 0;
-}
-
-/* %pB: the symbol of the call before a return address. */
-static unsigned long long helper_symoff_b(struct trace_seq *s, unsigned long long *args)
-{
-	if (args[0])
-		print_sym(s, args[0], args[0] - 1, true);
-	else
-		trace_seq_printf(s, "0x%llx", args[0]);
-	return 0;
-}
+/* ---------------------------------------------------------------- the print helpers */
 
 /* The names decode_add_format() resolves; one kernel per process, as for kallsyms. */
 static struct decode_names names;
@@ -309,16 +58,15 @@ void decode_tep_register_helpers(struct tep_handle *tep)
 {
 	tep_register_print_function(tep, helper_kvar, TEP_FUNC_ARG_LONG, "__tpctl_kvar",
 				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_VOID);
-	tep_register_print_function(tep, helper_symoff, TEP_FUNC_ARG_VOID, "__tpctl_symoff",
+	tep_register_print_function(tep, kallsyms_symoff, TEP_FUNC_ARG_VOID, "__tpctl_symoff",
 				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_VOID);
-	tep_register_print_function(tep, helper_sym, TEP_FUNC_ARG_VOID, "__tpctl_sym",
+	tep_register_print_function(tep, kallsyms_sym, TEP_FUNC_ARG_VOID, "__tpctl_sym",
 				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_VOID);
-	tep_register_print_function(tep, helper_symoff_b, TEP_FUNC_ARG_VOID, "__tpctl_symoff_b",
+	tep_register_print_function(tep, kallsyms_symoff_b, TEP_FUNC_ARG_VOID, "__tpctl_symoff_b",
 				    TEP_FUNC_ARG_LONG, TEP_FUNC_ARG_VOID);
 }
 
 /* ---------------------------------------------------------------- tep set-up */
-
 
 static struct tep_plugin_list *plugin_list;
 
@@ -386,342 +134,6 @@ static int sb_add(struct sbuf *b, const char *s, size_t n)
 static int sb_puts(struct sbuf *b, const char *s)
 {
 	return sb_add(b, s, strlen(s));
-}
-
-/* End of the C string literal starting at p (which points at the opening quote). */
-static const char *skip_literal(const char *p, const char *end)
-{
-	char q = *p++;
-
-	while (p < end && *p != q) {
-		if (*p == '\\' && p + 1 < end)
-			p++;
-		p++;
-	}
-	return p < end ? p + 1 : end;
-}
-
-/* End of one top-level argument (the next ',' outside brackets and literals). */
-static const char *skip_arg(const char *p, const char *end)
-{
-	int depth = 0;
-
-	while (p < end) {
-		if (*p == '"' || *p == '\'') {
-			p = skip_literal(p, end);
-			continue;
-		}
-		if (*p == '(' || *p == '[' || *p == '{')
-			depth++;
-		else if (*p == ')' || *p == ']' || *p == '}')
-			depth--;
-		else if (*p == ',' && depth <= 0)
-			break;
-		p++;
-	}
-	return p;
-}
-
-/*
- * "%#x" of 0: C's printf prints "0", the kernel's vsprintf "0x0" (it always
- * writes the prefix, and counts it in the field width).  Written as
- * "0x%x" / "0x%0{N-2}x" the two agree for every value; a space-padded
- * width ("%#8x") is left alone: the prefix would land before the spaces.
- */
-static bool alt_hex(const char *conv, const char *x)
-{
-	const char *p = conv + 1;
-	bool alt = false, zero = false, left = false;
-	int width = 0;
-
-	for (; p < x && strchr("-+ #0", *p); p++) {
-		alt |= *p == '#';
-		zero |= *p == '0';
-		left |= *p == '-';
-	}
-	if (!alt || *p == '*')
-		return false;
-	while (p < x && isdigit((unsigned char)*p))
-		width = width * 10 + (*p++ - '0');
-	if (p < x && *p == '.')
-		return false;
-	return !width || ((zero || left) && width >= 2);
-}
-
-static void alt_hex_put(struct sbuf *out, const char *conv, const char *x)
-{
-	const char *p = conv + 1;
-	char flags[8], buf[64];
-	int width = 0, nf = 0;
-
-	for (; p < x && strchr("-+ #0", *p); p++)
-		if (*p != '#' && nf < (int)sizeof(flags) - 1)
-			flags[nf++] = *p;
-	flags[nf] = '\0';
-	while (p < x && isdigit((unsigned char)*p))
-		width = width * 10 + (*p++ - '0');
-	/* p..x: the length modifier and the conversion character */
-	if (width)
-		snprintf(buf, sizeof(buf), "%s%%%s%d%.*s", *x == 'X' ? "0X" : "0x", flags,
-			 width - 2, (int)(x - p + 1), p);
-	else
-		snprintf(buf, sizeof(buf), "%s%%%s%.*s", *x == 'X' ? "0X" : "0x", flags,
-			 (int)(x - p + 1), p);
-	sb_puts(out, buf);
-}
-
-enum conv_fix { FIX_NONE, FIX_SYMOFF, FIX_SYM, FIX_SYMOFF_B, FIX_PTR, FIX_ALT_HEX };
-
-#define MAX_CONV 64
-
-/*
- * Find the print fmt line "print fmt: \"...\", args" and what each conversion
- * of its format needs: *fmt and *fend bound the quoted format, fix[] gets one
- * entry per conversion (counted as printf does: "*" widths take an argument,
- * so that each %p* is matched with its argument), *pnconv their number.
- * Returns how many need a rewrite, or -1 when there is no usable print fmt.
- */
-static int scan_print_fmt(const char *buf, size_t len, const char **fmt, const char **fend,
-			  enum conv_fix *fix, int *pnconv)
-{
-	const char *line, *end = buf + len, *p, *conv_start = NULL;
-	int nconv = 0, nfix = 0;
-
-	line = buf;
-	while (line < end && (end - line < 12 || memcmp(line, "print fmt: \"", 12))) {
-		line = memchr(line, '\n', end - line);
-		if (!line)
-			return -1;
-		line++;
-	}
-	if (line >= end)
-		return -1;
-	*fmt = line + 11;
-	*fend = skip_literal(*fmt, end);
-	for (p = *fmt + 1; p < *fend - 1; p++) {
-		if (*p == '\\') {
-			p++;
-			continue;
-		}
-		if (*p != '%')
-			continue;
-		p++;
-		if (*p == '%')
-			continue;
-		conv_start = p - 1;
-		while (*p && strchr("-+ #0", *p))
-			p++;
-		if (*p == '*') {
-			if (nconv < MAX_CONV)
-				fix[nconv] = FIX_NONE;
-			nconv++;
-			p++;
-		}
-		while (isdigit((unsigned char)*p))
-			p++;
-		if (*p == '.') {
-			p++;
-			if (*p == '*') {
-				if (nconv < MAX_CONV)
-					fix[nconv] = FIX_NONE;
-				nconv++;
-				p++;
-			}
-			while (isdigit((unsigned char)*p))
-				p++;
-		}
-		while (*p && strchr("hlLqjzt", *p))
-			p++;
-		if (nconv >= MAX_CONV)
-			return -1;
-		fix[nconv] = FIX_NONE;
-		if (*p == 'p' && p[-1] == '%') {
-			switch (p[1]) {
-			case 'S': case 'F':
-				fix[nconv] = FIX_SYMOFF;
-				break;
-			case 's': case 'f':
-				fix[nconv] = FIX_SYM;
-				break;
-			case 'B':
-				fix[nconv] = FIX_SYMOFF_B;
-				break;
-			default:
-				if (!isalnum((unsigned char)p[1]))
-					fix[nconv] = FIX_PTR;
-			}
-		}
-		if ((*p == 'x' || *p == 'X') && alt_hex(conv_start, p))
-			fix[nconv] = FIX_ALT_HEX;
-		if (fix[nconv] != FIX_NONE)
-			nfix++;
-		nconv++;
-	}
-	*pnconv = nconv;
-	return nfix;
-}
-
-/* Rewrite the print fmt line in place of the original (see scan_print_fmt). */
-static char *rewrite_print_fmt(const char *buf, size_t len)
-{
-	const char *end = buf + len, *fmt, *fend, *p, *args;
-	enum conv_fix fix[MAX_CONV];
-	struct sbuf out = { 0 };
-	int nconv = 0, nfix, i;
-
-	nfix = scan_print_fmt(buf, len, &fmt, &fend, fix, &nconv);
-	if (nfix <= 0)
-		return NULL;
-
-	/* the text before the format, then the format with the conversions replaced */
-	sb_add(&out, buf, fmt - buf);
-	for (p = fmt, i = 0; p < fend; p++) {
-		const char *c = p;
-
-		if (*p == '\\' && p + 1 < fend) {
-			sb_add(&out, p, 2);
-			p++;
-			continue;
-		}
-		if (*p != '%' || p == fmt) {
-			sb_add(&out, p, 1);
-			continue;
-		}
-		if (p[1] == '%') {
-			sb_add(&out, p, 2);
-			p++;
-			continue;
-		}
-		/* find the conversion character, counting "*" arguments */
-		c = p + 1;
-		while (*c && strchr("-+ #0", *c))
-			c++;
-		if (*c == '*') {
-			i++;
-			c++;
-		}
-		while (isdigit((unsigned char)*c))
-			c++;
-		if (*c == '.') {
-			c++;
-			if (*c == '*') {
-				i++;
-				c++;
-			}
-			while (isdigit((unsigned char)*c))
-				c++;
-		}
-		while (*c && strchr("hlLqjzt", *c))
-			c++;
-		switch (i < nconv ? fix[i] : FIX_NONE) {
-		case FIX_SYMOFF: case FIX_SYM: case FIX_SYMOFF_B:
-			sb_puts(&out, "%s");
-			p = c + 1;	/* skip "pS" */
-			break;
-		case FIX_PTR:
-			sb_puts(&out, "%016lx");
-			p = c;
-			break;
-		case FIX_ALT_HEX:
-			alt_hex_put(&out, p, c);
-			p = c;
-			break;
-		default:
-			sb_add(&out, p, c - p + 1);
-			p = c;
-		}
-		i++;
-	}
-	/* the arguments */
-	args = fend;
-	for (i = 0; args < end && *args == ','; i++) {
-		const char *a = args + 1, *ae;
-
-		ae = skip_arg(a, end);
-		/* the last argument ends at the newline */
-		if (ae == end || memchr(a, '\n', ae - a)) {
-			const char *nl = memchr(a, '\n', end - a);
-
-			ae = nl ? nl : end;
-		}
-		sb_add(&out, ",", 1);
-		while (a < ae && *a == ' ')
-			sb_add(&out, a++, 1);
-		switch (i < nconv ? fix[i] : FIX_NONE) {
-		case FIX_SYMOFF:
-			sb_puts(&out, "__tpctl_symoff(");
-			break;
-		case FIX_SYM:
-			sb_puts(&out, "__tpctl_sym(");
-			break;
-		case FIX_SYMOFF_B:
-			sb_puts(&out, "__tpctl_symoff_b(");
-			break;
-		default:
-			break;
-		}
-		sb_add(&out, a, ae - a);
-		if (i < nconv && (fix[i] == FIX_SYMOFF || fix[i] == FIX_SYM ||
-				  fix[i] == FIX_SYMOFF_B))
-			sb_puts(&out, ")");
-		args = ae;
-	}
-	sb_add(&out, args, end - args);
-	return out.s;
-}
-
-enum dec_sym decode_format_field_sym(const char *buf, size_t len, const char *field)
-{
-	const char *end = buf + len, *fmt, *fend, *args;
-	enum conv_fix fix[MAX_CONV];
-	size_t flen = strlen(field);
-	int nconv = 0, i;
-
-	if (scan_print_fmt(buf, len, &fmt, &fend, fix, &nconv) <= 0)
-		return DEC_SYM_NONE;
-	args = fend;
-	for (i = 0; i < nconv && args < end && *args == ','; i++) {
-		const char *a = args + 1, *ae = skip_arg(a, end), *rec, *p;
-		const char *nl = memchr(a, '\n', ae - a);
-
-		if (nl)
-			ae = nl;
-		args = ae;
-		if (fix[i] != FIX_SYM && fix[i] != FIX_SYMOFF && fix[i] != FIX_SYMOFF_B)
-			continue;
-		/* only the bare field, maybe cast: "REC->f", "(void *)REC->f" */
-		rec = memmem(a, ae - a, "REC->", 5);
-		if (!rec || (size_t)(ae - rec - 5) < flen || memcmp(rec + 5, field, flen))
-			continue;
-		for (p = rec + 5 + flen; p < ae && (*p == ' ' || *p == ')'); p++)
-			;
-		if (p < ae)
-			continue;
-		for (p = a; p < rec && !strchr("+-/%&|^~!?:<>", *p); p++)
-			;
-		if (p < rec)
-			continue;
-		return fix[i] == FIX_SYM ? DEC_SYM : fix[i] == FIX_SYMOFF ? DEC_SYM_OFF :
-		       DEC_SYM_OFF_B;
-	}
-	return DEC_SYM_NONE;
-}
-
-void decode_sym_print(struct trace_seq *s, unsigned long long addr, enum dec_sym how)
-{
-	switch (how) {
-	case DEC_SYM:
-		print_sym(s, addr, addr, false);
-		break;
-	case DEC_SYM_OFF:
-		print_sym(s, addr, addr, true);
-		break;
-	case DEC_SYM_OFF_B:
-		helper_symoff_b(s, &addr);
-		break;
-	default:
-		trace_seq_printf(s, "0x%llx", addr);
-	}
 }
 
 static int type_elem_size(const char *type);
@@ -858,26 +270,26 @@ char *decode_format_resolve(const char *buf, size_t len, const struct decode_nam
 
 /*
  * Which conversions of a parsed print fmt print a symbol through the helpers
- * (rewrite_print_fmt), per event: libtraceevent gives no name of a print
+ * (printfmt_convert()), per event: libtraceevent gives no name of a print
  * function in its argument tree (struct tep_function_handler is private), so
  * a reader of that tree (textplan.c) learns it here.
  */
 struct conv_syms {
 	const struct tep_handle *tep;
 	int id, n;
-	unsigned char how[MAX_CONV];	/* enum dec_sym */
+	unsigned char how[PRINTFMT_MAX_CONV];	/* enum dec_sym */
 };
 static struct conv_syms *csyms;
 static size_t ncsyms, acsyms;
 
 static void conv_syms_save(const struct tep_handle *tep, int id, const char *buf, size_t len)
 {
-	const char *fmt, *fend;
-	enum conv_fix fix[MAX_CONV];
+	unsigned char how[PRINTFMT_MAX_CONV];
 	struct conv_syms *c;
-	int nconv = 0, i;
+	int nconv;
 
-	if (scan_print_fmt(buf, len, &fmt, &fend, fix, &nconv) <= 0)
+	nconv = printfmt_convs(buf, len, how);
+	if (nconv < 0)
 		return;
 	if (ncsyms == acsyms) {
 		size_t a = acsyms ? 2 * acsyms : 64;
@@ -892,9 +304,7 @@ static void conv_syms_save(const struct tep_handle *tep, int id, const char *buf
 	c->tep = tep;
 	c->id = id;
 	c->n = nconv;
-	for (i = 0; i < nconv; i++)
-		c->how[i] = fix[i] == FIX_SYM ? DEC_SYM : fix[i] == FIX_SYMOFF ? DEC_SYM_OFF :
-			    fix[i] == FIX_SYMOFF_B ? DEC_SYM_OFF_B : DEC_SYM_NONE;
+	memcpy(c->how, how, nconv);
 }
 
 enum dec_sym decode_conv_sym(const struct tep_handle *tep, int id, int conv)
@@ -924,7 +334,7 @@ int decode_add_format(struct tep_handle *tep, const char *sys, const char *buf, 
 	if (names_set)
 		flags |= PF_CONSTANTS | PF_VARIABLES;
 	named = printfmt_rewrite(buf, len, names_set ? &names : NULL, flags);
-	fixed = rewrite_print_fmt(named ? named : buf, named ? strlen(named) : len);
+	fixed = printfmt_convert(named ? named : buf, named ? strlen(named) : len);
 	if (!fixed) {
 		fixed = named;
 		named = NULL;
@@ -1208,75 +618,92 @@ static int stack_fields(struct dec_event *de)
 	return 0;
 }
 
-static struct dec_event *dec_event_build(struct tep_event *event)
+/* One field's keys, place and kind. */
+static int field_build(struct dec_field *df, struct tep_format_field *f, struct tep_event *event)
 {
-	struct dec_event *de = calloc(1, sizeof(*de));
-	struct tep_format_field *f;
-	const char *nm;
-	int n = 0, i;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mf;
+	bool arr = f->flags & TEP_FIELD_IS_ARRAY;
+	const char *t = f->type;
 
-	if (!de)
-		return NULL;
-	de->event = event;
-	de->id = event->id;
-	for (f = event->format.fields; f; f = f->next)
-		n++;
-	de->fields = calloc(n ? n : 1, sizeof(*de->fields));
-	if (!de->fields)
-		goto fail;
-	/* (first: a failure part way frees the keys made so far) */
-	de->nfields = n;
-	for (f = event->format.fields, i = 0; f; f = f->next, i++) {
-		struct dec_field *df = &de->fields[i];
-		bool arr = f->flags & TEP_FIELD_IS_ARRAY;
-		const char *t = f->type;
-
-		df->field = f;
-		df->name = f->name;
-		df->jkey = json_key(f->name);
-		if (!df->jkey)
-			goto fail;
-		df->jkey_len = strlen(df->jkey);
-		if (asprintf(&df->jkeyc, ",%s", df->jkey) < 0) {
-			df->jkeyc = NULL;
-			goto fail;
-		}
-		df->jkeyc = pad16(df->jkeyc, df->jkey_len + 1);
-		if (!df->jkeyc)
-			goto fail;
-		df->common = !strncmp(f->name, "common_", 7);
-		df->offset = f->offset;
-		df->size = f->size;
-		df->sign = f->flags & TEP_FIELD_IS_SIGNED;
-		df->dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
-		df->relative = f->flags & TEP_FIELD_IS_RELATIVE;
-		if (!strncmp(t, "__data_loc ", 11) || !strncmp(t, "__rel_loc ", 10)) {
-			df->dynamic = !strncmp(t, "__data_loc ", 11);
-			df->relative = !df->dynamic;
-			arr = true;
-		}
-		if (arg_is_bitmask(event->print_fmt.args, f, 0) || strstr(t, "cpumask_t")) {
-			df->kind = DK_BITMASK;
-			df->elem = sizeof(long);
-		} else if (arr && strstr(t, "char") && !strstr(t, "unsigned char")) {
-			df->kind = DK_STR;
-			df->elem = 1;
-		} else if (arr) {
-			df->kind = DK_ARRAY;
-			df->elem = f->arraylen && f->size ? (int)(f->size / f->arraylen) :
-				   type_elem_size(t);
-			if (df->elem != 1 && df->elem != 2 && df->elem != 4 && df->elem != 8)
-				df->elem = 1;
-		} else if (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) {
-			df->kind = DK_INT;
-		} else {
-			df->kind = DK_BYTES;
-			df->elem = 1;
-		}
+	df->field = f;
+	df->name = f->name;
+	df->jkey = json_key(f->name);
+	if (!df->jkey)
+		return -1;
+	df->jkey_len = strlen(df->jkey);
+	if (asprintf(&df->jkeyc, ",%s", df->jkey) < 0) {
+		df->jkeyc = NULL;
+		return -1;
 	}
+	df->jkeyc = pad16(df->jkeyc, df->jkey_len + 1);
+	if (!df->jkeyc)
+		return -1;
+	df->common = !strncmp(f->name, "common_", 7);
+	df->offset = f->offset;
+	df->size = f->size;
+	df->sign = f->flags & TEP_FIELD_IS_SIGNED;
+	df->dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
+	df->relative = f->flags & TEP_FIELD_IS_RELATIVE;
+	if (!strncmp(t, "__data_loc ", 11) || !strncmp(t, "__rel_loc ", 10)) {
+		df->dynamic = !strncmp(t, "__data_loc ", 11);
+		df->relative = !df->dynamic;
+		arr = true;
+	}
+	if (arg_is_bitmask(event->print_fmt.args, f, 0) || strstr(t, "cpumask_t")) {
+		df->kind = DK_BITMASK;
+		df->elem = sizeof(long);
+	} else if (arr && strstr(t, "char") && !strstr(t, "unsigned char")) {
+		df->kind = DK_STR;
+		df->elem = 1;
+	} else if (arr) {
+		df->kind = DK_ARRAY;
+		df->elem = f->arraylen && f->size ? (int)(f->size / f->arraylen) :
+			   type_elem_size(t);
+		if (df->elem != 1 && df->elem != 2 && df->elem != 4 && df->elem != 8)
+			df->elem = 1;
+	} else if (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) {
+		df->kind = DK_INT;
+	} else {
+		df->kind = DK_BYTES;
+		df->elem = 1;
+	}
+	return 0;
+}
+
+/* The syscall events: "sys_x" for the text, the first argument, the return value. */
+static void syscall_fields(struct dec_event *de)
+{
+	const char *nm = de->name;
+	int i;
+
+	if (!strncmp(nm, "sys_enter_", 10)) {
+		de->special = DS_SYS_ENTER;
+		if (asprintf(&de->sysname, "sys_%s", nm + 10) < 0)
+			de->sysname = NULL;
+	} else if (!strncmp(nm, "sys_exit_", 9)) {
+		de->special = DS_SYS_EXIT;
+		if (asprintf(&de->sysname, "sys_%s", nm + 9) < 0)
+			de->sysname = NULL;
+	}
+	if (de->sysname) {
+		de->sysname_len = strlen(de->sysname);
+		de->sysname = pad16(de->sysname, de->sysname_len);
+	}
+	if (!de->sysname)
+		de->special = DS_NONE;
+	for (i = 0; i < de->nfields; i++) {
+		if (!strcmp(de->fields[i].name, "__syscall_nr"))
+			de->first_arg = i + 1;
+		if (!strcmp(de->fields[i].name, "ret"))
+			de->ret = &de->fields[i];
+	}
+	if (de->special == DS_SYS_EXIT && !de->ret)
+		de->special = DS_NONE;
+}
+
+/* What the kernel prints with a function of its own: syscalls, ftrace's events, stacks. */
+static void special_find(struct dec_event *de, struct tep_event *event)
+{
+	const char *nm;
 
 	/* an event standing for another is shown as that one (decode_set_shown) */
 	de->system = event->system;
@@ -1288,30 +715,7 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 		de->strings = true;
 	}
 	if (de->system && !strcmp(de->system, "syscalls")) {
-		nm = de->name;
-		if (!strncmp(nm, "sys_enter_", 10)) {
-			de->special = DS_SYS_ENTER;
-			if (asprintf(&de->sysname, "sys_%s", nm + 10) < 0)
-				de->sysname = NULL;
-		} else if (!strncmp(nm, "sys_exit_", 9)) {
-			de->special = DS_SYS_EXIT;
-			if (asprintf(&de->sysname, "sys_%s", nm + 9) < 0)
-				de->sysname = NULL;
-		}
-		if (de->sysname) {
-			de->sysname_len = strlen(de->sysname);
-			de->sysname = pad16(de->sysname, de->sysname_len);
-		}
-		if (!de->sysname)
-			de->special = DS_NONE;
-		for (i = 0; i < n; i++) {
-			if (!strcmp(de->fields[i].name, "__syscall_nr"))
-				de->first_arg = i + 1;
-			if (!strcmp(de->fields[i].name, "ret"))
-				de->ret = &de->fields[i];
-		}
-		if (de->special == DS_SYS_EXIT && !de->ret)
-			de->special = DS_NONE;
+		syscall_fields(de);
 	} else if (event->system && !strcmp(event->system, "ftrace")) {
 		de->special = DS_FTRACE;
 		if (!strcmp(event->name, "kernel_stack"))
@@ -1323,22 +727,22 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 		if (de->special == DS_FTRACE)
 			function_fields(de);
 	}
+}
 
-	/* (after stack_fields(), which takes the frames out of fields) */
-	for (i = 0; i < de->nfields; i++) {
-		const struct dec_field *df = &de->fields[i];
+/*
+ * The JSON object's head (system, event, the fields' key) and whether the
+ * fast writer can take a record: its bound, a key, a comma, the longest
+ * number or the array and quotes.
+ */
+static int json_head(struct dec_event *de)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&buf, &len);
+	int i;
 
-		/* (a damaged format's negative offset or size: every record is checked) */
-		if (df->offset < 0 || df->size < 0)
-			de->fields_end = INT_MAX;
-		else if (df->offset + df->size > de->fields_end)
-			de->fields_end = df->offset + df->size;
-		if (df->dynamic || df->relative)
-			de->dynamic = true;
-	}
-	mf = open_memstream(&buf, &len);
 	if (!mf)
-		goto fail;
+		return -1;
 	fputs(",\"system\":", mf);
 	json_write_string(mf, de->system, strlen(de->system));
 	fputs(",\"event\":", mf);
@@ -1348,8 +752,7 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 	de->jhead = pad16(buf, len);
 	de->jhead_len = len;
 	if (!de->jhead)
-		goto fail;
-	/* JSON's bound: a key, a comma, the longest number or the array and quotes */
+		return -1;
 	de->jfast = !de->strings;
 	de->jmax = 3;
 	for (i = 0; i < de->nfields; i++) {
@@ -1368,6 +771,45 @@ static struct dec_event *dec_event_build(struct tep_event *event)
 	}
 	if (de->jhead_len + de->jmax > DEC_JFAST_MAX)
 		de->jfast = false;
+	return 0;
+}
+
+static struct dec_event *dec_event_build(struct tep_event *event)
+{
+	struct dec_event *de = calloc(1, sizeof(*de));
+	struct tep_format_field *f;
+	int n = 0, i;
+
+	if (!de)
+		return NULL;
+	de->event = event;
+	de->id = event->id;
+	for (f = event->format.fields; f; f = f->next)
+		n++;
+	de->fields = calloc(n ? n : 1, sizeof(*de->fields));
+	if (!de->fields)
+		goto fail;
+	/* (first: a failure part way frees the keys made so far) */
+	de->nfields = n;
+	for (f = event->format.fields, i = 0; f; f = f->next, i++)
+		if (field_build(&de->fields[i], f, event) < 0)
+			goto fail;
+	special_find(de, event);
+
+	/* (after stack_fields(), which takes the frames out of fields) */
+	for (i = 0; i < de->nfields; i++) {
+		const struct dec_field *df = &de->fields[i];
+
+		/* (a damaged format's negative offset or size: every record is checked) */
+		if (df->offset < 0 || df->size < 0)
+			de->fields_end = INT_MAX;
+		else if (df->offset + df->size > de->fields_end)
+			de->fields_end = df->offset + df->size;
+		if (df->dynamic || df->relative)
+			de->dynamic = true;
+	}
+	if (json_head(de) < 0)
+		goto fail;
 	/* the text's "name: " before the print fmt's text; ftrace's events have none */
 	if (asprintf(&de->tname, "%s: ", event->name) < 0) {
 		de->tname = NULL;

@@ -21,6 +21,7 @@
 #include <tracefs.h>
 
 #include "ftr.h"
+#include "near.h"
 #include "state.h"
 #include "tfs.h"
 #include "util.h"
@@ -139,56 +140,24 @@ static char *read_top(const char *file, int *err)
 	return buf;
 }
 
-struct near {
-	const char *want;
-	char name[3][128];
-	size_t d[3];
-	int n;
-};
-
-static void near_add(struct near *s, const char *name)
-{
-	size_t d = tfs_edit_distance(s->want, name);
-	int i, j;
-
-	for (i = 0; i < s->n; i++)
-		if (!strcmp(s->name[i], name))
-			return;
-	for (i = 0; i < 3; i++) {
-		if (i == s->n || d < s->d[i]) {
-			for (j = 2; j > i; j--) {
-				memcpy(s->name[j], s->name[j - 1], sizeof(s->name[j]));
-				s->d[j] = s->d[j - 1];
-			}
-			snprintf(s->name[i], sizeof(s->name[i]), "%s", name);
-			s->d[i] = d;
-			if (s->n < 3)
-				s->n++;
-			return;
-		}
-	}
-}
-
 /* Does any function of the list (one "name [module]" a line) match pattern? */
 static int pattern_check(const struct ftr_spec *f, char *const *names, size_t n,
 			 const char *pattern)
 {
-	struct near near = { .want = pattern };
+	struct near near;
 	char hint[512];
-	size_t i, len = 0;
-	int k;
+	size_t i;
 
 	for (i = 0; i < n; i++)
 		if (!fnmatch(pattern, names[i], 0))
 			return TP_OK;
 	/* the closest: by edit distance, among names that share its first letter or any */
+	near_init(&near, pattern, NEAR_MAX);
 	for (i = 0; i < n; i++)
 		if (names[i][0] == pattern[0] || !strpbrk(pattern, "*?["))
-			near_add(&near, names[i]);
-	hint[0] = '\0';
-	for (k = 0; k < near.n && len < sizeof(hint); k++)
-		len += snprintf(hint + len, sizeof(hint) - len, "%s'%s'", k ? ", " : "; closest: ",
-				near.name[k]);
+			near_add(&near, names[i], strlen(names[i]));
+	near_list(&near, hint, sizeof(hint));
+	near_free(&near);
 	tp_error("no such function '%s'%s", pattern, hint);
 	(void)f;
 	return TP_USAGE;
@@ -281,10 +250,8 @@ static int list_set(const struct ftr_spec *f, struct tracefs_instance *inst, con
 	for (i = 0; i < n; i++)
 		len += strlen(v[i]) + 1;
 	val = calloc(1, len + 1);
-	if (!val) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!val)
+		return tp_oom();
 	for (i = 0; i < n; i++) {
 		if ((v[i][0] == '!') != bang)
 			continue;

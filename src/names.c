@@ -3,6 +3,7 @@
  * names - the names of tpctl's own kernel objects and whether the process
  * that made one still runs; see names.h.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,4 +43,16 @@ bool names_synth_orphaned(const char *name)
 	    sscanf(name, STRINGS_SYNTH_PREFIX "%ld_%d", &pid, &n) != 2)
 		return false;
 	return pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+bool names_ident_valid(const char *s, size_t len, size_t most, bool letter_first)
+{
+	size_t i;
+
+	if (!len || len > most || (letter_first && !isalpha((unsigned char)s[0]) && s[0] != '_'))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return false;
+	return true;
 }

@@ -18,6 +18,7 @@
 #define TPCTL_NAMES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define INSTANCE_PREFIX "tpctl-"
 /* The group of persistent probes, and the prefix of the groups of one run. */
@@ -35,5 +36,14 @@ bool names_orphaned(const char *name, const char *prefix);
 bool names_instance_orphaned(const char *name);
 /* True for tpctl_lat_<pid>_<n> and tpctl_str_<pid>_<n> when that process no longer runs. */
 bool names_synth_orphaned(const char *name);
+
+/*
+ * The len bytes at s as a name the kernel takes: [A-Za-z0-9_], at most most
+ * bytes, and a letter or '_' first when letter_first (a probe's event or
+ * argument name, NAMES_PROBE_MAX; a hist key's field is NAMES_FIELD_MAX, any first).
+ */
+#define NAMES_PROBE_MAX 64
+#define NAMES_FIELD_MAX 255
+bool names_ident_valid(const char *s, size_t len, size_t most, bool letter_first);
 
 #endif

@@ -42,6 +42,18 @@ void output_set_kernel_release(struct output *o, const char *release)
 	o->sys_decimal = !v || v >= KVER(6, 18);
 }
 
+/* pid's columns (out_pid_info) are made again at its next record */
+static void forget(void *ctx, int pid)
+{
+	struct output *o = ctx;
+	struct pidinfo *pi = &o->pids[(unsigned)pid % PIDCACHE];
+
+	if (pi->pid == pid) {
+		pi->tlen = 0;
+		pi->ready = false;
+	}
+}
+
 struct output *output_new(struct tep_handle *tep, FILE *f, enum output_mode mode)
 {
 	struct output *o = calloc(1, sizeof(*o));
@@ -66,6 +78,8 @@ struct output *output_new(struct tep_handle *tep, FILE *f, enum output_mode mode
 	o->mode = mode;
 	o->ns_clock = true;
 	o->fkey = ~0U;
+	o->learn.forget = forget;
+	o->learn.ctx = o;
 	if (uname(&u) == 0)
 		output_set_kernel_release(o, u.release);
 	trace_seq_init(&o->seq);
@@ -136,7 +150,7 @@ static bool comm_retry_due(struct output *o, struct timespec *now)
 	if (!o->comm_fn)
 		return false;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, now);
-	return (now->tv_sec - o->comm_last.tv_sec) * 1000000000LL +
+	return (now->tv_sec - o->comm_last.tv_sec) * (long long)TP_NS_PER_S +
 	       (now->tv_nsec - o->comm_last.tv_nsec) >= 100000000LL;
 }
 
@@ -168,238 +182,26 @@ const char *out_comm_of(struct output *o, int pid)
 	return comm;
 }
 
-static struct learned *learned_of(struct output *o, int pid)
-{
-	struct learned *l;
-
-	if (!o->learned || pid <= 0)
-		return NULL;
-	l = &o->learned[(unsigned)pid & (LEARNED - 1)];
-	return l->pid == pid ? l : NULL;
-}
-
-/* The n bytes at a and b are the same (n is a task name's length: short) */
-static inline bool same_bytes(const char *a, const char *b, size_t n)
-{
-	size_t i = 0;
-
-	for (; i + 8 <= n; i += 8) {
-		uint64_t x, y;
-
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-			return false;
-	}
-	for (; i < n; i++)
-		if (a[i] != b[i])
-			return false;
-	return true;
-}
-
-/* pid's columns (out_pid_info) are made again at its next record */
-static void forget(struct output *o, int pid)
-{
-	struct pidinfo *pi = &o->pids[(unsigned)pid % PIDCACHE];
-
-	if (pi->pid == pid) {
-		pi->tlen = 0;
-		pi->ready = false;
-	}
-}
-
-static void learn(struct output *o, int pid, const char *name, size_t len)
-{
-	struct learned *l;
-
-	if (pid <= 0 || !len)
-		return;
-	if (!o->learned && !(o->learned = calloc(LEARNED, sizeof(*o->learned))))
-		return;
-	if (len > COMM_MAX)
-		len = COMM_MAX;
-	l = &o->learned[(unsigned)pid & (LEARNED - 1)];
-	if (l->pid == pid && !l->name[len] && same_bytes(l->name, name, len))
-		return;
-	/* the task's columns were made with the name it had, or had not */
-	forget(o, l->pid);
-	forget(o, pid);
-	l->pid = pid;
-	o->learn_gen++;
-	l->has_raw = false;
-	memcpy(l->name, name, len);
-	l->name[len] = '\0';
-}
-
-static int field_index(const struct dec_event *de, const char *name)
-{
-	int i;
-
-	for (i = 0; i < de->nfields; i++)
-		if (!strcmp(de->fields[i].name, name))
-			return i;
-	return -1;
-}
-
-static const struct name_plan *name_plan(struct output *o, const struct dec_event *de)
-{
-	static const char *const pairs[][2] = {
-		{ "comm", "pid" }, { "prev_comm", "prev_pid" }, { "next_comm", "next_pid" },
-		{ "parent_comm", "parent_pid" }, { "newcomm", "pid" },
-	};
-	struct name_plan *pl;
-	size_t i;
-
-	if (de->id < 0 || de->id > 65535)
-		return NULL;
-	if (de->id >= o->nplans && !tp_array_grow(&o->plans, &o->nplans, de->id + 64,
-						  sizeof(*o->plans)))
-		return NULL;
-	pl = &o->plans[de->id];
-	if (pl->built)
-		return pl;
-	pl->built = true;
-	pl->exec_file = -1;
-	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]) && pl->npair < NAME_PAIRS; i++) {
-		int c = field_index(de, pairs[i][0]), p = field_index(de, pairs[i][1]);
-
-		if (c < 0 || de->fields[c].kind != DK_STR)
-			continue;
-		/* task_rename without a pid field renames the task that traced it */
-		if (p >= 0 && de->fields[p].kind != DK_INT)
-			continue;
-		if (p < 0 && strcmp(pairs[i][0], "newcomm"))
-			continue;
-		pl->comm[pl->npair] = c;
-		pl->pid[pl->npair++] = p;
-	}
-	if (!strcmp(de->system, "sched") && !strcmp(de->name, "sched_process_exec"))
-		pl->exec_file = field_index(de, "filename");
-	pl->raw = pl->npair > 0 && pl->exec_file < 0;
-	for (i = 0; i < (size_t)pl->npair; i++) {
-		const struct dec_field *c = &de->fields[pl->comm[i]];
-		const struct dec_field *p = pl->pid[i] >= 0 ? &de->fields[pl->pid[i]] : NULL;
-
-		if (c->dynamic || c->relative || c->size != 16 || c->offset < 0 ||
-		    (p && (p->size != 4 || p->offset < 0))) {
-			pl->raw = false;
-			break;
-		}
-		pl->coff[i] = c->offset;
-		pl->poff[i] = p ? p->offset : 4;	/* common_pid */
-	}
-	return pl;
-}
-
-/*
- * What this record says of task names, before its own pid is looked up:
- * up to OUTPUT_NAMES of them into v, in the order they are learned.  Not a
- * fork's child_comm: a child mostly execs at once, often where no exec
- * record says so, and would keep its parent's name.
- */
-_Static_assert(NAME_PAIRS + 1 <= OUTPUT_NAMES, "a record names NAME_PAIRS tasks and an exec");
-
-static int names_of(const struct name_plan *pl, const struct dec_event *de, const void *data,
-		    int size, struct output_name *v)
-{
-	const char *p;
-	size_t len;
-	uint64_t val;
-	int i, n = 0;
-
-	for (i = 0; i < pl->npair; i++) {
-		int pid = decode_pid(data);
-
-		if (pl->pid[i] >= 0) {
-			if (!decode_int(&de->fields[pl->pid[i]], data, size, &val))
-				continue;
-			pid = (int)val;
-		}
-		if (decode_span(&de->fields[pl->comm[i]], data, size, &p, &len))
-			v[n++] = (struct output_name){ pid, p, len };
-	}
-	/* the kernel names a task after exec by the file's basename */
-	if (pl->exec_file >= 0 && decode_span(&de->fields[pl->exec_file], data, size, &p, &len)) {
-		const char *b = memrchr(p, '/', len);
-
-		if (b) {
-			len -= b + 1 - p;
-			p = b + 1;
-		}
-		v[n++] = (struct output_name){ decode_pid(data), p, len };
-	}
-	return n;
-}
-
-/*
- * de's name plan, or NULL where its records teach no names: most records
- * are of the last event that teaches none, which costs one comparison.
- */
-static const struct name_plan *teaching(struct output *o, const struct dec_event *de)
-{
-	const struct name_plan *pl;
-
-	if (de == o->nonames)
-		return NULL;
-	pl = name_plan(o, de);
-	if (pl && !pl->npair && pl->exec_file < 0) {
-		o->nonames = de;
-		return NULL;
-	}
-	return pl;
-}
-
-static void learn_names(struct output *o, const struct dec_event *de, const void *data, int size)
-{
-	const struct name_plan *pl = teaching(o, de);
-	struct output_name v[OUTPUT_NAMES];
-	int i, n;
-
-	if (!pl)
-		return;
-	/*
-	 * a task's name that a record teaches again (a switch names both tasks,
-	 * and the same few take turns) is the same 16 bytes as before
-	 */
-	if (pl->raw && size >= de->fields_end) {
-		for (i = 0; i < pl->npair; i++) {
-			const char *c = (const char *)data + pl->coff[i];
-			struct learned *l;
-			int32_t pid;
-
-			memcpy(&pid, (const char *)data + pl->poff[i], 4);
-			/* (the idle task's "swapper/N" is no name to learn) */
-			if (pid <= 0)
-				continue;
-			l = learned_of(o, pid);
-			if (l && l->has_raw && same_bytes(l->raw, c, 16))
-				continue;
-			learn(o, pid, c, decode_strnlen(c, 16));
-			if ((l = learned_of(o, pid))) {
-				memcpy(l->raw, c, 16);
-				l->has_raw = true;
-			}
-		}
-		return;
-	}
-	n = names_of(pl, de, data, size, v);
-	for (i = 0; i < n; i++)
-		learn(o, v[i].pid, v[i].name, v[i].len);
-}
+_Static_assert(COMM_NAMES <= OUTPUT_NAMES, "output_names() gives what comm_names_of() finds");
 
 int output_names(struct output *o, const struct dec_event *de, const struct tep_record *rec,
 		 struct output_name *v)
 {
-	const struct name_plan *pl;
+	const struct comm_plan *pl;
+	struct comm_name c[COMM_NAMES];
+	int i, n;
 
-	if (!de || o->mode != OUTPUT_JSON || !(pl = teaching(o, de)))
+	if (!de || o->mode != OUTPUT_JSON || !(pl = comm_teaching(&o->learn, de)))
 		return 0;
-	return names_of(pl, de, rec->data, rec->size, v);
+	n = comm_names_of(pl, de, rec->data, rec->size, c);
+	for (i = 0; i < n; i++)
+		v[i] = (struct output_name){ c[i].pid, c[i].name, c[i].len };
+	return n;
 }
 
 void output_learn(struct output *o, int pid, const char *name, size_t len)
 {
-	learn(o, pid, name, len);
+	comm_learn(&o->learn, pid, name, len);
 }
 
 int output_write_split(struct output *o, int pid, unsigned long long ts, const char *line,
@@ -443,7 +245,7 @@ unsigned output_hole(const struct output *o)
 static const char *json_comm(struct output *o, int pid, unsigned long long ts,
 			     const char *comm, char *buf, size_t size)
 {
-	const struct learned *l = learned_of(o, pid);
+	const struct comm_task *l = comm_learned(&o->learn, pid);
 	const char *known = comm_known(pid);
 
 	if (l)
@@ -511,7 +313,7 @@ struct dec_event *output_prepare(struct output *o, const struct tep_record *rec,
 	struct dec_event *de;
 
 	if (o->prep_de && id == o->prep_id && pid == o->prep_pid && o->prep_gen == o->comm_gen &&
-	    o->prep_lgen == o->learn_gen) {
+	    o->prep_lgen == o->learn.gen) {
 		pi = o->prep_pi;
 		*special = false;
 		de = o->prep_de;
@@ -521,15 +323,16 @@ struct dec_event *output_prepare(struct output *o, const struct tep_record *rec,
 	de = decoder_event(o->dec, id);
 	*special = de && de->special >= DS_FUNC;
 	if (de && o->mode == OUTPUT_JSON)
-		learn_names(o, de, rec->data, rec->size);
+		comm_learn_names(&o->learn, de, rec->data, rec->size);
 	pi = out_pid_info(o, pid, rec->ts);
-	if (de && !*special && !pi->unknown && (o->mode != OUTPUT_JSON || !teaching(o, de))) {
+	if (de && !*special && !pi->unknown &&
+	    (o->mode != OUTPUT_JSON || !comm_teaching(&o->learn, de))) {
 		o->prep_de = de;
 		o->prep_pi = pi;
 		o->prep_id = id;
 		o->prep_pid = pid;
 		o->prep_gen = o->comm_gen;
-		o->prep_lgen = o->learn_gen;
+		o->prep_lgen = o->learn.gen;
 	}
 out:
 	*cols = o->mode == OUTPUT_JSON ? pi->json : pi->text;
@@ -1149,8 +952,8 @@ static void json_record(struct output *o, struct dec_event *de, const struct tep
 	int i;
 
 	/* (the last event that taught no names is known without a call) */
-	if (!o->cols && de && de != o->nonames)
-		learn_names(o, de, data, rec->size);
+	if (!o->cols && de && de != o->learn.nonames)
+		comm_learn_names(&o->learn, de, data, rec->size);
 	pi = o->cols ? NULL : out_pid_info(o, decode_pid(data), rec->ts);
 	/* the head: at most 96 bytes and the task's columns */
 	w = line_begin(o, 96 + (o->cols ? o->cols_len : sizeof(pi->json)));

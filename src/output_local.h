@@ -60,36 +60,6 @@ struct kframe {
 	size_t len;
 };
 
-/*
- * Task names learned from the records as they are written (JSON): what a
- * task was called at the time of its events, where saved_cmdlines may say
- * "<...>", an older task's name of the same pid, or the name it has now.
- */
-#define LEARNED 4096		/* a power of two; a colliding pid forgets the other */
-
-struct learned {
-	int pid;
-	bool has_raw;		/* raw holds what taught name (cleared when name changes) */
-	char name[COMM_MAX + 1];
-	char raw[16];		/* a char[16] comm field's bytes that taught name, as they were */
-};
-
-/* Which fields of an event name a task: comm and pid pairs, an exec's file. */
-#define NAME_PAIRS 4
-
-struct name_plan {
-	bool built;
-	/*
-	 * every pair a char[16] comm and a 4-byte pid, no exec file: a record
-	 * that holds all the fields (de->fields_end) is read at the offsets
-	 */
-	bool raw;
-	signed char npair;
-	short comm[NAME_PAIRS], pid[NAME_PAIRS];	/* field indexes; pid -1: common_pid */
-	unsigned short coff[NAME_PAIRS], poff[NAME_PAIRS];	/* raw: their offsets */
-	short exec_file;				/* sched_process_exec's filename, or -1 */
-};
-
 struct output {
 	struct tep_handle *tep;
 	struct decoder *dec;
@@ -105,10 +75,8 @@ struct output {
 	unsigned comm_gen;	/* bumped when saved_cmdlines was read again */
 	struct comm_saved names;	/* saved_cmdlines as read again (comm.h) */
 	struct pidinfo pids[PIDCACHE];
-	struct learned *learned;	/* LEARNED entries, on first use */
-	unsigned learn_gen;	/* bumped when a learned name changes (output_prepare()'s cache) */
-	struct name_plan *plans;	/* by event id */
-	int nplans;
+	/* task names the records taught (JSON); its gen: output_prepare()'s cache */
+	struct comm_learn learn;
 	/* text: each event's print fmt as a plan (textplan.h), by event id */
 	struct tplan_slot { struct textplan *plan; bool tried; } *tplans;
 	int ntplans;
@@ -143,7 +111,6 @@ struct output {
 	const char *cols;
 	unsigned cols_len;
 	unsigned hole;		/* where the given columns went: bytes from the record's start */
-	const struct dec_event *nonames;	/* output_names(): an event that teaches none */
 	/* text: the last record's CPU (-1: none yet) and its "[%03d] " */
 	int tcpu;
 	char tcpu_txt[8];

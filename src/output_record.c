@@ -46,8 +46,7 @@ void output_free(struct output *o)
 	for (i = 0; o->kframes && i < KFRAMES; i++)
 		free(o->kframes[i].s);
 	free(o->kframes);
-	free(o->learned);
-	free(o->plans);
+	comm_learn_free(&o->learn);
 	for (i = 0; i < o->ntplans; i++)
 		textplan_free(o->tplans[i].plan);
 	free(o->tplans);

@@ -118,13 +118,14 @@ static const char *const puncts2[] = {
 
 /*
  * Tokens of s[i..n), their offsets counted from s; false on something no
- * print fmt holds (an unclosed literal).
+ * print fmt holds (an unclosed literal: the last token, running to n).
  */
 static bool tokenize(struct parser *p, const char *s, int i, int n)
 {
+	bool open = false;
 	int at = 0;
 
-	while (i < n) {
+	while (i < n && !open) {
 		struct token tk = { .pos = i };
 		char c = s[i];
 		size_t k;
@@ -150,9 +151,8 @@ static bool tokenize(struct parser *p, const char *s, int i, int n)
 				else if (s[i] == '\t' && (p->flags & PF_ESCAPE))
 					edit_add(p, i, 1, "\\t", NULL);
 			}
-			if (i >= n)
-				return false;
-			i++;
+			open = i >= n;
+			i += !open;
 		} else {
 			tk.kind = TK_PUNCT;
 			i++;
@@ -175,7 +175,7 @@ static bool tokenize(struct parser *p, const char *s, int i, int n)
 		}
 		p->t[p->nt++] = tk;
 	}
-	return true;
+	return !open;
 }
 
 static bool is_punct(const struct parser *p, int i, const char *s)
@@ -595,4 +595,340 @@ out:
 	free(p.e);
 	free(p.t);
 	return res;
+}
+
+/* ----------------------------------------------------------------- conversions */
+
+/*
+ * What a conversion of the format needs before libtraceevent reads it:
+ * %pS and friends print a symbol through tpctl's helpers (decode.c), a bare
+ * %p the kernel's 16 hex digits, "%#x" the kernel's prefix.
+ */
+enum conv_fix { FIX_NONE, FIX_SYMOFF, FIX_SYM, FIX_SYMOFF_B, FIX_PTR, FIX_ALT_HEX };
+
+struct conv {
+	const char *pct, *c;	/* its '%' and its conversion character; NULL: a '*' argument */
+	enum conv_fix fix;
+};
+
+/* The print fmt line read: its format's conversions, the arguments they take. */
+struct fmt_scan {
+	const char *fmt, *fend;		/* the quoted format, quotes and all */
+	struct conv conv[PRINTFMT_MAX_CONV];
+	int nconv, nfix;
+	/* the top-level arguments, as many as there are conversions at most */
+	const char *arg[PRINTFMT_MAX_CONV], *arg_end[PRINTFMT_MAX_CONV];
+	int nargs;
+};
+
+/*
+ * "%#x" of 0: C's printf prints "0", the kernel's vsprintf "0x0" (it always
+ * writes the prefix, and counts it in the field width).  Written as
+ * "0x%x" / "0x%0{N-2}x" the two agree for every value; a space-padded
+ * width ("%#8x") is left alone: the prefix would land before the spaces.
+ */
+static bool alt_hex(const char *conv, const char *x)
+{
+	const char *p = conv + 1;
+	bool alt = false, zero = false, left = false;
+	int width = 0;
+
+	for (; p < x && strchr("-+ #0", *p); p++) {
+		alt |= *p == '#';
+		zero |= *p == '0';
+		left |= *p == '-';
+	}
+	if (!alt || *p == '*')
+		return false;
+	while (p < x && isdigit((unsigned char)*p))
+		width = width * 10 + (*p++ - '0');
+	if (p < x && *p == '.')
+		return false;
+	return !width || ((zero || left) && width >= 2);
+}
+
+/* The "%#x" at conv..x as the kernel prints it (see alt_hex()); caller frees. */
+static char *alt_hex_text(const char *conv, const char *x)
+{
+	const char *p = conv + 1;
+	char flags[8], buf[64];
+	int width = 0, nf = 0;
+
+	for (; p < x && strchr("-+ #0", *p); p++)
+		if (*p != '#' && nf < (int)sizeof(flags) - 1)
+			flags[nf++] = *p;
+	flags[nf] = '\0';
+	while (p < x && isdigit((unsigned char)*p))
+		width = width * 10 + (*p++ - '0');
+	/* p..x: the length modifier and the conversion character */
+	if (width)
+		snprintf(buf, sizeof(buf), "%s%%%s%d%.*s", *x == 'X' ? "0X" : "0x", flags,
+			 width - 2, (int)(x - p + 1), p);
+	else
+		snprintf(buf, sizeof(buf), "%s%%%s%.*s", *x == 'X' ? "0X" : "0x", flags,
+			 (int)(x - p + 1), p);
+	return strdup(buf);
+}
+
+/* One more conversion (or '*' argument) of the format; false past PRINTFMT_MAX_CONV. */
+static bool conv_add(struct fmt_scan *fs, const char *pct, const char *c, enum conv_fix fix)
+{
+	if (fs->nconv >= PRINTFMT_MAX_CONV)
+		return false;
+	fs->conv[fs->nconv++] = (struct conv){ pct, c, fix };
+	if (fix != FIX_NONE)
+		fs->nfix++;
+	return true;
+}
+
+/* What the conversion at pct, whose conversion character is at p, needs. */
+static enum conv_fix conv_fix(const char *pct, const char *p)
+{
+	if (*p == 'p' && p[-1] == '%') {
+		switch (p[1]) {
+		case 'S': case 'F':
+			return FIX_SYMOFF;
+		case 's': case 'f':
+			return FIX_SYM;
+		case 'B':
+			return FIX_SYMOFF_B;
+		default:
+			if (!isalnum((unsigned char)p[1]))
+				return FIX_PTR;
+		}
+	}
+	if ((*p == 'x' || *p == 'X') && alt_hex(pct, p))
+		return FIX_ALT_HEX;
+	return FIX_NONE;
+}
+
+/* A width or precision at p, its end: "*" takes an argument (a conversion of its own). */
+static const char *conv_width(struct fmt_scan *fs, const char *p, bool *ok)
+{
+	if (*p == '*') {
+		*ok &= conv_add(fs, NULL, NULL, FIX_NONE);
+		p++;
+	}
+	while (isdigit((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/*
+ * The conversions of the quoted format, counted as printf does: "*" widths
+ * take an argument, so that each %p* is matched with its argument.  false
+ * when there are more than PRINTFMT_MAX_CONV.
+ */
+static bool scan_convs(struct fmt_scan *fs)
+{
+	const char *p, *pct;
+	bool ok = true;
+
+	for (p = fs->fmt + 1; p < fs->fend - 1; p++) {
+		if (*p == '\\') {
+			p++;
+			continue;
+		}
+		if (*p != '%')
+			continue;
+		p++;
+		if (*p == '%')
+			continue;
+		pct = p - 1;
+		while (*p && strchr("-+ #0", *p))
+			p++;
+		p = conv_width(fs, p, &ok);
+		if (*p == '.')
+			p = conv_width(fs, p + 1, &ok);
+		if (!ok)
+			return false;
+		while (*p && strchr("hlLqjzt", *p))
+			p++;
+		if (!conv_add(fs, pct, p, conv_fix(pct, p)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The arguments after the format, with the parser's tokens: each runs from
+ * a comma outside brackets to the next one; the first that holds a newline
+ * ends there, and is the last.  The first comma must follow the format at
+ * once.
+ */
+static void scan_args(struct fmt_scan *fs, const struct parser *p, const char *end)
+{
+	int k = 1, depth;
+
+	if (!fs->nconv || p->nt < 2 || !is_punct(p, 1, ",") || p->s + p->t[1].pos != fs->fend)
+		return;
+	while (fs->nargs < fs->nconv) {
+		const char *a = p->s + p->t[k].pos + 1, *ae = end, *nl;
+
+		for (k++, depth = 0; k < p->nt; k++) {
+			const struct token *t = &p->t[k];
+			char c = p->s[t->pos];
+
+			if (t->kind != TK_PUNCT || t->len != 1)
+				continue;
+			if (c == '(' || c == '[' || c == '{') {
+				depth++;
+			} else if (c == ')' || c == ']' || c == '}') {
+				depth--;
+			} else if (c == ',' && depth <= 0) {
+				ae = p->s + t->pos;
+				break;
+			}
+		}
+		nl = memchr(a, '\n', ae - a);
+		fs->arg[fs->nargs] = a;
+		fs->arg_end[fs->nargs++] = nl ? nl : ae;
+		if (nl || k >= p->nt)
+			break;
+	}
+}
+
+/*
+ * Find the print fmt line "print fmt: \"...\", args" and read its
+ * conversions and arguments.  The number of conversions that need a
+ * rewrite, or -1 when there is no usable print fmt.
+ */
+static int scan_print_fmt(const char *buf, size_t len, struct fmt_scan *fs)
+{
+	struct parser p = { .s = buf, .call = -1, .resolved = -1 };
+	const char *line = buf, *end = buf + len;
+	int ret = -1;
+
+	memset(fs, 0, sizeof(*fs));
+	while (line < end && (end - line < 12 || memcmp(line, "print fmt: \"", 12))) {
+		line = memchr(line, '\n', end - line);
+		if (!line)
+			return -1;
+		line++;
+	}
+	if (line >= end)
+		return -1;
+	/*
+	 * to the end of the text: a literal left open runs there (the tokens
+	 * before it stand), an argument ends at the line's end
+	 */
+	tokenize(&p, buf, line + 11 - buf, len);
+	if (p.nt && p.t[0].kind == TK_STR) {
+		fs->fmt = buf + p.t[0].pos;
+		fs->fend = fs->fmt + p.t[0].len;
+		if (scan_convs(fs)) {
+			scan_args(fs, &p, end);
+			ret = fs->nfix;
+		}
+	}
+	free(p.t);
+	return ret;
+}
+
+static enum dec_sym conv_sym(enum conv_fix fix)
+{
+	return fix == FIX_SYM ? DEC_SYM : fix == FIX_SYMOFF ? DEC_SYM_OFF :
+	       fix == FIX_SYMOFF_B ? DEC_SYM_OFF_B : DEC_SYM_NONE;
+}
+
+/* The edits of one conversion and of its argument (a symbol: the helper's call around it). */
+static void conv_edits(struct parser *p, const struct fmt_scan *fs, int i)
+{
+	static const char *const helper[] = {
+		[FIX_SYMOFF] = "__tpctl_symoff(", [FIX_SYM] = "__tpctl_sym(",
+		[FIX_SYMOFF_B] = "__tpctl_symoff_b(",
+	};
+	const struct conv *c = &fs->conv[i];
+	const char *a;
+	int pos = c->pct - p->s;
+
+	switch (c->fix) {
+	case FIX_SYMOFF: case FIX_SYM: case FIX_SYMOFF_B:
+		/* "%pS": the letter after the p goes too */
+		edit_add(p, pos, c->c + 2 - c->pct, "%s", NULL);
+		if (i >= fs->nargs)
+			break;
+		for (a = fs->arg[i]; a < fs->arg_end[i] && *a == ' '; a++)
+			;
+		/* (of two insertions at one place the later goes first: an empty argument) */
+		edit_add(p, fs->arg_end[i] - p->s, 0, ")", NULL);
+		edit_add(p, a - p->s, 0, helper[c->fix], NULL);
+		break;
+	case FIX_PTR:
+		edit_add(p, pos, c->c + 1 - c->pct, "%016lx", NULL);
+		break;
+	case FIX_ALT_HEX: {
+		char *t = alt_hex_text(c->pct, c->c);
+
+		if (!t)
+			p->failed = true;
+		else
+			edit_add(p, pos, c->c + 1 - c->pct, t, t);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+char *printfmt_convert(const char *buf, size_t len)
+{
+	struct parser p = { .s = buf };
+	struct fmt_scan fs;
+	char *res = NULL;
+	int i;
+
+	if (scan_print_fmt(buf, len, &fs) <= 0)
+		return NULL;
+	for (i = 0; i < fs.nconv && !p.failed; i++)
+		conv_edits(&p, &fs, i);
+	if (!p.failed)
+		res = apply_edits(buf, len, p.e, p.ne);
+	for (i = 0; i < p.ne; i++)
+		free(p.e[i].owned);
+	free(p.e);
+	return res;
+}
+
+int printfmt_convs(const char *buf, size_t len, unsigned char *how)
+{
+	struct fmt_scan fs;
+	int i;
+
+	if (scan_print_fmt(buf, len, &fs) <= 0)
+		return -1;
+	for (i = 0; i < fs.nconv; i++)
+		how[i] = conv_sym(fs.conv[i].fix);
+	return fs.nconv;
+}
+
+enum dec_sym decode_format_field_sym(const char *buf, size_t len, const char *field)
+{
+	size_t flen = strlen(field);
+	struct fmt_scan fs;
+	int i;
+
+	if (scan_print_fmt(buf, len, &fs) <= 0)
+		return DEC_SYM_NONE;
+	for (i = 0; i < fs.nargs; i++) {
+		const char *a = fs.arg[i], *ae = fs.arg_end[i], *rec, *p;
+		enum conv_fix fix = fs.conv[i].fix;
+
+		if (fix != FIX_SYM && fix != FIX_SYMOFF && fix != FIX_SYMOFF_B)
+			continue;
+		/* only the bare field, maybe cast: "REC->f", "(void *)REC->f" */
+		rec = memmem(a, ae - a, "REC->", 5);
+		if (!rec || (size_t)(ae - rec - 5) < flen || memcmp(rec + 5, field, flen))
+			continue;
+		for (p = rec + 5 + flen; p < ae && (*p == ' ' || *p == ')'); p++)
+			;
+		if (p < ae)
+			continue;
+		for (p = a; p < rec && !strchr("+-/%&|^~!?:<>", *p); p++)
+			;
+		if (p < rec)
+			continue;
+		return conv_sym(fix);
+	}
+	return DEC_SYM_NONE;
 }

@@ -33,6 +33,22 @@ enum {
 char *printfmt_rewrite(const char *buf, size_t len, const struct decode_names *names,
 		       unsigned flags);
 
+/*
+ * The whole format text with the conversions libtraceevent would print
+ * otherwise than the kernel rewritten: %pS, %ps, %pB (and %pF, %pf) print a
+ * symbol through the __tpctl_sym* helpers around their arguments, a bare %p
+ * as "%016lx", "%#x" with the kernel's prefix.  NULL when nothing changes
+ * (or the print fmt cannot be read).  Caller frees.
+ */
+char *printfmt_convert(const char *buf, size_t len);
+/*
+ * How each conversion of the format (counting "*" arguments) prints a
+ * symbol, an enum dec_sym into how[PRINTFMT_MAX_CONV]: their number, or -1
+ * when printfmt_convert() would change none.
+ */
+#define PRINTFMT_MAX_CONV 64
+int printfmt_convs(const char *buf, size_t len, unsigned char *how);
+
 /* The name of kernel variable n of __tpctl_kvar(n), or NULL. */
 const char *printfmt_kvar_name(unsigned long long n);
 

@@ -17,6 +17,7 @@
 #include <tracefs.h>
 
 #include "names.h"
+#include "near.h"
 #include "opt.h"
 #include "probe.h"
 #include "state.h"
@@ -94,19 +95,6 @@ static int kernel_check(enum probe_kind kind)
 
 /* ---------------------------------------------------------------- names */
 
-/* What the kernel takes as an event or argument name: a C identifier. */
-static bool ident_valid(const char *s, size_t len)
-{
-	size_t i;
-
-	if (!len || len > 64 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
-		return false;
-	for (i = 1; i < len; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
-			return false;
-	return true;
-}
-
 /* An event name derived from a symbol: what is not [A-Za-z0-9_] becomes '_'. */
 static char *name_from(const char *a, const char *suffix)
 {
@@ -129,36 +117,8 @@ struct sym_search {
 	GElf_Addr addr[8];	/* the distinct addresses of the symbols of that name */
 	GElf_Xword size[8];	/* their sizes (st_size), the largest of a name's entries; 0: unknown */
 	int naddr;
-	char *near[3];		/* the closest other names, for the error */
-	size_t near_d[3];
+	struct near near;	/* the closest other names, for the error */
 };
-
-static void near_add(struct sym_search *s, const char *name, size_t len)
-{
-	size_t d;
-	char *n;
-	int i, j;
-
-	n = strndup(name, len);
-	if (!n)
-		return;
-	d = tfs_edit_distance(s->want, n);
-	for (i = 0; i < 3; i++) {
-		if (s->near[i] && !strcmp(s->near[i], n))
-			break;
-		if (!s->near[i] || d < s->near_d[i]) {
-			free(s->near[2]);
-			for (j = 2; j > i; j--) {
-				s->near[j] = s->near[j - 1];
-				s->near_d[j] = s->near_d[j - 1];
-			}
-			s->near[i] = n;
-			s->near_d[i] = d;
-			return;
-		}
-	}
-	free(n);
-}
 
 static void scan_symbols(Elf *elf, struct sym_search *s)
 {
@@ -195,7 +155,7 @@ static void scan_symbols(Elf *elf, struct sym_search *s)
 			/* "getenv@@GLIBC_2.2.5" in some symbol tables is getenv */
 			len = strcspn(name, "@");
 			if (len != want || strncmp(name, s->want, len)) {
-				near_add(s, name, len);
+				near_add(&s->near, name, len);
 				continue;
 			}
 			for (k = 0; k < s->naddr; k++)
@@ -232,24 +192,6 @@ static bool vaddr_offset(Elf *elf, GElf_Addr addr, unsigned long long *off)
 }
 
 /* "; closest: 'a', 'b'" or "" */
-static void near_list(const struct sym_search *s, char *buf, size_t len)
-{
-	size_t n = 0;
-	int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < 3 && s->near[i] && n < len; i++)
-		n += snprintf(buf + n, len - n, "%s'%s'", i ? ", " : "; closest: ", s->near[i]);
-}
-
-static void near_free(struct sym_search *s)
-{
-	int i;
-
-	for (i = 0; i < 3; i++)
-		free(s->near[i]);
-}
-
 /*
  * SYMBOL (or 0xADDR, a virtual address as nm and objdump show it) plus off,
  * in the ELF file path, to the file offset the kernel's uprobe wants.
@@ -257,7 +199,7 @@ static void near_free(struct sym_search *s)
 static int elf_resolve(const char *path, const char *symbol, unsigned long long off,
 		       unsigned long long *offset)
 {
-	struct sym_search s = { .want = symbol };
+	struct sym_search s = { .want = symbol, .near = { .want = symbol, .most = NEAR_MAX } };
 	unsigned long long addr;
 	int fd, ret = TP_USAGE;
 	Elf *elf = NULL;
@@ -287,7 +229,7 @@ static int elf_resolve(const char *path, const char *symbol, unsigned long long 
 		if (s.naddr == 0) {
 			char near[256];
 
-			near_list(&s, near, sizeof(near));
+			near_list(&s.near, near, sizeof(near));
 			tp_error("no function '%s' in '%s'%s", symbol, path, near);
 			goto out;
 		}
@@ -311,7 +253,7 @@ static int elf_resolve(const char *path, const char *symbol, unsigned long long 
 	}
 	ret = TP_OK;
 out:
-	near_free(&s);
+	near_free(&s.near);
 	if (elf)
 		elf_end(elf);
 	close(fd);
@@ -321,7 +263,7 @@ out:
 /* A kernel function, in /proc/kallsyms (text symbols), or the closest names. */
 static int kernel_symbol_check(const char *symbol)
 {
-	struct sym_search s = { .want = symbol };
+	struct sym_search s = { .want = symbol, .near = { .want = symbol, .most = NEAR_MAX } };
 	char *all = tp_read_file("/proc/kallsyms", NULL), *line, *save = NULL;
 	int ret = TP_USAGE;
 
@@ -336,15 +278,15 @@ static int kernel_symbol_check(const char *symbol)
 			ret = TP_OK;
 			break;
 		}
-		near_add(&s, name, strlen(name));
+		near_add(&s.near, name, strlen(name));
 	}
 	if (ret) {
 		char near[256];
 
-		near_list(&s, near, sizeof(near));
+		near_list(&s.near, near, sizeof(near));
 		tp_error("no kernel function '%s'%s", symbol, near);
 	}
-	near_free(&s);
+	near_free(&s.near);
 	free(all);
 	return ret;
 }
@@ -416,7 +358,7 @@ static char *arg_convert(const struct probe *p, const char *arg)
 	if (kind == PROBE_EPROBE && !eq && !strchr(arg, '(') && !strchr(arg, '$')) {
 		colon = strchr(arg, ':');
 		vlen = colon ? (size_t)(colon - arg) : strlen(arg);
-		if (!ident_valid(arg, vlen)) {
+		if (!names_ident_valid(arg, vlen, NAMES_PROBE_MAX, true)) {
 			tp_error("invalid argument '%s': FIELD or FIELD:string", arg);
 			return NULL;
 		}
@@ -429,7 +371,7 @@ static char *arg_convert(const struct probe *p, const char *arg)
 		return n < 0 ? NULL : out;
 	}
 	if (eq) {
-		if (!ident_valid(arg, eq - arg)) {
+		if (!names_ident_valid(arg, eq - arg, NAMES_PROBE_MAX, true)) {
 			tp_error("invalid argument name in '%s': letters, digits and '_'", arg);
 			return NULL;
 		}
@@ -498,10 +440,8 @@ static int args_convert(struct probe *p, char **args, int nargs)
 		len += sprintf(p->args + len, "%s%s", len ? " " : "", a);
 		free(a);
 	}
-	if (!p->args || i < nargs) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!p->args || i < nargs)
+		return tp_oom();
 	return TP_OK;
 }
 
@@ -660,7 +600,7 @@ int probe_parse(const char *spec, char **args, int nargs, const char *name, stru
 	p->kind = kinds[i].kind;
 	if (name) {
 		/* a name is checked before any path is built from it */
-		if (!ident_valid(name, strlen(name))) {
+		if (!names_ident_valid(name, strlen(name), NAMES_PROBE_MAX, true)) {
 			tp_error("invalid probe name '%s': letters, digits and '_', not starting "
 				 "with a digit", name);
 			return TP_USAGE;
@@ -690,10 +630,8 @@ int probe_parse_word(const char *word, struct probe *p)
 	char *copy = strdup(word), *tok, *save = NULL, *spec, *args[64];
 	int n = 0, ret;
 
-	if (!copy) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!copy)
+		return tp_oom();
 	spec = strtok_r(copy, " \t", &save);
 	if (!spec) {
 		tp_error("empty probe");
@@ -772,8 +710,7 @@ int probe_create(const struct probe *p, const char *group)
 	d = probe_alloc(p, group);
 	if (!d || removal(group, p->name, &path, &undo) < 0) {
 		tracefs_dynevent_free(d);
-		tp_error("out of memory");
-		return TP_FAIL;
+		return tp_oom();
 	}
 	/* an entry of error_log is ours only if it was not there before */
 	before = tracefs_error_last(NULL);
@@ -830,10 +767,8 @@ int probe_session_make(char **words, int n, struct tfs_event_list *evs)
 	struct probe *p = calloc(n ? n : 1, sizeof(*p));
 	int i, made = 0, ret = TP_OK;
 
-	if (!p) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!p)
+		return tp_oom();
 	/* every SPEC checked before the first probe is made */
 	for (i = 0; !ret && i < n; i++, made++)
 		ret = probe_parse_word(words[i], &p[i]);

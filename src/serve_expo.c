@@ -22,6 +22,7 @@
 
 #include "agg.h"
 #include "serve.h"
+#include "util.h"
 
 /*
  * A label value: backslash, quote and newline escaped as the format says,
@@ -149,8 +150,8 @@ static void seconds(FILE *f, __int128 ns)
 
 	if (neg)
 		fputc('-', f);
-	print_i128(f, (__int128)(u / 1000000000));
-	n = snprintf(frac, sizeof(frac), "%09u", (unsigned)(u % 1000000000));
+	print_i128(f, (__int128)(u / TP_NS_PER_S));
+	n = snprintf(frac, sizeof(frac), "%09u", (unsigned)(u % TP_NS_PER_S));
 	while (n > 0 && frac[n - 1] == '0')
 		frac[--n] = '\0';
 	if (n)

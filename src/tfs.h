@@ -4,6 +4,8 @@
  * mounting tracefs, instances, event name resolution and validation, enable,
  * filters and the kernel's error_log.  Every change goes through the state
  * journal (state.h) so that it can be undone on failure or on a signal.
+ * One file per object: tfs.c (tracefs, names), tfs_instance.c, tfs_events.c,
+ * tfs_tep.c, tfs_filter.c, tfs_pid.c, tfs_hist.c, tfs_stack.c.
  */
 #ifndef TPCTL_TFS_H
 #define TPCTL_TFS_H
@@ -65,6 +67,7 @@ int tfs_private_instance(struct tracefs_instance **inst);
  * must not be empty, "." or "..", and at most 255 bytes.  Checked before any
  * path is built from them.
  */
+#define TFS_NAME_MAX 255
 bool tfs_name_valid(const char *name);
 /* Glob patterns additionally allow * ? [ ]. */
 bool tfs_pattern_valid(const char *pattern);
@@ -131,8 +134,6 @@ void tfs_tep_parse_cmdlines(struct tep_handle *tep, const char *text, size_t len
 void tfs_error_log_print(struct tracefs_instance *inst);
 /* The same for an entry read before (tracefs_error_last()). */
 void tfs_error_log_put(const char *text);
-/* Levenshtein distance of two names (SIZE_MAX when one is too long to compare). */
-size_t tfs_edit_distance(const char *a, const char *b);
 
 /* Journaled writes to events/<sys>/<event>/{enable,filter}. */
 int tfs_event_enable(struct tracefs_instance *inst, const struct tfs_event *ev, bool on);

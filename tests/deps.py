@@ -17,7 +17,7 @@ is an edge from this file to that one (a call, or a use of its data).  It fails 
 - a src/*.c that the map does not place, or a map line for a file that is not there;
 - an #include of cmd.h (the commands) in src/ by any file but tpctl.c and cmd_*.c.
 
-It also says, for information, which files other than tfs.c call tracefs_* functions
+It also says, for information, which files other than tfs*.c call tracefs_* functions
 (tfs.h: tfs is the code that touches tracefs).
 
   tests/deps.py [--dir DIR] [--map FILE] [--nm LISTING] [--quiet] [--layers]
@@ -224,10 +224,10 @@ def print_layers(srcs, comps, edges, layers):
 
 
 def print_tracefs_users(d, srcs, syms):
-    """For information: the files other than tfs.c that call tracefs_* themselves."""
+    """For information: the files other than tfs*.c that call tracefs_* themselves."""
     users = []
     for c in srcs:
-        if c == "tfs.c":
+        if c.startswith("tfs"):
             continue
         calls = sorted(s for s in syms[c][1] if re.match(r"tracefs_", s))
         if calls:
@@ -235,7 +235,7 @@ def print_tracefs_users(d, srcs, syms):
             text = open(path, errors="replace").read() if os.path.exists(path) else ""
             sites = len(re.findall(r"\btracefs_\w+\s*\(", text))
             users.append((c, calls, sites))
-    print("deps: information: %d files other than tfs.c call tracefs_* (%d distinct "
+    print("deps: information: %d files other than tfs*.c call tracefs_* (%d distinct "
           "functions, %d call sites in their sources)"
           % (len(users), sum(len(x) for _, x, _ in users), sum(n for _, _, n in users)))
     for c, calls, sites in users:

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -1357,4 +1358,202 @@ int live_read_thread(struct live *l, bool when_it_pays)
 		return ret;
 	tid = readq_tid(l->h.q);
 	return live_hide_tasks(l, &tid, 1);
+}
+
+/* Where a run is: its clock's marks (0: none) and whether tracing is off. */
+struct run {
+	double deadline, next, now;
+	unsigned long n;
+	bool draining;
+};
+
+static int run_begin(const struct live_tool *t, struct run *s)
+{
+	double start = t->start ? t->start : tp_now_s();
+
+	memset(s, 0, sizeof(*s));
+	s->deadline = t->duration > 0 ? start + t->duration : 0;
+	s->next = t->interval > 0 && t->tick ? start + t->interval : 0;
+	/* --drain: tracing goes on, but what is there now is all that is read */
+	s->draining = t->flags & LIVE_RUN_DRAIN;
+	if (s->draining && t->drain)
+		return t->drain(t->ctx);
+	return LIVE_GO;
+}
+
+/* The clock (--duration, ticks), the command's check and the target: a verdict. */
+static int look(struct live *l, const struct live_tool *t, struct run *s)
+{
+	int v;
+
+	if (t->check && (v = t->check(t->ctx)))
+		return v;
+	if (s->deadline || s->next) {
+		s->now = tp_now_s();
+		if (s->deadline && s->now >= s->deadline)
+			return LIVE_STOP;
+		if (s->next && !s->draining && s->now >= s->next) {
+			v = t->tick(t->ctx, s->now);
+			if (v)
+				return v;
+			while (s->next <= s->now)
+				s->next += t->interval;
+		}
+	}
+	if (s->draining || !live_done(l))
+		return LIVE_GO;
+	/* the target is gone: what it left in the buffers is read, then the run ends */
+	if (t->flags & LIVE_RUN_NOREAD)
+		return LIVE_STOP;
+	live_drain(l);
+	s->draining = true;
+	return t->drain ? t->drain(t->ctx) : LIVE_GO;
+}
+
+static void run_wait(struct live *l, const struct live_tool *t, int ms)
+{
+	if (t->flags & LIVE_RUN_NOREAD)
+		/* a signal ends it (no SA_RESTART), COMMAND's exit too (SIGCHLD) */
+		state_pause(ms);
+	else if (t->pump)
+		t->wait(t->ctx, ms);
+	else
+		live_wait(l, ms);
+}
+
+/* Nothing is ready: the command's idle work, a look around, then a wait. */
+static int empty(struct live *l, const struct live_tool *t, struct run *s)
+{
+	int ms = t->wait_ms ? t->wait_ms : 50, v = LIVE_GO;
+	bool was = s->draining;
+	double until, left;
+
+	if (t->idle)
+		v = t->idle(t->ctx, s->draining, &ms);
+	if (v == LIVE_WAIT) {
+		run_wait(l, t, ms);
+		return LIVE_GO;
+	}
+	if (v || (v = look(l, t, s)))
+		return v;
+	if (s->draining && t->pump)
+		/* the threads were told to finish: none ready is none left */
+		return was ? LIVE_STOP : LIVE_GO;
+	if (s->draining)
+		return live_eof(l) ? LIVE_STOP : LIVE_GO;
+	/* not past the next tick or the end */
+	until = s->next && (!s->deadline || s->next < s->deadline) ? s->next : s->deadline;
+	if (until) {
+		left = until - tp_now_s();
+		if (left <= 0 && until == s->deadline)
+			return LIVE_STOP;
+		if (left * 1000 < ms)
+			ms = left > 0 ? (int)(left * 1000) + 1 : 0;
+	}
+	run_wait(l, t, ms);
+	return LIVE_GO;
+}
+
+static int run_status(int v)
+{
+	return v < 0 ? TP_FAIL : TP_OK;
+}
+
+/* The command's threads hand the records out (t->pump), or none are read here. */
+static int run_pumped(struct live *l, const struct live_tool *t, struct run *s)
+{
+	int v;
+
+	while (!state_stop) {
+		v = t->pump ? t->pump(t->ctx) : LIVE_WAIT;
+		if (v == LIVE_GO) {
+			if (++s->n & (LIVE_LOOK - 1))
+				continue;
+			v = look(l, t, s);
+		} else if (v == LIVE_WAIT) {
+			v = empty(l, t, s);
+		}
+		if (v)
+			return run_status(v);
+	}
+	return TP_OK;
+}
+
+int live_run(struct live *l, const struct live_tool *t)
+{
+	struct tep_record rec;
+	struct run s;
+	long long lost;
+	int r, v;
+
+	v = run_begin(t, &s);
+	if (v)
+		return run_status(v);
+	if (t->pump || (t->flags & LIVE_RUN_NOREAD))
+		return run_pumped(l, t, &s);
+	memset(&rec, 0, sizeof(rec));
+	while (!state_stop) {
+		r = live_next(l, &rec, &lost);
+		if (r > 0) {
+			v = t->record(t->ctx, &rec, lost);
+			/* the clock and the target every LIVE_LOOK records: a busy run may never idle */
+			if (!v && ++s.n & (LIVE_LOOK - 1))
+				continue;
+			if (!v)
+				v = look(l, t, &s);
+		} else if (r < 0) {
+			return TP_FAIL;
+		} else {
+			v = empty(l, t, &s);
+		}
+		if (v)
+			return run_status(v);
+	}
+	return TP_OK;
+}
+
+int live_finish(struct live *l, const struct live_tool *t)
+{
+	struct tep_record rec;
+	long long lost;
+	int r, v;
+
+	memset(&rec, 0, sizeof(rec));
+	live_drain(l);
+	while ((r = live_next(l, &rec, &lost)) != 0 || !live_eof(l)) {
+		if (r < 0)
+			return TP_FAIL;
+		if (r > 0 && (v = t->record(t->ctx, &rec, lost)))
+			return run_status(v);
+	}
+	return TP_OK;
+}
+
+long live_read_ready(struct live *l, const struct live_tool *t, unsigned long max)
+{
+	struct tep_record rec;
+	unsigned long n = 0;
+	long long lost;
+	int r = 0, v;
+
+	memset(&rec, 0, sizeof(rec));
+	while (n < max && (r = live_next(l, &rec, &lost)) > 0) {
+		n++;
+		if ((v = t->record(t->ctx, &rec, lost)))
+			return v < 0 ? -TP_FAIL : (long)n;
+	}
+	return r < 0 ? -TP_FAIL : (long)n;
+}
+
+int live_stdout_failed(int err, int ret)
+{
+	/* the reader of stdout went away (| head): a normal end, not an error */
+	if (err != EPIPE) {
+		tp_error("cannot write to standard output: %s", strerror(err));
+		ret = TP_FAIL;
+	}
+	/* nothing more may reach it, not even from exit()'s flush */
+	__fpurge(stdout);
+	clearerr(stdout);
+	return ret;
 }

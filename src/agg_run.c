@@ -35,7 +35,6 @@
 #endif
 #include <poll.h>
 #include <pthread.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -93,6 +92,7 @@ struct agg_set {
 	size_t reap_tracked;		/* the tasks tracked after that look */
 	bool out_failed;
 	int out_errno;
+	bool screen;			/* agg_run: the tables redrawn on a terminal */
 	/* thread mode: the reader threads and their rows */
 	bool want_threads;		/* count, hist (not serve) */
 	bool threads;
@@ -104,20 +104,12 @@ struct agg_set {
 	int *fds;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static unsigned long long wall_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	return ts.tv_sec * TP_NS_PER_S + ts.tv_nsec;
 }
 
 int agg_opt_engine(const struct tp_opt *o, const char *arg)
@@ -915,7 +907,7 @@ int agg_set_start(struct agg_set *set)
 	 * events before live_start() returns; the first interval covers
 	 * everything from tracing's start to the last event read.
 	 */
-	set->start = set->last = now_s();
+	set->start = set->last = tp_now_s();
 	return live_start(set->l);
 }
 
@@ -941,7 +933,7 @@ static void reap(struct agg_set *set)
 	for (k = 0; k < set->njobs; k++)
 		if (!set->jobs[k].kernel)
 			n += agg_tasks_tracked(set->jobs[k].agg);
-	t = now_s();
+	t = tp_now_s();
 	if (t < set->reap_at && n <= set->reap_tracked * 2 + 4096)
 		return;
 	for (k = 0, n = 0; k < set->njobs; k++)
@@ -961,63 +953,74 @@ static void reap(struct agg_set *set)
 #ifdef __GLIBC__
 	malloc_trim(0);
 #endif
-	cost = now_s() - t;
+	cost = tp_now_s() - t;
 	set->reap_at = t + (cost * 50 > 1 ? cost * 50 : 1);
+}
+
+/* One metric, its filter the kernel's: nothing to choose per record. */
+static int one_record(void *ctx, struct tep_record *rec, long long lost)
+{
+	(void)lost;
+	agg_record(((struct agg_set *)ctx)->jobs[0].agg, rec);
+	return LIVE_GO;
+}
+
+static int all_record(void *ctx, struct tep_record *rec, long long lost)
+{
+	(void)lost;
+	dispatch(ctx, rec);
+	return LIVE_GO;
+}
+
+/* At each look of the session loop: a reader thread that failed, the tasks gone. */
+static int set_look(void *ctx)
+{
+	struct agg_set *set = ctx;
+
+	if (set->pc && percpu_error(set->pc)) {
+		tp_error("cannot read the ring buffer: %s", strerror(percpu_error(set->pc)));
+		return -1;
+	}
+	if (set->reading)
+		reap(set);
+	return LIVE_GO;
+}
+
+/*
+ * The set's callbacks for the session loop: records read here by the user
+ * engine; the kernel engine and the reader threads only wait (a second at
+ * a time for the kernel's: only the clock and the target are looked at).
+ */
+static struct live_tool set_tool(struct agg_set *set)
+{
+	return (struct live_tool){
+		.record = set->njobs == 1 && !set->jobs[0].filter ? one_record : all_record,
+		.check = set_look, .ctx = set, .start = set->start,
+		.wait_ms = set->reading ? WAIT_MS : 1000,
+		.flags = !set->reading || set->pc ? LIVE_RUN_NOREAD : 0,
+	};
 }
 
 int agg_set_read(struct agg_set *set, int timeout_ms, bool *done)
 {
-	struct tep_record rec;
-	unsigned long n = 0;
-	long long lost;
-	int r;
+	struct live_tool tool = set_tool(set);
+	long n = 0;
 
 	*done = false;
-	set->idle = true;
-	if (!set->reading) {
-		/* a signal ends the wait (no SA_RESTART), COMMAND's exit too (SIGCHLD) */
-		if (live_done(set->l))
-			*done = true;
-		else if (timeout_ms)
-			state_pause(timeout_ms);
-		return TP_OK;
-	}
-	if (set->pc) {
-		/* the threads read and aggregate: here only the end is waited for */
-		if (percpu_error(set->pc)) {
-			tp_error("cannot read the ring buffer: %s", strerror(percpu_error(set->pc)));
-			return TP_FAIL;
-		}
-		if (live_done(set->l))
-			*done = true;
-		else if (timeout_ms)
-			state_pause(timeout_ms);
-		reap(set);
-		return TP_OK;
-	}
-	memset(&rec, 0, sizeof(rec));
-	/* what is ready now, in bounded portions so that the caller keeps its clock */
-	if (set->njobs == 1 && !set->jobs[0].filter) {
-		/* one metric, its filter the kernel's: nothing to choose per record */
-		while (n < 65536 && (r = live_next(set->l, &rec, &lost)) > 0) {
-			agg_record(set->jobs[0].agg, &rec);
-			n++;
-		}
-	} else {
-		while (n < 65536 && (r = live_next(set->l, &rec, &lost)) > 0) {
-			dispatch(set, &rec);
-			n++;
-		}
-	}
-	if (r < 0)
+	if (set_look(set))
 		return TP_FAIL;
-	reap(set);
-	set->idle = !r;
+	/* what is ready now, in bounded portions so that the caller keeps its clock */
+	if (set->reading && !set->pc) {
+		n = live_read_ready(set->l, &tool, 65536);
+		if (n < 0)
+			return TP_FAIL;
+	}
+	set->idle = !n;
 	/* the target is gone: what it left in the buffers is read by agg_set_drain */
-	if (!r && live_done(set->l))
+	if (!n && live_done(set->l))
 		*done = true;
-	else if (!r && timeout_ms)
-		live_wait(set->l, timeout_ms);
+	else
+		agg_set_wait(set, timeout_ms);
 	return TP_OK;
 }
 
@@ -1025,7 +1028,8 @@ void agg_set_wait(struct agg_set *set, int timeout_ms)
 {
 	if (!set->idle || timeout_ms <= 0)
 		return;
-	if (set->reading)
+	/* a signal ends the wait (no SA_RESTART), COMMAND's exit too (SIGCHLD) */
+	if (set->reading && !set->pc)
 		live_wait(set->l, timeout_ms);
 	else
 		state_pause(timeout_ms);
@@ -1033,23 +1037,16 @@ void agg_set_wait(struct agg_set *set, int timeout_ms)
 
 int agg_set_drain(struct agg_set *set)
 {
-	struct tep_record rec;
-	long long lost;
-	int r, k;
+	struct live_tool tool = set_tool(set);
+	int k;
 
+	tool.record = all_record;
 	if (set->pc) {
 		live_drain(set->l);
 		if (threads_finish(set))
 			return TP_FAIL;
-	} else if (set->reading) {
-		memset(&rec, 0, sizeof(rec));
-		live_drain(set->l);
-		while ((r = live_next(set->l, &rec, &lost)) != 0 || !live_eof(set->l)) {
-			if (r < 0)
-				return TP_FAIL;
-			if (r > 0)
-				dispatch(set, &rec);
-		}
+	} else if (set->reading && live_finish(set->l, &tool)) {
+		return TP_FAIL;
 	}
 	collect(set);
 	/* events whose stack never came count without one */
@@ -1089,11 +1086,11 @@ static void emit(struct agg_set *st, bool totals, bool screen)
 		.ts_ns = wall_ns(),
 		.clear = screen,
 	};
-	double now = now_s();
+	double now = tp_now_s();
 	struct agg_table *t;
 	char title[128];
 
-	oa.interval_ns = (now - (totals ? st->start : st->last)) * 1e9;
+	oa.interval_ns = (now - (totals ? st->start : st->last)) * (double)TP_NS_PER_S;
 	t = agg_snapshot(st->jobs[0].agg, totals, o->top);
 	if (!t) {
 		tp_error("out of memory");
@@ -1109,7 +1106,7 @@ static void emit(struct agg_set *st, bool totals, bool screen)
 		localtime_r(&wall, &tm);
 		n = totals ? (size_t)snprintf(title, sizeof(title), "totals") :
 		    strftime(title, sizeof(title), "%H:%M:%S", &tm);
-		n += snprintf(title + n, sizeof(title) - n, " (%.2f s", oa.interval_ns / 1e9);
+		n += snprintf(title + n, sizeof(title) - n, " (%.2f s", oa.interval_ns / (double)TP_NS_PER_S);
 		if (t->lost)
 			n += snprintf(title + n, sizeof(title) - n, ", %llu events lost",
 				      (unsigned long long)t->lost);
@@ -1126,21 +1123,50 @@ static void emit(struct agg_set *st, bool totals, bool screen)
 }
 
 /* The end of an interval: collect, print, start the next one. */
-static void tick(struct agg_set *set, bool screen)
+static int tick(void *ctx, double now)
 {
+	struct agg_set *set = ctx;
+
+	(void)now;
 	collect(set);
-	emit(set, false, screen);
+	emit(set, false, set->screen);
 	agg_interval_end(set->jobs[0].agg);
-	set->last = now_s();
+	set->last = tp_now_s();
+	return set->out_failed ? LIVE_STOP : LIVE_GO;
+}
+
+/* After the run: the last interval (not on a screen: the totals replace it), the totals. */
+static int agg_end(struct agg_set *set, const struct agg_opts *o, int ret)
+{
+	struct agg *agg = agg_set_agg(set, 0);
+	struct agg_table *tab;
+
+	if (o->interval > 0 && !set->screen && !set->out_failed) {
+		emit(set, false, false);
+		agg_interval_end(agg);
+		if (!o->json)
+			emit(set, true, false);
+	} else {
+		agg_interval_end(agg);
+		emit(set, true, set->screen);
+	}
+	tab = agg_snapshot(agg, true, 1);
+	if (tab && tab->lost)
+		tp_warn("%llu events lost: %s", (unsigned long long)tab->lost,
+			agg_set_kernel(set, 0) ? "the kernel's hist table was full" :
+			"the ring buffer overflowed before they were read");
+	agg_table_free(tab);
+	output_faults_report(agg_faults(agg));
+	if (set->out_failed)
+		ret = live_stdout_failed(set->out_errno, ret);
+	return ret;
 }
 
 int agg_run(const struct agg_opts *o)
 {
+	struct live_tool tool;
 	struct agg_set *set;
-	bool screen = !o->json && o->interval > 0 && isatty(STDOUT_FILENO), done = false;
-	double deadline, next, t, until;
-	struct agg *agg;
-	int ret, wait;
+	int ret;
 
 	if (tp.instance) {
 		tp_error("%s traces in a private instance; '-i %s' cannot be used", tp.cmd,
@@ -1150,65 +1176,20 @@ int agg_run(const struct agg_opts *o)
 	ret = set_open(&set, &o, 1, true);
 	if (ret)
 		return ret;
-	agg = agg_set_agg(set, 0);
+	set->screen = !o->json && o->interval > 0 && isatty(STDOUT_FILENO);
 	ret = agg_set_start(set);
-	if (ret)
-		goto out;
-	deadline = o->duration > 0 ? set->start + o->duration : 0;
-	next = o->interval > 0 ? set->start + o->interval : 0;
-	while (!state_stop && !set->out_failed && !done) {
-		t = now_s();
-		if (deadline && t >= deadline)
-			break;
-		if (next && t >= next) {
-			tick(set, screen);
-			while (next <= t)
-				next += o->interval;
-		}
-		until = next ? next : deadline;
-		if (deadline && deadline < until)
-			until = deadline;
-		/* the kernel engine only looks at the clock and the target */
-		wait = set->reading ? WAIT_MS : 1000;
-		ret = agg_set_read(set, until && (until - t) * 1000 < wait ?
-				   (int)((until - t) * 1000) + 1 : wait, &done);
-		if (ret)
-			break;
+	if (!ret) {
+		tool = set_tool(set);
+		tool.duration = o->duration;
+		tool.interval = o->interval;
+		tool.tick = tick;
+		ret = live_run(set->l, &tool);
+		if (!ret)
+			ret = agg_set_drain(set);
+		else
+			agg_set_drain(set);
+		ret = agg_end(set, o, ret);
 	}
-	if (!ret)
-		ret = agg_set_drain(set);
-	else
-		agg_set_drain(set);
-	/* the last interval (not on a screen: the totals replace it), then the totals */
-	if (o->interval > 0 && !screen && !set->out_failed) {
-		emit(set, false, false);
-		agg_interval_end(agg);
-		if (!o->json)
-			emit(set, true, false);
-	} else {
-		agg_interval_end(agg);
-		emit(set, true, screen);
-	}
-	{
-		struct agg_table *tab = agg_snapshot(agg, true, 1);
-
-		if (tab && tab->lost)
-			tp_warn("%llu events lost: %s", (unsigned long long)tab->lost,
-				agg_set_kernel(set, 0) ? "the kernel's hist table was full" :
-				"the ring buffer overflowed before they were read");
-		agg_table_free(tab);
-		output_faults_report(agg_faults(agg));
-	}
-	if (set->out_failed) {
-		/* the reader of stdout went away (| head): a normal end, not an error */
-		if (set->out_errno != EPIPE) {
-			tp_error("cannot write to standard output: %s", strerror(set->out_errno));
-			ret = TP_FAIL;
-		}
-		__fpurge(stdout);
-		clearerr(stdout);
-	}
-out:
 	return agg_set_close(set, ret);
 }
 

@@ -17,6 +17,7 @@
 
 #include "agg_run.h"
 #include "ftr.h"
+#include "func_agg.h"
 #include "live.h"
 #include "opt.h"
 #include "output.h"

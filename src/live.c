@@ -797,7 +797,8 @@ static int open_input(struct live *l)
  * only as a callback loop (tracecmd_iterate_events), which cannot be paused
  * for a command's own loop; its per-CPU tracecmd_read_data() can.
  */
-int live_next_input(struct live *l, struct tep_record *rec, long long *lost)
+__attribute__((noinline)) int live_next_input(struct live *l, struct tep_record *rec,
+					     long long *lost)
 {
 	int i, best = -1;
 
@@ -1040,7 +1041,7 @@ int live_start(struct live *l)
 	return ret;
 }
 
-void live_read_failed(void)
+__attribute__((noinline, cold)) void live_read_failed(void)
 {
 	tp_error("cannot read the ring buffer: %s", strerror(errno));
 }
@@ -1479,12 +1480,36 @@ static int run_pumped(struct live *l, const struct live_tool *t, struct run *s)
 	return TP_OK;
 }
 
+/*
+ * Every record ready now to t->record, at most max of them: how many went
+ * (fewer than max: none is ready), *v the verdict that stopped them; -1 on
+ * a read error.  Every record passes here: live_next() is inline in it,
+ * and what that calls (flatten), but for the input file's and the
+ * error's cold paths (noinline).
+ */
+static __attribute__((flatten)) long burst(struct live *l, const struct live_tool *t,
+					   struct tep_record *rec, unsigned long max, int *v)
+{
+	unsigned long n = 0;
+	long long lost;
+	int r = 0;
+
+	*v = LIVE_GO;
+	while (n < max && (r = live_next(l, rec, &lost)) > 0) {
+		n++;
+		*v = t->record(t->ctx, rec, lost);
+		if (*v)
+			break;
+	}
+	return r < 0 ? -1 : (long)n;
+}
+
 int live_run(struct live *l, const struct live_tool *t)
 {
 	struct tep_record rec;
 	struct run s;
-	long long lost;
-	int r, v;
+	long n;
+	int v;
 
 	v = run_begin(t, &s);
 	if (v)
@@ -1493,19 +1518,12 @@ int live_run(struct live *l, const struct live_tool *t)
 		return run_pumped(l, t, &s);
 	memset(&rec, 0, sizeof(rec));
 	while (!state_stop) {
-		r = live_next(l, &rec, &lost);
-		if (r > 0) {
-			v = t->record(t->ctx, &rec, lost);
-			/* the clock and the target every LIVE_LOOK records: a busy run may never idle */
-			if (!v && ++s.n & (LIVE_LOOK - 1))
-				continue;
-			if (!v)
-				v = look(l, t, &s);
-		} else if (r < 0) {
+		n = burst(l, t, &rec, LIVE_LOOK, &v);
+		if (n < 0)
 			return TP_FAIL;
-		} else {
-			v = empty(l, t, &s);
-		}
+		/* the clock and the target every LIVE_LOOK records: a busy run may never idle */
+		if (!v)
+			v = n == LIVE_LOOK ? look(l, t, &s) : empty(l, t, &s);
 		if (v)
 			return run_status(v);
 	}
@@ -1515,34 +1533,30 @@ int live_run(struct live *l, const struct live_tool *t)
 int live_finish(struct live *l, const struct live_tool *t)
 {
 	struct tep_record rec;
-	long long lost;
-	int r, v;
+	long n;
+	int v;
 
 	memset(&rec, 0, sizeof(rec));
 	live_drain(l);
-	while ((r = live_next(l, &rec, &lost)) != 0 || !live_eof(l)) {
-		if (r < 0)
+	do {
+		n = burst(l, t, &rec, LIVE_LOOK, &v);
+		if (n < 0)
 			return TP_FAIL;
-		if (r > 0 && (v = t->record(t->ctx, &rec, lost)))
+		if (v)
 			return run_status(v);
-	}
+	} while (n == LIVE_LOOK || !live_eof(l));
 	return TP_OK;
 }
 
 long live_read_ready(struct live *l, const struct live_tool *t, unsigned long max)
 {
 	struct tep_record rec;
-	unsigned long n = 0;
-	long long lost;
-	int r = 0, v;
+	long n;
+	int v;
 
 	memset(&rec, 0, sizeof(rec));
-	while (n < max && (r = live_next(l, &rec, &lost)) > 0) {
-		n++;
-		if ((v = t->record(t->ctx, &rec, lost)))
-			return v < 0 ? -TP_FAIL : (long)n;
-	}
-	return r < 0 ? -TP_FAIL : (long)n;
+	n = burst(l, t, &rec, max, &v);
+	return n < 0 || v < 0 ? -TP_FAIL : n;
 }
 
 int live_stdout_failed(int err, int ret)

@@ -142,8 +142,8 @@ static int counted(struct stream *s, int r)
 	return LIVE_GO;
 }
 
-/* A record with stacks owed, through the pool, or after a loss. */
-static int record_slow(struct stream *s, struct tep_record *rec, long long lost)
+/* A record with stacks owed, through the pool, or after a loss: off the hot path. */
+static __attribute__((noinline)) int record_slow(struct stream *s, struct tep_record *rec, long long lost)
 {
 	bool in = rec->cpu >= 0 && rec->cpu < s->ncpu, stack;
 	int r;
@@ -193,11 +193,12 @@ static int stream_record(void *ctx, struct tep_record *rec, long long lost)
 	int r;
 
 	/* the common case: a record to write, no stacks owed, no pool, no loss */
-	if (s->plain && !lost) {
-		r = output_record(s->out, rec);
-		return r < 0 ? LIVE_STOP : counted(s, r);
-	}
-	return record_slow(s, rec, lost);
+	if (__builtin_expect(!s->plain || lost, 0))
+		return record_slow(s, rec, lost);
+	r = output_record(s->out, rec);
+	if (r < 0)
+		return LIVE_STOP;
+	return r || !s->count ? LIVE_GO : counted(s, r);
 }
 
 /* Nothing is ready: what is held goes out (a pipe's reader sees it now). */

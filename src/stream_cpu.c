@@ -43,6 +43,7 @@
 
 #include "decode.h"
 #include "live.h"
+#include "output_pool.h"
 #include "percpu.h"
 #include "rbpage.h"
 #include "state.h"
@@ -83,8 +84,7 @@ struct chunk {
 	struct sitem *it;
 	int n;
 	size_t cap;
-	char *txt;			/* the lines, as the thread's stream flushed them */
-	size_t len, tcap;
+	struct output_sink out;		/* the lines, as the thread's stream flushed them */
 	struct sname *nm;
 	int nn;
 	size_t ncap;
@@ -160,28 +160,22 @@ struct stream_cpu {
 	int lastw;
 };
 
+/* The thread's stream writes into the chunk it fills (none: ENOMEM). */
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 {
 	struct sthread *t = cookie;
-	struct chunk *c = t->sink;
 
-	if (!c || !tp_reserve(&c->txt, &c->tcap, c->len + n, 1, 256 * 1024)) {
-		errno = ENOMEM;
-		return -1;
-	}
-	memcpy(c->txt + c->len, buf, n);
-	c->len += n;
-	return n;
+	return output_sink_write(t->sink ? &t->sink->out : NULL, buf, n);
 }
 
 /* Bytes the thread's stream has taken for its chunk so far. */
 static size_t tpos(struct sthread *t)
 {
 #ifdef __GLIBC__
-	return t->sink->len + (t->f->_IO_write_ptr - t->f->_IO_write_base);
+	return t->sink->out.len + (t->f->_IO_write_ptr - t->f->_IO_write_base);
 #else
 	fflush(t->f);
-	return t->sink->len;
+	return t->sink->out.len;
 #endif
 }
 
@@ -207,7 +201,7 @@ static struct chunk *chunk_get(struct scpu *c)
 	if (ch) {
 		ch->next = NULL;
 		ch->n = ch->nn = ch->pos = 0;
-		ch->len = ch->nblen = 0;
+		ch->out.len = ch->nblen = 0;
 	}
 	return ch;
 }
@@ -218,7 +212,7 @@ static void chunk_free(struct chunk *ch)
 		struct chunk *next = ch->next;
 
 		free(ch->it);
-		free(ch->txt);
+		free(ch->out.p);
 		free(ch->nm);
 		free(ch->nb);
 		free(ch);
@@ -301,7 +295,7 @@ static void hand_over(struct stream_cpu *s, struct scpu *c, int thread, struct c
 	else
 		__atomic_store_n(&c->qh, ch, __ATOMIC_RELEASE);
 	c->qt = ch;
-	c->queued += ch->len;
+	c->queued += ch->out.len;
 	/*
 	 * The writer keeps up, or this CPU's ring buffer overwrites (and says
 	 * so); not while the writer waits for this thread's answer (for
@@ -506,7 +500,7 @@ static struct sitem *head(struct scpu *c)
 	pthread_mutex_lock(&c->mu);
 	if (ch) {
 		/* written: its bytes make room, the chunk is kept for reuse */
-		c->queued -= ch->len;
+		c->queued -= ch->out.len;
 		ch->next = c->spare;
 		c->spare = ch;
 		c->cur = NULL;
@@ -546,15 +540,15 @@ static int write_item(struct stream_cpu *s, struct scpu *best, const struct site
 	s->lastw = best - s->cpu;
 	ch->pos++;
 	if (it->kind == I_LOST)
-		return output_write_line(out, ch->txt + it->start, it->end - it->start) < 0 ? -1 : 2;
+		return output_write_line(out, ch->out.p + it->start, it->end - it->start) < 0 ? -1 : 2;
 	if (it->kind == I_WHOLE)
-		return output_write_line(out, ch->txt + it->start, it->end - it->start) < 0 ? -1 : 1;
+		return output_write_line(out, ch->out.p + it->start, it->end - it->start) < 0 ? -1 : 1;
 	for (i = 0; i < it->nnames; i++) {
 		const struct sname *nm = &ch->nm[it->name0 + i];
 
 		output_learn(out, nm->pid, ch->nb + nm->off, nm->len);
 	}
-	if (output_write_split(out, it->pid, it->ts, ch->txt + it->start, it->hole - it->start,
+	if (output_write_split(out, it->pid, it->ts, ch->out.p + it->start, it->hole - it->start,
 			       it->end - it->start) < 0)
 		return -1;
 	return 1;

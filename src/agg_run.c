@@ -402,31 +402,21 @@ static bool threads_fit(const struct agg_set *set)
  * A page's commit is trusted by rbpage.h, so a damaged one is skipped (as
  * reader.c does); a record's length is kept within its page.
  */
+static int thread_record(void *ctx, struct tep_record *rec, long long lost)
+{
+	(void)lost;
+	agg_record(ctx, rec);
+	return 0;
+}
+
 static int thread_pages(void *ctx, int thread, int cpu, const void *buf, size_t len)
 {
 	struct agg_set *set = ctx;
 	struct tagg *t = &set->tagg[thread];
-	struct tep_record rec;
-	size_t off;
+	struct live_page_read rd = { 0 };
 
-	memset(&rec, 0, sizeof(rec));
-	rec.cpu = cpu;
 	pthread_mutex_lock(&t->lock);
-	for (off = 0; off + set->subbuf <= len; off += set->subbuf) {
-		const char *page = (const char *)buf + off;
-		unsigned long long ts;
-		void *data;
-
-		if (!rbpage_sane(page, set->subbuf))
-			continue;
-		for (data = rbpage_load(&t->pg, page, set->subbuf, &ts); data;
-		     data = rbpage_step(&t->pg, &ts)) {
-			rec.ts = ts;
-			rec.data = data;
-			rec.size = rbpage_size_within(&t->pg, data, page + set->subbuf);
-			agg_record(t->agg, &rec);
-		}
-	}
+	live_page_records(&t->pg, cpu, buf, len, set->subbuf, thread_record, t->agg, &rd);
 	pthread_mutex_unlock(&t->lock);
 	return 0;
 }

@@ -320,6 +320,58 @@ int live_page_size(struct live *l);
 int live_page_count(struct live *l);
 struct tracefs_cpu *live_page_cpu(struct live *l, int cpu);
 int live_page_fd(struct live *l, int cpu);
+/*
+ * The records of the whole sub-buffers in buf (len bytes of cpu's ring
+ * buffer, as a reader thread of percpu.h moved them), each to fn: rec is
+ * valid until it returns, lost is what the sub-buffers before it said was
+ * missed (the first record after them gets it).  A record of fewer than 8
+ * bytes is padding, a sub-buffer that is not sane none: passed over.  0, or
+ * fn's < 0.  *pages and *lost_pages count the sub-buffers read and those
+ * that said events were missed; *lost is a loss no record got yet.  Inline,
+ * so that fn is called directly.
+ */
+struct live_page_read {
+	unsigned long long pages, lost_pages;
+	long long lost;
+};
+static inline int live_page_records(struct rbpage *pg, int cpu, const char *buf, size_t len,
+				    int subbuf, int (*fn)(void *ctx, struct tep_record *rec,
+							  long long lost),
+				    void *ctx, struct live_page_read *rd)
+{
+	struct tep_record rec;
+	unsigned long long ts;
+	long long lost = 0;
+	const char *page;
+	void *data;
+	size_t off;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.cpu = cpu;
+	for (off = 0; off + subbuf <= len; off += subbuf) {
+		page = buf + off;
+		if (!rbpage_sane(page, subbuf))
+			continue;
+		rd->pages++;
+		data = rbpage_load(pg, page, subbuf, &ts);
+		if (pg->lost) {
+			rd->lost_pages++;
+			lost = pg->lost;
+		}
+		for (; data; data = rbpage_step(pg, &ts)) {
+			rec.ts = ts;
+			rec.data = data;
+			rec.size = rbpage_size_within(pg, data, page + subbuf);
+			if (rec.size < 8)
+				continue;
+			if (fn(ctx, &rec, lost) < 0)
+				return -1;
+			lost = 0;
+		}
+	}
+	rd->lost = lost;
+	return 0;
+}
 /* LIVE_PAGES read by the command's decoding threads: sub-buffers read, and those marked lost. */
 void live_page_counts(struct live *l, unsigned long long pages, unsigned long long lost_pages);
 /*

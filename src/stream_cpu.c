@@ -113,6 +113,7 @@ struct sthread {
 	struct output *o;
 	FILE *f;
 	struct chunk *sink;		/* where f's flushes go */
+	uint64_t tag;			/* the ask the records of its pages answer */
 	struct rbpage pg;
 	char fbuf[65536];
 };
@@ -322,16 +323,23 @@ static void hand_over(struct stream_cpu *s, struct scpu *c, int thread, struct c
 }
 
 /* percpu's pages: len bytes of cpu's sub-buffers, formatted and handed to the writer. */
+/* A record of the thread's pages: a loss the sub-buffers said goes before it. */
+static int thread_record(void *ctx, struct tep_record *rec, long long lost)
+{
+	struct sthread *t = ctx;
+
+	if (lost)
+		t->s->cpu[rec->cpu].lost = lost;
+	return format_one(t, t->sink, rec, t->tag);
+}
+
 static int thread_pages(void *ctx, int thread, int cpu, const void *buf, size_t len)
 {
 	struct stream_cpu *s = ctx;
 	struct sthread *t = &s->th[thread];
 	struct scpu *c = &s->cpu[cpu];
-	uint64_t tag = percpu_asked(s->pc);
-	unsigned long long pages = 0, lost_pages = 0;
-	struct tep_record rec;
+	struct live_page_read rd = { 0 };
 	struct chunk *ch;
-	size_t off;
 
 	if (__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
 		return 0;
@@ -341,35 +349,15 @@ static int thread_pages(void *ctx, int thread, int cpu, const void *buf, size_t 
 		return -1;
 	}
 	t->sink = ch;
-	memset(&rec, 0, sizeof(rec));
-	rec.cpu = cpu;
-	for (off = 0; off + s->subbuf <= len; off += s->subbuf) {
-		const char *page = (const char *)buf + off;
-		unsigned long long ts;
-		void *data;
-
-		if (!rbpage_sane(page, s->subbuf))
-			continue;
-		pages++;
-		data = rbpage_load(&t->pg, page, s->subbuf, &ts);
-		if (t->pg.lost) {
-			lost_pages++;
-			c->lost = t->pg.lost;
-		}
-		for (; data; data = rbpage_step(&t->pg, &ts)) {
-			rec.ts = ts;
-			rec.data = data;
-			rec.size = rbpage_size_within(&t->pg, data, page + s->subbuf);
-			if (rec.size < 8)
-				continue;
-			if (format_one(t, ch, &rec, tag) < 0)
-				goto fail;
-		}
-	}
+	t->tag = percpu_asked(s->pc);
+	if (live_page_records(&t->pg, cpu, buf, len, s->subbuf, thread_record, t, &rd) < 0)
+		goto fail;
+	if (rd.lost)
+		c->lost = rd.lost;
 	if (fflush(t->f) || ferror(t->f))
 		goto fail;
-	__atomic_add_fetch(&s->pages, pages, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&s->lost_pages, lost_pages, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->pages, rd.pages, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->lost_pages, rd.lost_pages, __ATOMIC_RELAXED);
 	t->sink = NULL;
 	if (!ch->n) {
 		chunk_free(ch);

@@ -217,10 +217,8 @@ static int kernel_plan(const struct agg_set *set, struct job *j)
 		return must ? ret : -1;
 	}
 	j->hists = calloc(j->evs.n ? j->evs.n : 1, sizeof(*j->hists));
-	if (!j->hists) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!j->hists)
+		return tp_oom();
 	for (i = 0; i < j->evs.n && !why; i++) {
 		if (!tfs_event_has_hist(NULL, &j->evs.v[i])) {
 			/* the kernel lacks it: not the user's mistake */
@@ -267,10 +265,8 @@ static int kernel_arm_join(struct live *l, struct job *j, bool quiet)
 		ret = tfs_trigger_add(live_instance(l), &start, j->kj.start_cmd, quiet);
 	if (!ret)
 		ret = tfs_trigger_add(live_instance(l), &end, j->kj.end_cmd, quiet);
-	if (!ret && asprintf(&cmd, "%s:pause", j->kj.hist_cmd) < 0) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!ret && asprintf(&cmd, "%s:pause", j->kj.hist_cmd) < 0)
+		return tp_oom();
 	if (!ret)
 		ret = tfs_trigger_add(live_instance(l), &j->synth, cmd, quiet);
 	free(cmd);
@@ -446,10 +442,8 @@ static int threads_start(struct agg_set *set)
 	set->subbuf = live_page_size(l);
 	set->tcpu = calloc(n ? n : 1, sizeof(*set->tcpu));
 	set->fds = calloc(n ? n : 1, sizeof(*set->fds));
-	if (!set->tcpu || !set->fds) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!set->tcpu || !set->fds)
+		return tp_oom();
 	for (c = 0; c < n; c++) {
 		set->tcpu[c] = live_page_cpu(l, c);
 		set->fds[c] = live_page_fd(l, c);
@@ -460,10 +454,8 @@ static int threads_start(struct agg_set *set)
 	if (nt < 1)
 		nt = 1;
 	set->tagg = calloc(nt, sizeof(*set->tagg));
-	if (!set->tagg) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!set->tagg)
+		return tp_oom();
 	for (i = 0; i < nt; i++) {
 		struct tagg *t = &set->tagg[i];
 
@@ -569,10 +561,8 @@ static int job_pairs(struct job *j, struct live *l)
 	if (!j->o->over)
 		return TP_OK;
 	j->pairs = output_new(live_tep(l), stdout, j->o->json ? OUTPUT_JSON : OUTPUT_TEXT);
-	if (!j->pairs) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!j->pairs)
+		return tp_oom();
 	output_set_loader(j->pairs, live_load_id, l);
 	output_set_comm_loader(j->pairs, live_reload_comms, l);
 	output_set_ns_clock(j->pairs, live_clock_ns(l));
@@ -605,8 +595,7 @@ static int add_run_probes(const struct tfs_event_list *all, struct tfs_event_lis
 		if (!strcmp(all->v[i].system, group) &&
 		    !tfs_event_list_has(evs, group, all->v[i].name) &&
 		    tfs_event_list_add(evs, group, all->v[i].name) < 0) {
-			tp_error("out of memory");
-			return TP_FAIL;
+			return tp_oom();
 		}
 	return TP_OK;
 }
@@ -639,10 +628,8 @@ static int job_agg(struct live *l, struct job *j, struct agg **ap)
 	size_t i;
 
 	*ap = a;
-	if (!a) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!a)
+		return tp_oom();
 	agg_set_max_rows(a, j->o->max_rows);
 	for (i = 0; !ret && i < j->evs.n; i++) {
 		int size = 0;
@@ -674,10 +661,8 @@ static int set_check(struct live *l, void *ctx)
 		if (ret)
 			break;
 		j->dropped = calloc(j->evs.n ? j->evs.n : 1, sizeof(*j->dropped));
-		if (!j->dropped) {
-			tp_error("out of memory");
-			return TP_FAIL;
-		}
+		if (!j->dropped)
+			return tp_oom();
 		ret = job_agg(l, j, &j->agg);
 		if (!ret)
 			ret = job_pairs(j, l);
@@ -760,10 +745,8 @@ static int set_session(struct agg_set *set)
 		spec.strings |= set->jobs[k].o->strings;
 	}
 	pats = calloc(n + 1, sizeof(*pats));
-	if (!pats) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!pats)
+		return tp_oom();
 	for (k = 0, n = 0; k < set->njobs; k++)
 		for (i = 0; i < set->jobs[k].o->nevents; i++)
 			pats[n++] = set->jobs[k].o->events[i];
@@ -775,8 +758,7 @@ static int set_session(struct agg_set *set)
 	probes = calloc(n + 1, sizeof(*probes));
 	if (!probes) {
 		free(pats);
-		tp_error("out of memory");
-		return TP_FAIL;
+		return tp_oom();
 	}
 	for (k = 0, n = 0; k < set->njobs; k++)
 		for (i = 0; i < set->jobs[k].o->probes.n; i++)
@@ -819,8 +801,7 @@ static int set_open(struct agg_set **setp, const struct agg_opts *const *o, int 
 		set->jobs = calloc(n, sizeof(*set->jobs));
 	if (!set || !set->jobs) {
 		free(set);
-		tp_error("out of memory");
-		return TP_FAIL;
+		return tp_oom();
 	}
 	set->njobs = n;
 	set->want_threads = threads;

@@ -285,10 +285,8 @@ static int start_threads(struct recorder *r, unsigned nthreads)
 	r->cpu_bytes = calloc(r->ncpus, sizeof(*r->cpu_bytes));
 	r->tcpu = calloc(r->ncpus, sizeof(*r->tcpu));
 	r->fds = calloc(r->ncpus, sizeof(*r->fds));
-	if (!r->flushed || !r->cpu_bytes || !r->tcpu || !r->fds) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!r->flushed || !r->cpu_bytes || !r->tcpu || !r->fds)
+		return tp_oom();
 	for (int c = 0; c < r->ncpus; c++) {
 		r->flushed[c] = t;
 		r->tcpu[c] = live_page_cpu(r->l, c);

@@ -195,7 +195,7 @@ static bool kernel_variable(const char *name, size_t len, unsigned long long *va
 	if (len != 7 || memcmp(name, "jiffies", 7) || have < 0)
 		return false;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-	if (!have || (now.tv_sec - last.tv_sec) * 1000000000LL +
+	if (!have || (now.tv_sec - last.tv_sec) * (long long)TP_NS_PER_S +
 		     (now.tv_nsec - last.tv_nsec) >= 10000000LL) {
 		buf = tp_read_file("/proc/timer_list", NULL);
 		p = buf ? strstr(buf, "\njiffies: ") : NULL;
@@ -327,10 +327,8 @@ static int resolve_named(struct live *l)
 	int i, n = 0;
 	int ret;
 
-	if (!pats) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!pats)
+		return tp_oom();
 	for (i = 0; i < s->nevents; i++)
 		if (!s->nprobes || strncmp(s->events[i], group, glen) || s->events[i][glen] != ':')
 			pats[n++] = s->events[i];
@@ -354,10 +352,8 @@ static int resolve_name_events(struct live *l)
 		    load_format(l->tep, e->sys, e->name) < 0 ||
 		    !tep_find_event_by_name(l->tep, e->sys, e->name))
 			continue;
-		if (tfs_event_list_add(&l->nameevs, e->sys, e->name) < 0) {
-			tp_error("out of memory");
-			return TP_FAIL;
-		}
+		if (tfs_event_list_add(&l->nameevs, e->sys, e->name) < 0)
+			return tp_oom();
 	}
 	return TP_OK;
 }
@@ -537,10 +533,8 @@ static int open_readers(struct live *l)
 	int cpu;
 
 	l->h.rd = reader_new(tep_get_sub_buffer_size(l->tep));
-	if (!l->h.rd) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!l->h.rd)
+		return tp_oom();
 	for (cpu = 0; cpu < l->ncpu; cpu++) {
 		if (!l->cpus[cpu])
 			continue;
@@ -592,10 +586,8 @@ static int open_pages(struct live *l)
 	}
 	l->page_fds = calloc(l->npage_cpus, sizeof(*l->page_fds));
 	l->page_cpus = calloc(l->npage_cpus, sizeof(*l->page_cpus));
-	if (!l->page_fds || !l->page_cpus) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!l->page_fds || !l->page_cpus)
+		return tp_oom();
 	for (c = 0; c < l->npage_cpus; c++)
 		l->page_fds[c] = -1;
 	for (c = 0; c < l->npage_cpus; c++) {
@@ -610,10 +602,8 @@ static int open_pages(struct live *l)
 			cpu_stats(l->inst, c, &l->overrun0[c], &l->dropped0[c]);
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c);
 		path = tracefs_instance_get_file(l->inst, file);
-		if (!path) {
-			tp_error("out of memory");
-			return TP_FAIL;
-		}
+		if (!path)
+			return tp_oom();
 		l->page_fds[c] = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		tracefs_put_tracing_file(path);
 		if (l->page_fds[c] < 0) {
@@ -684,10 +674,8 @@ int live_filter_new(struct tep_handle *tep, const struct tfs_event_list *evs, co
 			return TP_USAGE;
 		}
 	}
-	if (!*filter || i < evs->n) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!*filter || i < evs->n)
+		return tp_oom();
 	return TP_OK;
 }
 
@@ -755,8 +743,7 @@ static int input_sources(struct live *l)
 	}
 	return TP_OK;
 oom:
-	tp_error("out of memory");
-	return TP_FAIL;
+	return tp_oom();
 }
 
 static int open_input(struct live *l)
@@ -852,8 +839,7 @@ static int more_cpus(struct live *l, int n)
 	if (!tp_array_grow(&l->cpus, &nc, n, sizeof(*l->cpus)) ||
 	    !tp_array_grow(&l->overrun0, &no, n, sizeof(*l->overrun0)) ||
 	    !tp_array_grow(&l->dropped0, &nd, n, sizeof(*l->dropped0))) {
-		tp_error("out of memory");
-		return TP_FAIL;
+		return tp_oom();
 	}
 	l->ncpu = n;
 	return TP_OK;
@@ -987,10 +973,8 @@ int live_open(struct live **lp, const struct live_spec *spec)
 	int ret;
 
 	*lp = NULL;
-	if (!l) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!l)
+		return tp_oom();
 	l->spec = *spec;
 	/* no target: every process but tpctl's own (target_apply's notrace entry) */
 	if (!l->spec.target) {
@@ -1318,10 +1302,8 @@ int live_hide_tasks(struct live *l, const pid_t *tids, int n)
 	if (!l->private_inst || !n || !tfs_has_file(l->inst, "set_event_notrace_pid"))
 		return TP_OK;
 	v = calloc(n, sizeof(*v));
-	if (!v) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!v)
+		return tp_oom();
 	for (i = 0; i < n; i++)
 		v[i] = tids[i];
 	ret = tfs_pids_add(l->inst, true, v, n);

@@ -310,9 +310,9 @@ static void hand_over(struct stream_cpu *s, struct scpu *c, int thread, struct c
 
 		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_nsec += 20 * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
+		if (until.tv_nsec >= (long)TP_NS_PER_S) {
 			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
+			until.tv_nsec -= (long)TP_NS_PER_S;
 		}
 		pthread_cond_timedwait(&c->room, &c->mu, &until);
 	}

@@ -56,6 +56,8 @@
 
 /* Poll timeout of the user engine: how late a tick or the end may be seen. */
 #define WAIT_MS 50
+/* agg_set_read(): the most records read at once, so that serve's loop keeps its clock */
+#define READ_MAX 65536
 
 /* One metric: an aggregation (count, hist, latency) and its engine. */
 struct job {
@@ -982,13 +984,14 @@ int agg_set_read(struct agg_set *set, int timeout_ms, bool *done)
 		return TP_FAIL;
 	/* what is ready now, in bounded portions so that the caller keeps its clock */
 	if (set->reading && !set->pc) {
-		n = live_read_ready(set->l, &tool, 65536);
+		n = live_read_ready(set->l, &tool, READ_MAX);
 		if (n < 0)
 			return TP_FAIL;
 	}
-	set->idle = !n;
+	/* fewer than asked for: none is ready now */
+	set->idle = n < READ_MAX;
 	/* the target is gone: what it left in the buffers is read by agg_set_drain */
-	if (!n && live_done(set->l))
+	if (set->idle && live_done(set->l))
 		*done = true;
 	else
 		agg_set_wait(set, timeout_ms);

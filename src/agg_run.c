@@ -952,7 +952,7 @@ static int set_look(void *ctx)
 
 	if (set->pc && percpu_error(set->pc)) {
 		tp_error("cannot read the ring buffer: %s", strerror(percpu_error(set->pc)));
-		return -1;
+		return LIVE_FAIL;
 	}
 	if (set->reading)
 		reap(set);
@@ -980,7 +980,7 @@ int agg_set_read(struct agg_set *set, int timeout_ms, bool *done)
 	long n = 0;
 
 	*done = false;
-	if (set_look(set))
+	if (set_look(set) < 0)
 		return TP_FAIL;
 	/* what is ready now, in bounded portions so that the caller keeps its clock */
 	if (set->reading && !set->pc) {

@@ -187,18 +187,18 @@ static __attribute__((noinline)) int record_slow(struct stream *s, struct tep_re
 	return counted(s, r);
 }
 
+/*
+ * The common case: a record to write, no stacks owed, no pool, no loss, no
+ * --count; output_record()'s -1 (a write failed) is LIVE_STOP, its 0 and 1
+ * go on.
+ */
 static int stream_record(void *ctx, struct tep_record *rec, long long lost)
 {
 	struct stream *s = ctx;
-	int r;
 
-	/* the common case: a record to write, no stacks owed, no pool, no loss */
-	if (__builtin_expect(!s->plain || lost, 0))
+	if (__builtin_expect(!s->plain || lost || s->count, 0))
 		return record_slow(s, rec, lost);
-	r = output_record(s->out, rec);
-	if (r < 0)
-		return LIVE_STOP;
-	return r || !s->count ? LIVE_GO : counted(s, r);
+	return output_record(s->out, rec);
 }
 
 /* Nothing is ready: what is held goes out (a pipe's reader sees it now). */
@@ -259,7 +259,7 @@ static void stream_wait(void *ctx, int ms)
 /* Tracing is off: the threads read what is left, then stop. */
 static int stream_drain(void *ctx)
 {
-	return stream_cpu_finish(((struct stream *)ctx)->sc) < 0 ? -1 : LIVE_GO;
+	return stream_cpu_finish(((struct stream *)ctx)->sc) < 0 ? LIVE_FAIL : LIVE_GO;
 }
 
 static int stream_parse(struct stream_opts *o, int argc, char **argv)

@@ -523,7 +523,7 @@ static int frun_record(void *ctx, struct tep_record *rec, long long lost)
 	(void)lost;
 	if (fagg_record(r->a, rec) < 0) {
 		r->oom = true;
-		return -1;
+		return LIVE_FAIL;
 	}
 	return LIVE_GO;
 }

@@ -1369,7 +1369,7 @@ static int look(struct live *l, const struct live_tool *t, struct run *s)
 {
 	int v;
 
-	if (t->check && (v = t->check(t->ctx)))
+	if (t->check && (v = t->check(t->ctx)) < 0)
 		return v;
 	if (s->deadline || s->next) {
 		s->now = tp_now_s();
@@ -1377,7 +1377,7 @@ static int look(struct live *l, const struct live_tool *t, struct run *s)
 			return LIVE_STOP;
 		if (s->next && !s->draining && s->now >= s->next) {
 			v = t->tick(t->ctx, s->now);
-			if (v)
+			if (v < 0)
 				return v;
 			while (s->next <= s->now)
 				s->next += t->interval;
@@ -1417,7 +1417,7 @@ static int empty(struct live *l, const struct live_tool *t, struct run *s)
 		run_wait(l, t, ms);
 		return LIVE_GO;
 	}
-	if (v || (v = look(l, t, s)))
+	if (v < 0 || (v = look(l, t, s)) < 0)
 		return v;
 	if (s->draining && t->pump)
 		/* the threads were told to finish: none ready is none left */
@@ -1437,9 +1437,10 @@ static int empty(struct live *l, const struct live_tool *t, struct run *s)
 	return LIVE_GO;
 }
 
+/* How a run ended: LIVE_STOP is a normal end */
 static int run_status(int v)
 {
-	return v < 0 ? TP_FAIL : TP_OK;
+	return v < LIVE_STOP ? TP_FAIL : TP_OK;
 }
 
 /* The command's threads hand the records out (t->pump), or none are read here. */
@@ -1456,7 +1457,7 @@ static int run_pumped(struct live *l, const struct live_tool *t, struct run *s)
 		} else if (v == LIVE_WAIT) {
 			v = empty(l, t, s);
 		}
-		if (v)
+		if (v < 0)
 			return run_status(v);
 	}
 	return TP_OK;
@@ -1474,15 +1475,15 @@ static __attribute__((flatten)) long burst(struct live *l, const struct live_too
 {
 	unsigned long n = 0;
 	long long lost;
-	int r = 0;
+	int r = 0, got = LIVE_GO;
 
-	*v = LIVE_GO;
 	while (n < max && (r = live_next(l, rec, &lost)) > 0) {
 		n++;
-		*v = t->record(t->ctx, rec, lost);
-		if (*v)
+		got = t->record(t->ctx, rec, lost);
+		if (got < 0)
 			break;
 	}
+	*v = got < 0 ? got : LIVE_GO;
 	return r < 0 ? -1 : (long)n;
 }
 
@@ -1494,7 +1495,7 @@ int live_run(struct live *l, const struct live_tool *t)
 	int v;
 
 	v = run_begin(t, &s);
-	if (v)
+	if (v < 0)
 		return run_status(v);
 	if (t->pump || (t->flags & LIVE_RUN_NOREAD))
 		return run_pumped(l, t, &s);
@@ -1506,7 +1507,7 @@ int live_run(struct live *l, const struct live_tool *t)
 		/* the clock and the target every LIVE_LOOK records: a busy run may never idle */
 		if (!v)
 			v = n == LIVE_LOOK ? look(l, t, &s) : empty(l, t, &s);
-		if (v)
+		if (v < 0)
 			return run_status(v);
 	}
 	return TP_OK;
@@ -1524,7 +1525,7 @@ int live_finish(struct live *l, const struct live_tool *t)
 		n = burst(l, t, &rec, LIVE_LOOK, &v);
 		if (n < 0)
 			return TP_FAIL;
-		if (v)
+		if (v < 0)
 			return run_status(v);
 	} while (n == LIVE_LOOK || !live_eof(l));
 	return TP_OK;
@@ -1538,7 +1539,7 @@ long live_read_ready(struct live *l, const struct live_tool *t, unsigned long ma
 
 	memset(&rec, 0, sizeof(rec));
 	n = burst(l, t, &rec, max, &v);
-	return n < 0 || v < 0 ? -TP_FAIL : n;
+	return n < 0 || v < LIVE_STOP ? -TP_FAIL : n;
 }
 
 int live_stdout_failed(int err, int ret)

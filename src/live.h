@@ -166,9 +166,10 @@ bool live_eof(struct live *l);
 /*
  * The session loop, as perf's struct perf_tool: it owns the reading, the
  * waits, the ticks, --duration, the target's end and the signals, and
- * calls what a command gives it.  Callbacks return LIVE_GO (go on),
- * LIVE_STOP (the loop ends, the command is done) or a negative exit status
- * (-TP_FAIL ...: it ends, failed; the command said why).
+ * calls what a command gives it.  Callbacks return LIVE_GO (go on;
+ * record: any value >= 0, so that it may return what its printer does),
+ * LIVE_STOP (the loop ends, the command is done) or LIVE_FAIL (it ends,
+ * failed; the command said why).
  *
  *	struct live_tool tool = { .record = my_record, .ctx = me, .duration = d };
  *
@@ -185,7 +186,7 @@ bool live_eof(struct live *l);
  * target is gone, tracing stops (live_drain) and the loop reads on until
  * the buffers are empty; there are no ticks then.
  */
-enum { LIVE_GO, LIVE_STOP, LIVE_WAIT };
+enum { LIVE_FAIL = -2, LIVE_STOP = -1, LIVE_GO = 0, LIVE_WAIT = 1 };
 #define LIVE_LOOK 1024
 
 enum {
@@ -205,7 +206,7 @@ struct live_tool {
 	/*
 	 * None is ready (draining says tracing is off): LIVE_GO, then the loop
 	 * waits *ms at most (it may shorten it); LIVE_WAIT: wait *ms and
-	 * nothing else (the target is not looked at); LIVE_STOP; or < 0.
+	 * nothing else (the target is not looked at); LIVE_STOP; LIVE_FAIL.
 	 */
 	int (*idle)(void *ctx, bool draining, int *ms);
 	/* every interval seconds from the start (now: the monotonic clock, tp_now_s) */
@@ -214,8 +215,8 @@ struct live_tool {
 	int (*check)(void *ctx);
 	/*
 	 * The command's own reader threads instead of live_next() and record()
-	 * (stream --threads): 1 a record went out, 2 one that is not counted,
-	 * 0 none ready (after drain(): none is left), < 0 failed; wait() in
+	 * (stream --threads): LIVE_GO a record went out, LIVE_WAIT none is
+	 * ready (after drain(): none is left), LIVE_STOP, LIVE_FAIL; wait() in
 	 * place of live_wait(); drain() once tracing is off (target gone).
 	 */
 	int (*pump)(void *ctx);
@@ -235,7 +236,7 @@ int live_run(struct live *l, const struct live_tool *t);
 int live_finish(struct live *l, const struct live_tool *t);
 /*
  * The records ready now, at most max of them, through t->record, without
- * waiting: how many, or < 0 (a read error, or record's status).
+ * waiting: how many, or < 0 (a read error, or record's LIVE_FAIL).
  */
 long live_read_ready(struct live *l, const struct live_tool *t, unsigned long max);
 

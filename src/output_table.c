@@ -10,7 +10,6 @@
 #include "agg.h"
 #include "json.h"
 #include "output_local.h"
-#include "schedlat.h"
 #include "util.h"
 
 #define BAR_WIDTH 52

@@ -70,7 +70,8 @@ int cmd_list(int argc, char **argv)
 		}
 	}
 	print_start(&p, stdout, json);
-	print_string(&p, PRINT_JSON, "instance", NULL, inst ? tracefs_instance_get_name(inst) : NULL);
+	print_string(&p, PRINT_JSON, "instance", NULL,
+		     inst ? tracefs_instance_get_name(inst) : NULL);
 	print_open_array(&p, "events");
 	for (i = 0; i < evs.n; i++) {
 		struct tfs_event *e = &evs.v[i];

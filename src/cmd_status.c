@@ -97,7 +97,8 @@ static void print_settings(struct print *p, struct tracefs_instance *inst)
 	ssize_t bufkb = buffer_kb(inst);
 	int on = tracefs_trace_is_on(inst);
 
-	print_string(p, PRINT_JSON, "instance", NULL, inst ? tracefs_instance_get_name(inst) : NULL);
+	print_string(p, PRINT_JSON, "instance", NULL,
+		     inst ? tracefs_instance_get_name(inst) : NULL);
 	print_string(p, PRINT_TEXT, NULL, "instance:        %s\n", tfs_instance_label(inst));
 	print_string(p, PRINT_JSON, "tracefs", NULL, tfs_dir());
 	if (on < 0) {
@@ -113,7 +114,8 @@ static void print_settings(struct print *p, struct tracefs_instance *inst)
 	if (bufkb < 0)
 		print_null(p, PRINT_JSON, "buffer_size_kb", NULL, NULL);
 	else
-		print_int(p, PRINT_ANY, "buffer_size_kb", "buffer_size_kb:  %lld (per CPU)\n", bufkb);
+		print_int(p, PRINT_ANY, "buffer_size_kb", "buffer_size_kb:  %lld (per CPU)\n",
+			  bufkb);
 	free(tracer);
 	free(clock);
 }

@@ -199,6 +199,12 @@ struct output_agg {
 /* Write one table to f; -1 (errno set) when writing failed. */
 int output_agg(FILE *f, enum output_mode mode, const struct agg_table *t,
 	       const struct output_agg *o);
+/*
+ * The title of a table of --interval: "HH:MM:SS (0.50 s)" (now, local time),
+ * "totals (...)" for the whole run's, ", N events lost" within the brackets
+ * when lost.
+ */
+void output_agg_title(char *buf, size_t size, bool totals, double secs, unsigned long long lost);
 
 /*
  * The table of `tpctl latency sched`, as schedlat.c makes it (sched_table()):

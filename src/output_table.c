@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "agg.h"
 #include "output_local.h"
@@ -454,8 +455,8 @@ static void agg_columns(struct print *p, const struct agg_table *t)
 	}
 	/* keys named as given (a field may be called count), then COUNT */
 	for (k = 0; k < s->nkeys; k++) {
-		snprintf(fmt[k], sizeof(fmt[k]), t->type[k] == AGG_COL_STR ? "%%-%zus  " : "%%%zus  ",
-			 w[k]);
+		snprintf(fmt[k], sizeof(fmt[k]),
+			 t->type[k] == AGG_COL_STR ? "%%-%zus  " : "%%%zus  ", w[k]);
 		print_string(p, PRINT_TEXT, NULL, fmt[k], s->name[k]);
 	}
 	print_text(p, "%*s\n", (int)w[k], "COUNT");
@@ -525,6 +526,20 @@ int output_agg(FILE *f, enum output_mode mode, const struct agg_table *t,
 	print_uint(&p, PRINT_JSON, "lost", NULL, t->lost);
 	print_end(&p);
 	return flush_table(f);
+}
+
+void output_agg_title(char *buf, size_t size, bool totals, double secs, unsigned long long lost)
+{
+	time_t wall = time(NULL);
+	struct tm tm;
+	size_t n;
+
+	localtime_r(&wall, &tm);
+	n = totals ? (size_t)snprintf(buf, size, "totals") : strftime(buf, size, "%H:%M:%S", &tm);
+	n += snprintf(buf + n, size - n, " (%.2f s", secs);
+	if (lost)
+		n += snprintf(buf + n, size - n, ", %llu events lost", lost);
+	snprintf(buf + n, size - n, ")");
 }
 
 /*

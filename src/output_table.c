@@ -392,8 +392,12 @@ static void agg_group(struct print *p, const struct agg_table *t, const struct a
 	print_close_array(p);
 }
 
-/* hist and latency: a block per group, an empty line between them. */
-static void agg_groups(struct print *p, const struct agg_table *t, const struct output_agg *o)
+/*
+ * hist and latency (groups), and count with a stack key (a stack does not
+ * fit a column): a block per row, an empty line between them.
+ */
+static void agg_blocks(struct print *p, const struct agg_table *t, const struct output_agg *o,
+		       bool groups)
 {
 	size_t i;
 
@@ -402,31 +406,18 @@ static void agg_groups(struct print *p, const struct agg_table *t, const struct 
 		print_open_object(p, "key");
 		agg_block_keys(p, t, &t->g[i]);
 		print_close_object(p);
-		agg_group(p, t, &t->g[i], o->start != NULL);
+		if (groups) {
+			agg_group(p, t, &t->g[i], o->start != NULL);
+		} else {
+			print_uint(p, PRINT_ANY, "count", "count=%llu\n", t->g[i].count);
+			agg_block_frames(p, t, &t->g[i]);
+		}
 		print_close_object(p);
 		if (i + 1 < t->n)
 			print_nl(p);
 	}
-	if (!t->n)
+	if (groups && !t->n)
 		print_text(p, "count=0\n");
-}
-
-/* count with a stack key: a block per row (a stack does not fit a column), as hist has it. */
-static void agg_stack_rows(struct print *p, const struct agg_table *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++) {
-		print_open_object(p, NULL);
-		print_open_object(p, "key");
-		agg_block_keys(p, t, &t->g[i]);
-		print_close_object(p);
-		print_uint(p, PRINT_ANY, "count", "count=%llu\n", t->g[i].count);
-		agg_block_frames(p, t, &t->g[i]);
-		print_close_object(p);
-		if (i + 1 < t->n)
-			print_nl(p);
-	}
 }
 
 /*
@@ -512,10 +503,8 @@ int output_agg(FILE *f, enum output_mode mode, const struct agg_table *t,
 	print_start(&p, f, mode == OUTPUT_JSON);
 	agg_head(&p, t, o);
 	print_open_array(&p, groups ? "groups" : "rows");
-	if (groups)
-		agg_groups(&p, t, o);
-	else if (stack)
-		agg_stack_rows(&p, t);
+	if (groups || stack)
+		agg_blocks(&p, t, o, groups);
 	else
 		agg_columns(&p, t);
 	print_close_array(&p);

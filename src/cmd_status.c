@@ -63,7 +63,8 @@ static char *read_trimmed(struct tracefs_instance *inst, const char *file)
 	return s;
 }
 
-static void json_key(char *dst, size_t len, const char *key)
+/* A counter's name as a JSON member: "commit overrun" -> "commit_overrun". */
+static void stat_member(char *dst, size_t len, const char *key)
 {
 	size_t i;
 
@@ -180,7 +181,7 @@ static void print_cpus(struct print *p, struct tracefs_instance *inst)
 		print_open_object(p, NULL);
 		print_int(p, PRINT_ANY, "cpu", "  %-4lld", cpu);
 		for (i = 0; i < NSTATS; i++) {
-			json_key(key, sizeof(key), stat_keys[i]);
+			stat_member(key, sizeof(key), stat_keys[i]);
 			if (st.have[i])
 				print_uint(p, PRINT_JSON, key, NULL, st.v[i]);
 			else

@@ -72,18 +72,14 @@ static int select_events(struct tep_handle *tep, char **pats, int npats, bool **
 	*nsel = 0;
 	if (!npats)
 		return TP_OK;
-	if (!evs) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!evs)
+		return tp_oom();
 	for (int i = 0; evs[i]; i++)
 		if (evs[i]->id + 1 > max)
 			max = evs[i]->id + 1;
 	*sel = calloc(max ? max : 1, sizeof(**sel));
-	if (!*sel) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!*sel)
+		return tp_oom();
 	*nsel = max;
 	for (int p = 0; p < npats; p++) {
 		bool any = false;
@@ -308,8 +304,7 @@ static int report_decode(const char *path, struct dat_file *df, const struct rep
 		}
 	}
 	if (!o && !pf) {
-		tp_error("out of memory");
-		ret = TP_FAIL;
+		ret = tp_oom();
 		goto out;
 	}
 	ctx.o = o;
@@ -330,8 +325,7 @@ static int report_decode(const char *path, struct dat_file *df, const struct rep
 	nbuf = tracecmd_buffer_instances(h);
 	bufs = calloc(nbuf + 1, sizeof(*bufs));
 	if (!bufs) {
-		tp_error("out of memory");
-		ret = TP_FAIL;
+		ret = tp_oom();
 		goto out;
 	}
 	bufs[nh++] = h;
@@ -502,10 +496,8 @@ int cmd_report(int argc, char **argv)
 	ro.npats = args.argc - 1;
 	if (cpu_list) {
 		ro.cpus = calloc(ro.ncpus, sizeof(*ro.cpus));
-		if (!ro.cpus) {
-			tp_error("out of memory");
-			return TP_FAIL;
-		}
+		if (!ro.cpus)
+			return tp_oom();
 		if (!tp_parse_cpus(cpu_list, ro.cpus, ro.ncpus)) {
 			tp_error("invalid CPU list '%s': CPUs below %d, as in 0,2-3", cpu_list, ro.ncpus);
 			free(ro.cpus);

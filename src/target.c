@@ -131,10 +131,8 @@ int target_parse_pids(struct target *t, const char *list)
 		if (!tp_parse_uint(num, &v) || v == 0 || v > INT_MAX)
 			goto bad;
 		np = realloc(t->pids, (t->npids + 1) * sizeof(*np));
-		if (!np) {
-			tp_error("out of memory");
-			return TP_FAIL;
-		}
+		if (!np)
+			return tp_oom();
 		t->pids = np;
 		t->pids[t->npids++] = (int)v;
 		p += len;
@@ -279,10 +277,8 @@ static int user_resolve(struct target *t)
 	t->gid = pw->pw_gid;
 	t->user_name = strdup(pw->pw_name);
 	t->user_home = strdup(pw->pw_dir);
-	if (!t->user_name || !t->user_home) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!t->user_name || !t->user_home)
+		return tp_oom();
 	return TP_OK;
 }
 
@@ -640,10 +636,8 @@ static int pidfds_open(struct target *t)
 	size_t i;
 
 	t->pidfds = malloc(t->npids * sizeof(*t->pidfds));
-	if (!t->pidfds) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!t->pidfds)
+		return tp_oom();
 	for (i = 0; i < t->npids; i++) {
 		/* -1: exited already (ESRCH), or no pidfd here: kill(pid, 0) then */
 		t->pidfds[i] = syscall(SYS_pidfd_open, t->pids[i], 0);

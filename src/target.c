@@ -73,14 +73,6 @@ static void on_sigchld(int sig)
 	state_wake();
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 void target_init(struct target *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -802,7 +794,7 @@ bool target_done(struct target *t)
 	}
 	if (!t->npids && !t->cgroup_dir)
 		return false;
-	now = now_s();
+	now = tp_now_s();
 	if (now < t->next_check)
 		return false;
 	t->next_check = now + CHECK_INTERVAL_S;
@@ -862,11 +854,11 @@ void target_finish(struct target *t)
 	t->ended = true;
 	tp_debug("'%s' still runs: SIGTERM", t->argv[0]);
 	kill(t->child, SIGTERM);
-	end = now_s() + TARGET_GRACE_MS / 1000.0;
+	end = tp_now_s() + TARGET_GRACE_MS / 1000.0;
 	while (!child_reap(t, WNOHANG)) {
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 
-		if (now_s() >= end) {
+		if (tp_now_s() >= end) {
 			tp_debug("'%s' did not end on SIGTERM: SIGKILL", t->argv[0]);
 			kill(t->child, SIGKILL);
 			child_reap(t, 0);

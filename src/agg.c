@@ -850,22 +850,30 @@ uint64_t agg_refused(const struct agg *a)
 	return a->refused;
 }
 
+/* *min and *max with row s's, signed or not as the value is. */
+static void minmax_merge(const struct agg *a, uint64_t *min, uint64_t *max, const struct row *s)
+{
+	if (a->vsign) {
+		if ((int64_t)s->min < (int64_t)*min)
+			*min = s->min;
+		if ((int64_t)s->max > (int64_t)*max)
+			*max = s->max;
+	} else {
+		if (s->min < *min)
+			*min = s->min;
+		if (s->max > *max)
+			*max = s->max;
+	}
+}
+
 /* Row s added to row r (of the same key, or of the key s folds into). */
 void agg_row_merge(const struct agg *a, struct row *r, const struct row *s)
 {
 	if (!r->count) {
 		r->min = s->min;
 		r->max = s->max;
-	} else if (a->vsign) {
-		if ((int64_t)s->min < (int64_t)r->min)
-			r->min = s->min;
-		if ((int64_t)s->max > (int64_t)r->max)
-			r->max = s->max;
 	} else {
-		if (s->min < r->min)
-			r->min = s->min;
-		if (s->max > r->max)
-			r->max = s->max;
+		minmax_merge(a, &r->min, &r->max, s);
 	}
 	r->count += s->count;
 	r->sum += s->sum;
@@ -1200,22 +1208,6 @@ static void group_new(const struct agg *a, struct agg_table *t, struct agg_group
 	g->max = s->max;
 }
 
-/* A group's min and max with those of one more row, signed or not as the value is. */
-static void group_minmax(const struct agg *a, struct agg_group *g, const struct row *s)
-{
-	if (a->vsign) {
-		if ((int64_t)s->min < (int64_t)g->min)
-			g->min = s->min;
-		if ((int64_t)s->max > (int64_t)g->max)
-			g->max = s->max;
-	} else {
-		if (s->min < g->min)
-			g->min = s->min;
-		if (s->max > g->max)
-			g->max = s->max;
-	}
-}
-
 /* Each group's buckets, ascending, equal ones merged; -1: out of memory. */
 static int groups_buckets(struct agg_table *t, struct bref *br, size_t nbr)
 {
@@ -1281,7 +1273,7 @@ struct agg_table *agg_snapshot(struct agg *a, bool totals, size_t top)
 		if (!r->count)
 			group_new(a, t, g, s, cells);
 		else
-			group_minmax(a, g, s);
+			minmax_merge(a, &g->min, &g->max, s);
 		r->count += s->count;
 		g->count += s->count;
 		g->sum += s->sum;

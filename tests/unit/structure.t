@@ -72,6 +72,8 @@ for path in paths:
     for i, line in enumerate(text.splitlines(), 1):
         for m in re.finditer(r"[\w./-]*\.md\b", line):
             doc = m.group(0)
+            if m.start() and line[m.start() - 1] == "$" and "/" in doc:
+                doc = doc.split("/", 1)[1]    # $TOP/README.md: from the top
             if not (os.path.isfile(doc) or
                     os.path.isfile(os.path.join(os.path.dirname(path), doc))):
                 print("%s:%d: cites %s, which is not in the repository" % (path, i, doc))

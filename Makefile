@@ -51,7 +51,8 @@ DEB_PKGS := gcc libc6-dev make pkg-config libtracefs-dev libtraceevent-dev libtr
 	    zsh fish time valgrind clang llvm libclang-rt-14-dev \
 	    qemu-system-x86 busybox-static cpio kmod linux-headers-amd64 util-linux \
 	    libbpf-dev libzstd-dev libdw-dev protobuf-compiler strace \
-	    libmicrohttpd-dev libcrypt-dev prometheus curl linux-perf python3-prometheus-client
+	    libmicrohttpd-dev libcrypt-dev prometheus curl linux-perf python3-prometheus-client \
+	    chromium libxml2-utils
 
 .PHONY: all deps check check-unit check-cli install uninstall clean
 all: tpctl $(PLUGINS)

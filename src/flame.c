@@ -70,7 +70,7 @@ static struct flame_node *node_child(struct flame_node *n, const struct flame_fr
 
 	for (i = 0; i < n->nkids; i++) {
 		c = n->kids[i];
-		if (c->kind == fr->kind && !strcmp(c->name, fr->name))
+		if (c->kind == fr->kind && !strcmp(c->name, *fr->name ? fr->name : "[unknown]"))
 			return c;
 	}
 	if (n->nkids == n->akids) {
@@ -85,7 +85,7 @@ static struct flame_node *node_child(struct flame_node *n, const struct flame_fr
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	c->name = strdup(fr->name);
+	c->name = strdup(*fr->name ? fr->name : "[unknown]");
 	if (!c->name) {
 		free(c);
 		return NULL;

@@ -11,7 +11,8 @@
  * replaces ';' with ':' and every control byte (newline included) with '?',
  * so that a name never splits a frame or a line.  The SVG escapes &, <, >,
  * " and ' as XML entities, writes control bytes as '?' and bytes that are
- * not UTF-8 (or not XML characters) as U+FFFD: a name is always text.
+ * not UTF-8 (or not XML characters) as U+FFFD: a name is always text.  An
+ * empty name is "[unknown]" in both.
  */
 #ifndef TPCTL_FLAME_H
 #define TPCTL_FLAME_H

@@ -127,8 +127,8 @@ int agg_opt_engine(const struct tp_opt *o, const char *arg);
 		   "instead of the live kernel"),					\
 	OPT_BOOL(0, "folded", &(o)->folded, "with a stack key: one line per stack, frames\n"	\
 		 "root first separated by ';', then its weight"),			\
-	OPT_STRING(0, "flamegraph", &(o)->flamegraph, "FILE.svg",		\
-		   "with a stack key: an SVG flame graph into FILE.svg"),		\
+	OPT_STRING(0, "flamegraph", &(o)->flamegraph, "FILE",			\
+		   "with a stack key: an SVG flame graph into FILE"),			\
 	PROBE_OPTS(&(o)->probes)
 
 #endif

@@ -773,7 +773,8 @@ static int set_session(struct agg_set *set)
 		const struct agg_spec *as = &set->jobs[k].o->spec;
 
 		for (i = 0; !set->jobs[k].try_kernel && i < as->nkeys; i++) {
-			if (as->kind[i] == AGG_KEY_STACK)
+			/* a recording has its stacks, or none */
+			if (as->kind[i] == AGG_KEY_STACK && !set->jobs[k].o->input)
 				spec.flags |= LIVE_KSTACK;
 			/* a comm key names a task as it was at the event (agg_comm_key) */
 			if (as->kind[i] == AGG_KEY_COMM)

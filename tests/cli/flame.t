@@ -15,6 +15,25 @@ N=1000
 GEN=(perl -e 'syscall(39) for 1 .. $ARGV[0]')
 CHROMIUM=$(command -v chromium || command -v chromium-browser)
 dom() { timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --dump-dom "file://$1" 2>/dev/null; }
+# svg_checks X WHAT DOMWHAT [NAME]: $TMP/X.svg through xmllint, chromium's DOM of it
+# against $TMP/X.folded (and NAME the text of a title)
+svg_checks() {
+	if command -v xmllint > /dev/null; then
+		xmllint --noout "$TMP/$1.svg" 2> "$TMP/err"; ok $? "xmllint accepts $2"
+		diag "$TMP/err"
+	else
+		skip "xmllint is not installed (make deps)"
+	fi
+	if [ -z "$CHROMIUM" ]; then
+		skip "chromium is not installed (make deps)"
+		return
+	fi
+	dom "$TMP/$1.svg" > "$TMP/$1.dom"
+	python3 "$TOP/tests/cli/flame-check.py" "$TMP/$1.dom" "$TMP/$1.folded" ${4:+"$4"} \
+		> "$TMP/err" 2>&1
+	ok $? "chromium's DOM: $3"
+	diag "$TMP/err"
+}
 
 expect_status "count --by stack --folded --flamegraph -- PROG of $N getpid calls" 0 \
 	"$TPCTL" count syscalls:sys_enter_getpid --by stack --folded --flamegraph "$TMP/c.svg" \
@@ -29,20 +48,7 @@ cut -d';' -f1 "$TMP/c.folded" | grep -qv '^entry_SYSCALL'
 ok $? "root first: the syscall entry first, the tracing function last"
 diag "$TMP/c.folded"
 
-if command -v xmllint > /dev/null; then
-	xmllint --noout "$TMP/c.svg" 2> "$TMP/err"; ok $? "xmllint accepts the SVG"
-	diag "$TMP/err"
-else
-	skip "xmllint is not installed (make deps)"
-fi
-if [ -n "$CHROMIUM" ]; then
-	dom "$TMP/c.svg" > "$TMP/c.dom"
-	python3 "$TOP/tests/cli/flame-check.py" "$TMP/c.dom" "$TMP/c.folded" > "$TMP/err" 2>&1
-	ok $? "chromium's DOM of the SVG: frames, titles and widths of the folded lines"
-	diag "$TMP/err"
-else
-	skip "chromium is not installed (make deps)"
-fi
+svg_checks c "the SVG" "frames, titles and widths of the folded lines"
 
 # a program that names itself '<svg onload=1>' (a script: comm is its file's name)
 H='<svg onload=1>'
@@ -53,20 +59,7 @@ expect_status "count --by comm,stack --flamegraph of a task named '$H'" 0 \
 	-- "$TMP/$H"
 cp "$TMP/out" "$TMP/h.folded"
 grep -q "^$H;" "$TMP/h.folded"; ok $? "folded: the name is the first frame"
-if command -v xmllint > /dev/null; then
-	xmllint --noout "$TMP/h.svg" 2> "$TMP/err"; ok $? "xmllint accepts the SVG of '$H'"
-	diag "$TMP/err"
-else
-	skip "xmllint is not installed (make deps)"
-fi
-if [ -n "$CHROMIUM" ]; then
-	dom "$TMP/h.svg" > "$TMP/h.dom"
-	python3 "$TOP/tests/cli/flame-check.py" "$TMP/h.dom" "$TMP/h.folded" "$H" > "$TMP/err" 2>&1
-	ok $? "chromium's DOM: one <svg> element, '$H' the text of a <title>"
-	diag "$TMP/err"
-else
-	skip "chromium is not installed (make deps)"
-fi
+svg_checks h "the SVG of '$H'" "one <svg> element, '$H' the text of a <title>" "$H"
 
 # recordings: with stacks the same lines, without them an error
 "$TPCTL" record -o "$TMP/s.dat" --stack syscalls:sys_enter_getpid -- "${GEN[@]}" $N \

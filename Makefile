@@ -56,7 +56,7 @@ DEB_PKGS := gcc libc6-dev make pkg-config libtracefs-dev libtraceevent-dev libtr
 	    qemu-system-x86 busybox-static cpio kmod linux-headers-amd64 util-linux \
 	    libbpf-dev libzstd-dev libdw-dev protobuf-compiler strace \
 	    libmicrohttpd-dev libcrypt-dev prometheus curl linux-perf python3-prometheus-client \
-	    build-essential dpkg-dev debhelper fakeroot lintian
+	    build-essential dpkg-dev debhelper fakeroot lintian chromium libxml2-utils
 
 .PHONY: all deps check check-unit check-cli check-deb install uninstall clean deb
 all: tpctl $(PLUGINS)

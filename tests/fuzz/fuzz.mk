@@ -12,6 +12,8 @@
 #   format  format-file parsing (print fmt rewriting) plus decode of one record
 #   dat     trace.dat files through `tpctl report` (libtracecmd read path)
 #   json    the JSON writer with arbitrary bytes in strings; output must parse
+#   flame   the folded and SVG writers with any frame names and weights: the
+#           folded lines split back into the same frames, the SVG is XML
 #
 # The same target code, built without libFuzzer, replays tests/fuzz/regress/
 # in `make check` (tests/unit/fuzz-regress.c).
@@ -19,7 +21,7 @@
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= 2
-FUZZ_TARGETS ?= page format dat json
+FUZZ_TARGETS ?= page format dat json flame
 # Fork mode keeps a run going past a crash (each is saved), so one bug in a
 # system library does not end a long run; FUZZ_FORK= stops at the first.
 FUZZ_FORK    ?= -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1

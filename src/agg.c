@@ -336,7 +336,7 @@ struct ev *agg_ev_append(struct agg *a)
 	struct ev *nv = realloc(a->ev, (a->nev + 1) * sizeof(*nv));
 
 	if (!nv) {
-		tp_error("out of memory");
+		tp_oom();
 		return NULL;
 	}
 	a->ev = nv;

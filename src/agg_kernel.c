@@ -623,7 +623,7 @@ static const char *synth_build(struct agg *a, struct agg_kjoin *kj, const char *
 /* The commands of the synthetic event and of its two triggers, from libtracefs's echo lines. */
 static void synth_commands(struct agg_kjoin *kj, struct tracefs_synth *syn)
 {
-	char path[600];
+	char path[sizeof("events///trigger") + 2 * TFS_NAME_MAX];
 	struct trace_seq seq;
 	const char *om, *bol;
 

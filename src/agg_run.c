@@ -616,7 +616,7 @@ static int job_events(struct live *l, const struct agg_opts *o, struct tfs_event
 		const struct tfs_event *t = live_traced(l, &named.v[i]);
 
 		if (tfs_event_list_add(evs, t->system, t->name) < 0) {
-			tp_error("out of memory");
+			tp_oom();
 			ret = TP_FAIL;
 		}
 	}
@@ -1070,7 +1070,7 @@ static void emit(struct agg_set *st, bool totals, bool screen)
 	oa.interval_ns = (now - (totals ? st->start : st->last)) * (double)TP_NS_PER_S;
 	t = agg_snapshot(st->jobs[0].agg, totals, o->top);
 	if (!t) {
-		tp_error("out of memory");
+		tp_oom();
 		st->out_failed = true;
 		st->out_errno = ENOMEM;
 		return;

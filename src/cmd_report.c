@@ -183,7 +183,7 @@ static int show_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 			bool *ns = realloc(c->shown, n * sizeof(*ns));
 
 			if (!ns) {
-				tp_error("out of memory");
+				tp_oom();
 				c->failed = true;
 				return -1;
 			}

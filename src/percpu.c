@@ -395,7 +395,7 @@ int percpu_start(struct percpu **pp, const struct percpu_spec *spec)
 	tp_debug("%d reader thread(s) for %d CPU(s)", nt, ncpu);
 	return TP_OK;
 oom:
-	tp_error("out of memory");
+	tp_oom();
 	if (p && p->t)
 		for (i = 0; i < p->nt; i++)
 			thread_free(&p->t[i]);

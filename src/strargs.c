@@ -284,7 +284,7 @@ static int make_join(struct strings *s, struct tep_event *enter, struct tep_even
 	r = tfs_synth_create(*synth, fields, false);
 	goto out;
 oom:
-	tp_error("out of memory");
+	tp_oom();
 out:
 	free(fields);
 	free(save);

@@ -35,7 +35,6 @@
 #endif
 #include <poll.h>
 #include <pthread.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -57,6 +56,8 @@
 
 /* Poll timeout of the user engine: how late a tick or the end may be seen. */
 #define WAIT_MS 50
+/* agg_set_read(): the most records read at once, so that serve's loop keeps its clock */
+#define READ_MAX 65536
 
 /* One metric: an aggregation (count, hist, latency) and its engine. */
 struct job {
@@ -93,6 +94,7 @@ struct agg_set {
 	size_t reap_tracked;		/* the tasks tracked after that look */
 	bool out_failed;
 	int out_errno;
+	bool screen;			/* agg_run: the tables redrawn on a terminal */
 	/* thread mode: the reader threads and their rows */
 	bool want_threads;		/* count, hist (not serve) */
 	bool threads;
@@ -104,20 +106,12 @@ struct agg_set {
 	int *fds;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static unsigned long long wall_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	return ts.tv_sec * TP_NS_PER_S + ts.tv_nsec;
 }
 
 int agg_opt_engine(const struct tp_opt *o, const char *arg)
@@ -225,10 +219,8 @@ static int kernel_plan(const struct agg_set *set, struct job *j)
 		return must ? ret : -1;
 	}
 	j->hists = calloc(j->evs.n ? j->evs.n : 1, sizeof(*j->hists));
-	if (!j->hists) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!j->hists)
+		return tp_oom();
 	for (i = 0; i < j->evs.n && !why; i++) {
 		if (!tfs_event_has_hist(NULL, &j->evs.v[i])) {
 			/* the kernel lacks it: not the user's mistake */
@@ -275,10 +267,8 @@ static int kernel_arm_join(struct live *l, struct job *j, bool quiet)
 		ret = tfs_trigger_add(live_instance(l), &start, j->kj.start_cmd, quiet);
 	if (!ret)
 		ret = tfs_trigger_add(live_instance(l), &end, j->kj.end_cmd, quiet);
-	if (!ret && asprintf(&cmd, "%s:pause", j->kj.hist_cmd) < 0) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!ret && asprintf(&cmd, "%s:pause", j->kj.hist_cmd) < 0)
+		return tp_oom();
 	if (!ret)
 		ret = tfs_trigger_add(live_instance(l), &j->synth, cmd, quiet);
 	free(cmd);
@@ -410,31 +400,21 @@ static bool threads_fit(const struct agg_set *set)
  * A page's commit is trusted by rbpage.h, so a damaged one is skipped (as
  * reader.c does); a record's length is kept within its page.
  */
+static int thread_record(void *ctx, struct tep_record *rec, long long lost)
+{
+	(void)lost;
+	agg_record(ctx, rec);
+	return 0;
+}
+
 static int thread_pages(void *ctx, int thread, int cpu, const void *buf, size_t len)
 {
 	struct agg_set *set = ctx;
 	struct tagg *t = &set->tagg[thread];
-	struct tep_record rec;
-	size_t off;
+	struct live_page_read rd = { 0 };
 
-	memset(&rec, 0, sizeof(rec));
-	rec.cpu = cpu;
 	pthread_mutex_lock(&t->lock);
-	for (off = 0; off + set->subbuf <= len; off += set->subbuf) {
-		const char *page = (const char *)buf + off;
-		unsigned long long ts;
-		void *data;
-
-		if (!rbpage_sane(page, set->subbuf))
-			continue;
-		for (data = rbpage_load(&t->pg, page, set->subbuf, &ts); data;
-		     data = rbpage_step(&t->pg, &ts)) {
-			rec.ts = ts;
-			rec.data = data;
-			rec.size = rbpage_size_within(&t->pg, data, page + set->subbuf);
-			agg_record(t->agg, &rec);
-		}
-	}
+	live_page_records(&t->pg, cpu, buf, len, set->subbuf, thread_record, t->agg, &rd);
 	pthread_mutex_unlock(&t->lock);
 	return 0;
 }
@@ -464,10 +444,8 @@ static int threads_start(struct agg_set *set)
 	set->subbuf = live_page_size(l);
 	set->tcpu = calloc(n ? n : 1, sizeof(*set->tcpu));
 	set->fds = calloc(n ? n : 1, sizeof(*set->fds));
-	if (!set->tcpu || !set->fds) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!set->tcpu || !set->fds)
+		return tp_oom();
 	for (c = 0; c < n; c++) {
 		set->tcpu[c] = live_page_cpu(l, c);
 		set->fds[c] = live_page_fd(l, c);
@@ -478,10 +456,8 @@ static int threads_start(struct agg_set *set)
 	if (nt < 1)
 		nt = 1;
 	set->tagg = calloc(nt, sizeof(*set->tagg));
-	if (!set->tagg) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!set->tagg)
+		return tp_oom();
 	for (i = 0; i < nt; i++) {
 		struct tagg *t = &set->tagg[i];
 
@@ -587,10 +563,8 @@ static int job_pairs(struct job *j, struct live *l)
 	if (!j->o->over)
 		return TP_OK;
 	j->pairs = output_new(live_tep(l), stdout, j->o->json ? OUTPUT_JSON : OUTPUT_TEXT);
-	if (!j->pairs) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!j->pairs)
+		return tp_oom();
 	output_set_loader(j->pairs, live_load_id, l);
 	output_set_comm_loader(j->pairs, live_reload_comms, l);
 	output_set_ns_clock(j->pairs, live_clock_ns(l));
@@ -623,8 +597,7 @@ static int add_run_probes(const struct tfs_event_list *all, struct tfs_event_lis
 		if (!strcmp(all->v[i].system, group) &&
 		    !tfs_event_list_has(evs, group, all->v[i].name) &&
 		    tfs_event_list_add(evs, group, all->v[i].name) < 0) {
-			tp_error("out of memory");
-			return TP_FAIL;
+			return tp_oom();
 		}
 	return TP_OK;
 }
@@ -657,10 +630,8 @@ static int job_agg(struct live *l, struct job *j, struct agg **ap)
 	size_t i;
 
 	*ap = a;
-	if (!a) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!a)
+		return tp_oom();
 	agg_set_max_rows(a, j->o->max_rows);
 	for (i = 0; !ret && i < j->evs.n; i++) {
 		int size = 0;
@@ -692,10 +663,8 @@ static int set_check(struct live *l, void *ctx)
 		if (ret)
 			break;
 		j->dropped = calloc(j->evs.n ? j->evs.n : 1, sizeof(*j->dropped));
-		if (!j->dropped) {
-			tp_error("out of memory");
-			return TP_FAIL;
-		}
+		if (!j->dropped)
+			return tp_oom();
 		ret = job_agg(l, j, &j->agg);
 		if (!ret)
 			ret = job_pairs(j, l);
@@ -778,10 +747,8 @@ static int set_session(struct agg_set *set)
 		spec.strings |= set->jobs[k].o->strings;
 	}
 	pats = calloc(n + 1, sizeof(*pats));
-	if (!pats) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!pats)
+		return tp_oom();
 	for (k = 0, n = 0; k < set->njobs; k++)
 		for (i = 0; i < set->jobs[k].o->nevents; i++)
 			pats[n++] = set->jobs[k].o->events[i];
@@ -793,8 +760,7 @@ static int set_session(struct agg_set *set)
 	probes = calloc(n + 1, sizeof(*probes));
 	if (!probes) {
 		free(pats);
-		tp_error("out of memory");
-		return TP_FAIL;
+		return tp_oom();
 	}
 	for (k = 0, n = 0; k < set->njobs; k++)
 		for (i = 0; i < set->jobs[k].o->probes.n; i++)
@@ -837,8 +803,7 @@ static int set_open(struct agg_set **setp, const struct agg_opts *const *o, int 
 		set->jobs = calloc(n, sizeof(*set->jobs));
 	if (!set || !set->jobs) {
 		free(set);
-		tp_error("out of memory");
-		return TP_FAIL;
+		return tp_oom();
 	}
 	set->njobs = n;
 	set->want_threads = threads;
@@ -915,7 +880,7 @@ int agg_set_start(struct agg_set *set)
 	 * events before live_start() returns; the first interval covers
 	 * everything from tracing's start to the last event read.
 	 */
-	set->start = set->last = now_s();
+	set->start = set->last = tp_now_s();
 	return live_start(set->l);
 }
 
@@ -941,7 +906,7 @@ static void reap(struct agg_set *set)
 	for (k = 0; k < set->njobs; k++)
 		if (!set->jobs[k].kernel)
 			n += agg_tasks_tracked(set->jobs[k].agg);
-	t = now_s();
+	t = tp_now_s();
 	if (t < set->reap_at && n <= set->reap_tracked * 2 + 4096)
 		return;
 	for (k = 0, n = 0; k < set->njobs; k++)
@@ -961,63 +926,75 @@ static void reap(struct agg_set *set)
 #ifdef __GLIBC__
 	malloc_trim(0);
 #endif
-	cost = now_s() - t;
+	cost = tp_now_s() - t;
 	set->reap_at = t + (cost * 50 > 1 ? cost * 50 : 1);
+}
+
+/* One metric, its filter the kernel's: nothing to choose per record. */
+static int one_record(void *ctx, struct tep_record *rec, long long lost)
+{
+	(void)lost;
+	agg_record(((struct agg_set *)ctx)->jobs[0].agg, rec);
+	return LIVE_GO;
+}
+
+static int all_record(void *ctx, struct tep_record *rec, long long lost)
+{
+	(void)lost;
+	dispatch(ctx, rec);
+	return LIVE_GO;
+}
+
+/* At each look of the session loop: a reader thread that failed, the tasks gone. */
+static int set_look(void *ctx)
+{
+	struct agg_set *set = ctx;
+
+	if (set->pc && percpu_error(set->pc)) {
+		tp_error("cannot read the ring buffer: %s", strerror(percpu_error(set->pc)));
+		return LIVE_FAIL;
+	}
+	if (set->reading)
+		reap(set);
+	return LIVE_GO;
+}
+
+/*
+ * The set's callbacks for the session loop: records read here by the user
+ * engine; the kernel engine and the reader threads only wait (a second at
+ * a time for the kernel's: only the clock and the target are looked at).
+ */
+static struct live_tool set_tool(struct agg_set *set)
+{
+	return (struct live_tool){
+		.record = set->njobs == 1 && !set->jobs[0].filter ? one_record : all_record,
+		.check = set_look, .ctx = set, .start = set->start,
+		.wait_ms = set->reading ? WAIT_MS : 1000,
+		.flags = !set->reading || set->pc ? LIVE_RUN_NOREAD : 0,
+	};
 }
 
 int agg_set_read(struct agg_set *set, int timeout_ms, bool *done)
 {
-	struct tep_record rec;
-	unsigned long n = 0;
-	long long lost;
-	int r;
+	struct live_tool tool = set_tool(set);
+	long n = 0;
 
 	*done = false;
-	set->idle = true;
-	if (!set->reading) {
-		/* a signal ends the wait (no SA_RESTART), COMMAND's exit too (SIGCHLD) */
-		if (live_done(set->l))
-			*done = true;
-		else if (timeout_ms)
-			state_pause(timeout_ms);
-		return TP_OK;
-	}
-	if (set->pc) {
-		/* the threads read and aggregate: here only the end is waited for */
-		if (percpu_error(set->pc)) {
-			tp_error("cannot read the ring buffer: %s", strerror(percpu_error(set->pc)));
-			return TP_FAIL;
-		}
-		if (live_done(set->l))
-			*done = true;
-		else if (timeout_ms)
-			state_pause(timeout_ms);
-		reap(set);
-		return TP_OK;
-	}
-	memset(&rec, 0, sizeof(rec));
-	/* what is ready now, in bounded portions so that the caller keeps its clock */
-	if (set->njobs == 1 && !set->jobs[0].filter) {
-		/* one metric, its filter the kernel's: nothing to choose per record */
-		while (n < 65536 && (r = live_next(set->l, &rec, &lost)) > 0) {
-			agg_record(set->jobs[0].agg, &rec);
-			n++;
-		}
-	} else {
-		while (n < 65536 && (r = live_next(set->l, &rec, &lost)) > 0) {
-			dispatch(set, &rec);
-			n++;
-		}
-	}
-	if (r < 0)
+	if (set_look(set) < 0)
 		return TP_FAIL;
-	reap(set);
-	set->idle = !r;
+	/* what is ready now, in bounded portions so that the caller keeps its clock */
+	if (set->reading && !set->pc) {
+		n = live_read_ready(set->l, &tool, READ_MAX);
+		if (n < 0)
+			return TP_FAIL;
+	}
+	/* fewer than asked for: none is ready now */
+	set->idle = n < READ_MAX;
 	/* the target is gone: what it left in the buffers is read by agg_set_drain */
-	if (!r && live_done(set->l))
+	if (set->idle && live_done(set->l))
 		*done = true;
-	else if (!r && timeout_ms)
-		live_wait(set->l, timeout_ms);
+	else
+		agg_set_wait(set, timeout_ms);
 	return TP_OK;
 }
 
@@ -1025,7 +1002,8 @@ void agg_set_wait(struct agg_set *set, int timeout_ms)
 {
 	if (!set->idle || timeout_ms <= 0)
 		return;
-	if (set->reading)
+	/* a signal ends the wait (no SA_RESTART), COMMAND's exit too (SIGCHLD) */
+	if (set->reading && !set->pc)
 		live_wait(set->l, timeout_ms);
 	else
 		state_pause(timeout_ms);
@@ -1033,23 +1011,16 @@ void agg_set_wait(struct agg_set *set, int timeout_ms)
 
 int agg_set_drain(struct agg_set *set)
 {
-	struct tep_record rec;
-	long long lost;
-	int r, k;
+	struct live_tool tool = set_tool(set);
+	int k;
 
+	tool.record = all_record;
 	if (set->pc) {
 		live_drain(set->l);
 		if (threads_finish(set))
 			return TP_FAIL;
-	} else if (set->reading) {
-		memset(&rec, 0, sizeof(rec));
-		live_drain(set->l);
-		while ((r = live_next(set->l, &rec, &lost)) != 0 || !live_eof(set->l)) {
-			if (r < 0)
-				return TP_FAIL;
-			if (r > 0)
-				dispatch(set, &rec);
-		}
+	} else if (set->reading && live_finish(set->l, &tool)) {
+		return TP_FAIL;
 	}
 	collect(set);
 	/* events whose stack never came count without one */
@@ -1089,11 +1060,11 @@ static void emit(struct agg_set *st, bool totals, bool screen)
 		.ts_ns = wall_ns(),
 		.clear = screen,
 	};
-	double now = now_s();
+	double now = tp_now_s();
 	struct agg_table *t;
 	char title[128];
 
-	oa.interval_ns = (now - (totals ? st->start : st->last)) * 1e9;
+	oa.interval_ns = (now - (totals ? st->start : st->last)) * (double)TP_NS_PER_S;
 	t = agg_snapshot(st->jobs[0].agg, totals, o->top);
 	if (!t) {
 		tp_error("out of memory");
@@ -1109,7 +1080,7 @@ static void emit(struct agg_set *st, bool totals, bool screen)
 		localtime_r(&wall, &tm);
 		n = totals ? (size_t)snprintf(title, sizeof(title), "totals") :
 		    strftime(title, sizeof(title), "%H:%M:%S", &tm);
-		n += snprintf(title + n, sizeof(title) - n, " (%.2f s", oa.interval_ns / 1e9);
+		n += snprintf(title + n, sizeof(title) - n, " (%.2f s", oa.interval_ns / (double)TP_NS_PER_S);
 		if (t->lost)
 			n += snprintf(title + n, sizeof(title) - n, ", %llu events lost",
 				      (unsigned long long)t->lost);
@@ -1126,21 +1097,50 @@ static void emit(struct agg_set *st, bool totals, bool screen)
 }
 
 /* The end of an interval: collect, print, start the next one. */
-static void tick(struct agg_set *set, bool screen)
+static int tick(void *ctx, double now)
 {
+	struct agg_set *set = ctx;
+
+	(void)now;
 	collect(set);
-	emit(set, false, screen);
+	emit(set, false, set->screen);
 	agg_interval_end(set->jobs[0].agg);
-	set->last = now_s();
+	set->last = tp_now_s();
+	return set->out_failed ? LIVE_STOP : LIVE_GO;
+}
+
+/* After the run: the last interval (not on a screen: the totals replace it), the totals. */
+static int agg_end(struct agg_set *set, const struct agg_opts *o, int ret)
+{
+	struct agg *agg = agg_set_agg(set, 0);
+	struct agg_table *tab;
+
+	if (o->interval > 0 && !set->screen && !set->out_failed) {
+		emit(set, false, false);
+		agg_interval_end(agg);
+		if (!o->json)
+			emit(set, true, false);
+	} else {
+		agg_interval_end(agg);
+		emit(set, true, set->screen);
+	}
+	tab = agg_snapshot(agg, true, 1);
+	if (tab && tab->lost)
+		tp_warn("%llu events lost: %s", (unsigned long long)tab->lost,
+			agg_set_kernel(set, 0) ? "the kernel's hist table was full" :
+			"the ring buffer overflowed before they were read");
+	agg_table_free(tab);
+	output_faults_report(agg_faults(agg));
+	if (set->out_failed)
+		ret = live_stdout_failed(set->out_errno, ret);
+	return ret;
 }
 
 int agg_run(const struct agg_opts *o)
 {
+	struct live_tool tool;
 	struct agg_set *set;
-	bool screen = !o->json && o->interval > 0 && isatty(STDOUT_FILENO), done = false;
-	double deadline, next, t, until;
-	struct agg *agg;
-	int ret, wait;
+	int ret;
 
 	if (tp.instance) {
 		tp_error("%s traces in a private instance; '-i %s' cannot be used", tp.cmd,
@@ -1150,65 +1150,20 @@ int agg_run(const struct agg_opts *o)
 	ret = set_open(&set, &o, 1, true);
 	if (ret)
 		return ret;
-	agg = agg_set_agg(set, 0);
+	set->screen = !o->json && o->interval > 0 && isatty(STDOUT_FILENO);
 	ret = agg_set_start(set);
-	if (ret)
-		goto out;
-	deadline = o->duration > 0 ? set->start + o->duration : 0;
-	next = o->interval > 0 ? set->start + o->interval : 0;
-	while (!state_stop && !set->out_failed && !done) {
-		t = now_s();
-		if (deadline && t >= deadline)
-			break;
-		if (next && t >= next) {
-			tick(set, screen);
-			while (next <= t)
-				next += o->interval;
-		}
-		until = next ? next : deadline;
-		if (deadline && deadline < until)
-			until = deadline;
-		/* the kernel engine only looks at the clock and the target */
-		wait = set->reading ? WAIT_MS : 1000;
-		ret = agg_set_read(set, until && (until - t) * 1000 < wait ?
-				   (int)((until - t) * 1000) + 1 : wait, &done);
-		if (ret)
-			break;
+	if (!ret) {
+		tool = set_tool(set);
+		tool.duration = o->duration;
+		tool.interval = o->interval;
+		tool.tick = tick;
+		ret = live_run(set->l, &tool);
+		if (!ret)
+			ret = agg_set_drain(set);
+		else
+			agg_set_drain(set);
+		ret = agg_end(set, o, ret);
 	}
-	if (!ret)
-		ret = agg_set_drain(set);
-	else
-		agg_set_drain(set);
-	/* the last interval (not on a screen: the totals replace it), then the totals */
-	if (o->interval > 0 && !screen && !set->out_failed) {
-		emit(set, false, false);
-		agg_interval_end(agg);
-		if (!o->json)
-			emit(set, true, false);
-	} else {
-		agg_interval_end(agg);
-		emit(set, true, screen);
-	}
-	{
-		struct agg_table *tab = agg_snapshot(agg, true, 1);
-
-		if (tab && tab->lost)
-			tp_warn("%llu events lost: %s", (unsigned long long)tab->lost,
-				agg_set_kernel(set, 0) ? "the kernel's hist table was full" :
-				"the ring buffer overflowed before they were read");
-		agg_table_free(tab);
-		output_faults_report(agg_faults(agg));
-	}
-	if (set->out_failed) {
-		/* the reader of stdout went away (| head): a normal end, not an error */
-		if (set->out_errno != EPIPE) {
-			tp_error("cannot write to standard output: %s", strerror(set->out_errno));
-			ret = TP_FAIL;
-		}
-		__fpurge(stdout);
-		clearerr(stdout);
-	}
-out:
 	return agg_set_close(set, ret);
 }
 

@@ -61,7 +61,8 @@ int agg_run(const struct agg_opts *o);
  *   agg_set_open()	everything up to tracing (errors printed; TP_OK or status)
  *   agg_set_start()	tracing starts for good (COMMAND runs)
  *   agg_set_read()	user engine: aggregate what is ready, else wait up to
- *			timeout_ms; *done once the target is gone
+ *			timeout_ms; *done once the target is gone (serve's
+ *			loop; agg_run() runs the session loop, live_run())
  *   agg_set_wait()	the wait alone, after agg_set_read(set, 0, ...) found
  *			nothing more ready: it touches no rows, so it needs
  *			no lock that guards them (serve's scrapes go on)
@@ -103,10 +104,6 @@ int agg_main(int (*parse)(struct agg_opts *o, struct target *t, int argc, char *
 /* The --engine option of both commands (an OPT_CALLBACK storing an enum agg_engine). */
 struct tp_opt;
 int agg_opt_engine(const struct tp_opt *o, const char *arg);
-
-/* count --function, latency --function (func_agg.c): o->ftrace says what */
-int func_count_run(const struct agg_opts *o);
-int func_latency_run(const struct agg_opts *o);
 
 /*
  * The options count and hist share, declared once for both option tables

@@ -11,6 +11,7 @@
 
 #include "agg_run.h"
 #include "ftr.h"
+#include "func_agg.h"
 #include "opt.h"
 #include "percpu.h"
 #include "strargs.h"

@@ -11,14 +11,13 @@
  * written as pairs.
  */
 #include <errno.h>
-#include <stdio_ext.h>
 #include <string.h>
-#include <time.h>
 
 #include <event-parse.h>
 
 #include "agg_run.h"
 #include "ftr.h"
+#include "func_agg.h"
 #include "live.h"
 #include "opt.h"
 #include "output.h"
@@ -119,12 +118,32 @@ static int opt_duration(const struct tp_opt *o, const char *arg)
 /* latency sched: the order of its rows (--sort), checked at parse time */
 static struct sched_sort sched_sort;
 
-static double mono_s(void)
+/* latency sched: each record to the table, a loss marked on its CPU */
+static int sched_rec(void *ctx, struct tep_record *rec, long long lost)
 {
-	struct timespec ts;
+	if (lost)
+		sched_lost(ctx, rec->cpu);
+	sched_record(ctx, rec);
+	return LIVE_GO;
+}
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+/* The table once, and what was lost. */
+static int sched_print(struct sched *s, struct live *l, bool json)
+{
+	struct sched_table *t = sched_table(s, &sched_sort);
+	unsigned long long lost;
+	int ret = TP_OK;
+
+	if (!t)
+		return tp_oom();
+	if (output_sched(stdout, json ? OUTPUT_JSON : OUTPUT_TEXT, t, live_clock_ns(l)) < 0)
+		ret = live_stdout_failed(errno, ret);
+	sched_table_free(t);
+	sched_warn_gaps(s);
+	lost = live_lost(l);
+	if (lost)
+		tp_warn("%llu events lost: the ring buffer overflowed before they were read", lost);
+	return ret;
 }
 
 /*
@@ -139,14 +158,10 @@ static int sched_run(const struct agg_opts *o)
 	struct live_spec spec = {
 		.target = o->target, .input = o->input, .flags = LIVE_EARLY_STOP,
 	};
-	struct sched_table *t = NULL;
-	struct tep_record rec;
+	struct live_tool tool = { .record = sched_rec, .duration = o->duration };
 	struct sched *s = NULL;
 	struct live *l = NULL;
-	double deadline = 0;
-	unsigned long long lost;
-	long long rlost;
-	int ret, r;
+	int ret, err;
 
 	if (tp.instance) {
 		tp_error("%s traces in a private instance; '-i %s' cannot be used", tp.cmd,
@@ -164,58 +179,16 @@ static int sched_run(const struct agg_opts *o)
 	/* -- COMMAND: its own tasks, not those the pid filter lets in beside them */
 	if (!ret && o->target && o->target->argv && !o->target->all)
 		sched_own(s, target_pid(o->target));
-	if (!ret && o->duration > 0)
-		deadline = mono_s() + o->duration;
-	memset(&rec, 0, sizeof(rec));
-	while (!ret && !state_stop) {
-		r = live_next(l, &rec, &rlost);
-		if (r > 0 && rlost)
-			sched_lost(s, rec.cpu);
-		if (r < 0)
-			ret = TP_FAIL;
-		else if (r > 0)
-			sched_record(s, &rec);
-		else if (live_done(l) || (deadline && mono_s() >= deadline))
-			break;
-		else
-			live_wait(l, 50);
-	}
+	tool.ctx = s;
+	if (!ret)
+		ret = live_run(l, &tool);
 	if (l && s) {
 		/* what the buffers still hold belongs to the table too */
-		live_drain(l);
-		while ((r = live_next(l, &rec, &rlost)) != 0 || !live_eof(l)) {
-			if (r < 0) {
-				ret = ret ? ret : TP_FAIL;
-				break;
-			}
-			if (r > 0 && rlost)
-				sched_lost(s, rec.cpu);
-			if (r > 0)
-				sched_record(s, &rec);
-		}
+		err = live_finish(l, &tool);
+		ret = ret ? ret : err;
 	}
-	if (!ret) {
-		t = sched_table(s, &sched_sort);
-		if (!t) {
-			tp_error("out of memory");
-			ret = TP_FAIL;
-		} else if (output_sched(stdout, o->json ? OUTPUT_JSON : OUTPUT_TEXT, t,
-					live_clock_ns(l)) < 0) {
-			/* the reader of stdout went away (| head): a normal end */
-			if (errno != EPIPE) {
-				tp_error("cannot write to standard output: %s", strerror(errno));
-				ret = TP_FAIL;
-			}
-			__fpurge(stdout);
-			clearerr(stdout);
-		}
-		sched_table_free(t);
-		sched_warn_gaps(s);
-		lost = live_lost(l);
-		if (lost)
-			tp_warn("%llu events lost: the ring buffer overflowed before they were read",
-				lost);
-	}
+	if (!ret)
+		ret = sched_print(s, l, o->json);
 	sched_free(s);
 	return live_close(l, ret);
 }
@@ -282,37 +255,170 @@ static int custom_join(struct agg_join *j, const char *start, const char *end, c
 /* --function: lives as long as the run (agg_opts points to it) */
 static struct ftr_spec latency_fs;
 
+/* latency's own words on the command line, beside struct agg_opts */
+struct latency_words {
+	struct tp_args args;
+	const char *by, *buckets;
+	char *match;
+	unsigned long long top, step, over;
+	bool log2;
+};
+
+/* --function FUNC: the durations of its calls (func_agg.c), none of the pairs' options. */
+static int function_parse(struct agg_opts *o, struct latency_words *w)
+{
+	int ret = TP_USAGE;
+
+	if (w->args.argc || w->match || o->sort || w->step || w->buckets || w->over ||
+	    o->interval > 0 || o->filter || o->probes.n || latency_fs.ngraph > 1 ||
+	    latency_fs.graph[0][0] == '!' || o->engine == AGG_ENGINE_KERNEL)
+		tp_error("'--function FUNC' times the functions of one name or glob: no START "
+			 "END or RECIPE, "
+			 "--match, --sort, --linear, --buckets, --over, --interval, --filter, "
+			 "--probe or "
+			 "--engine kernel");
+	else
+		ret = agg_spec_keys(&o->spec, w->by);
+	if (!ret && !w->by)
+		o->spec.nkeys = 0;
+	if (!ret) {
+		/* FUNC alone: nothing it calls */
+		latency_fs.depth = 1;
+		latency_fs.cmd = "latency";
+		o->ftrace = &latency_fs;
+		o->run = func_latency_run;
+	}
+	return agg_parse_end(o, &w->args, w->top, ret);
+}
+
+/* latency sched: perf sched latency's table, none of the histograms' options */
+static int sched_parse(struct agg_opts *o, struct latency_words *w)
+{
+	int ret = TP_USAGE;
+
+	if (w->match || w->by || w->log2 || w->step || w->buckets || w->over || w->top ||
+	    o->interval > 0 || o->filter || o->engine == AGG_ENGINE_KERNEL)
+		tp_error("recipe 'sched' takes only --sort, --duration, --json, --input, "
+			 "--engine user and a target");
+	else
+		ret = sched_sort_parse(&sched_sort, o->sort);
+	if (!ret)
+		o->run = sched_run;
+	return agg_parse_end(o, &w->args, w->top, ret);
+}
+
+/* What is paired: a RECIPE (*r), or START END --match into o->join. */
+static int pair_parse(struct agg_opts *o, struct latency_words *w, const struct recipe **r)
+{
+	char **argv = w->args.argv;
+	const char *ev[2];
+	size_t i;
+	int ret;
+
+	if (o->sort) {
+		tp_error("'--sort' is for the recipe 'sched'");
+	} else if (w->args.argc == 1) {
+		for (i = 0; i < NRECIPES; i++)
+			if (!strcmp(argv[0], recipes[i].name))
+				*r = &recipes[i];
+		if (!*r)
+			tp_error("unknown recipe '%s': wakeup, syscall, irq, softirq, block, offcpu, sched, "
+				 "or START END --match FIELD", argv[0]);
+		else if (w->match)
+			tp_error("'--match' is for START END; recipe '%s' knows its fields", (*r)->name);
+		else
+			return TP_OK;
+	} else if (w->args.argc == 2) {
+		if (!w->match) {
+			tp_error("START END need '--match FIELD[=FIELD]': the fields that pair them");
+			return TP_USAGE;
+		}
+		ev[0] = argv[0];
+		ev[1] = argv[1];
+		ret = probe_side(&o->probes, &ev[0], o->probe_side[0], sizeof(o->probe_side[0]));
+		if (!ret)
+			ret = probe_side(&o->probes, &ev[1], o->probe_side[1],
+					 sizeof(o->probe_side[1]));
+		if (!ret)
+			ret = custom_join(&o->join, ev[0], ev[1], w->match);
+		return ret;
+	} else {
+		tp_error(w->args.argc ? "too many arguments: START END, or a RECIPE" :
+			 "no events: START END --match FIELD, or a RECIPE");
+	}
+	return TP_USAGE;
+}
+
+/* The histograms of the pairs: their keys and buckets, the sides' events. */
+static int pairs_parse(struct agg_opts *o, struct latency_words *w)
+{
+	const struct recipe *r = NULL;
+	int ret, s;
+	size_t n = 0;
+
+	ret = pair_parse(o, w, &r);
+	if (!ret && w->log2 + !!w->step + !!w->buckets > 1) {
+		tp_error("'--log2', '--linear' and '--buckets' cannot be used together");
+		ret = TP_USAGE;
+	}
+	/* without keys: one histogram of every pair */
+	if (!ret && (w->by || (r && r->by)))
+		ret = agg_spec_keys(&o->spec, w->by ? w->by : r->by);
+	if (ret)
+		return agg_parse_end(o, &w->args, w->top, ret);
+	o->hist = true;
+	o->spec.join = r ? &r->join : &o->join;
+	o->spec.scale = w->step ? AGG_SCALE_LINEAR : AGG_SCALE_LOG2;
+	o->spec.step = w->step;
+	if (w->buckets) {
+		ret = agg_spec_bounds(&o->spec, w->buckets, true);
+		if (ret)
+			return agg_parse_end(o, &w->args, w->top, ret);
+	}
+	o->over = w->over;
+	/* the session traces the sides' events, each once */
+	for (s = 0; s < o->spec.join->nside; s++) {
+		const char *ev = o->spec.join->side[s].event;
+		size_t k;
+
+		for (k = 0; k < n && strcmp(o->join_events[k], ev); k++)
+			;
+		if (k == n)
+			o->join_events[n++] = (char *)ev;
+	}
+	ret = agg_parse_end(o, &w->args, w->top, TP_OK);
+	o->events = o->join_events;
+	o->nevents = n;
+	return ret;
+}
+
 int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 {
-	const char *by = NULL, *buckets = NULL;
-	char *match = NULL;
-	unsigned long long top = 0, step = 0, over = 0;
-	const struct recipe *r = NULL;
-	bool log2 = false;
+	struct latency_words w = { .by = NULL };
 	const struct tp_opt opts[] = {
 		OPT_ARG("START END | RECIPE", "the events that begin and end what is timed, or a\n"
 			"recipe: wakeup, syscall, irq, softirq, block, offcpu, sched"),
-		OPT_STRING(0, "match", &match, "FIELD[=FIELD]",
+		OPT_STRING(0, "match", &w.match, "FIELD[=FIELD]",
 			   "START and END pair when these fields are equal\n"
 			   "(START's field=END's field, or one name for both)"),
 		OPT_STRING(0, "sort", &o->sort, "KEY,...", "sched: the order of the tasks, perf's\n"
 			   "keys avg, max, switch, runtime, pid (default:\n"
 			   "avg,max,switch,runtime)"),
-		OPT_STRING(0, "by", &by, "KEY,...", "one histogram per key: comm, pid, cpu, event,\n"
+		OPT_STRING(0, "by", &w.by, "KEY,...", "one histogram per key: comm, pid, cpu, event,\n"
 			   "start.FIELD, end.FIELD, FIELD, syscall (default: the recipe's)"),
-		OPT_BOOL(0, "log2", &log2, "power-of-two buckets of microseconds (the default)"),
-		OPT_CALLBACK(0, "linear", &step, "STEP", opt_duration,
+		OPT_BOOL(0, "log2", &w.log2, "power-of-two buckets of microseconds (the default)"),
+		OPT_CALLBACK(0, "linear", &w.step, "STEP", opt_duration,
 			     "buckets STEP wide (a duration: 100us, 1ms)"),
-		OPT_STRING(0, "buckets", &buckets, "DURATION,...",
+		OPT_STRING(0, "buckets", &w.buckets, "DURATION,...",
 			   "buckets that end at these durations, ascending:\n"
 			   "[0, D1], (D1, D2], ..., (Dlast, ...) (serve: its le)"),
-		OPT_CALLBACK(0, "over", &over, "DURATION", opt_duration,
+		OPT_CALLBACK(0, "over", &w.over, "DURATION", opt_duration,
 			     "also print each pair longer than DURATION as it\n"
 			     "closes, with both events (5ms)"),
 		OPT_CALLBACK(0, "function", &latency_fs, "FUNC", ftr_graph_opt,
 			     "the durations of the calls of kernel function FUNC\n"
 			     "(function_graph returns) instead of START END"),
-		AGG_OPTS(o, &top, "only the events matching EXPR (START's and END's)",
+		AGG_OPTS(o, &w.top, "only the events matching EXPR (START's and END's)",
 			 "only the N histograms with the most pairs",
 			 "histograms every SEC seconds (of that interval), the totals at the end"),
 		TARGET_OPTS(tgt),
@@ -328,112 +434,16 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		"                     " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};
-	struct tp_args args;
-	size_t i, n = 0;
-	int ret, s;
+	int ret;
 
-	ret = agg_parse_begin(o, tgt, argc, argv, &spec, &args);
+	ret = agg_parse_begin(o, tgt, argc, argv, &spec, &w.args);
 	if (ret)
 		return ret;
-	ret = TP_USAGE;
-	if (latency_fs.ngraph) {
-		if (args.argc || match || o->sort || step || buckets || over || o->interval > 0 ||
-		    o->filter ||
-		    o->probes.n || latency_fs.ngraph > 1 || latency_fs.graph[0][0] == '!' ||
-		    o->engine == AGG_ENGINE_KERNEL)
-			tp_error("'--function FUNC' times the functions of one name or glob: no START "
-				 "END or RECIPE, "
-				 "--match, --sort, --linear, --buckets, --over, --interval, --filter, "
-				 "--probe or "
-				 "--engine kernel");
-		else
-			ret = agg_spec_keys(&o->spec, by);
-		if (!ret && !by)
-			o->spec.nkeys = 0;
-		if (!ret) {
-			/* FUNC alone: nothing it calls */
-			latency_fs.depth = 1;
-			latency_fs.cmd = "latency";
-			o->ftrace = &latency_fs;
-			o->run = func_latency_run;
-		}
-		return agg_parse_end(o, &args, top, ret);
-	}
-	if (args.argc == 1 && !strcmp(args.argv[0], "sched")) {
-		/* perf sched latency's table: none of the histograms' options */
-		if (match || by || log2 || step || buckets || over || top || o->interval > 0 ||
-		    o->filter || o->engine == AGG_ENGINE_KERNEL)
-			tp_error("recipe 'sched' takes only --sort, --duration, --json, --input, "
-				 "--engine user and a target");
-		else
-			ret = sched_sort_parse(&sched_sort, o->sort);
-		if (!ret)
-			o->run = sched_run;
-		return agg_parse_end(o, &args, top, ret);
-	} else if (o->sort) {
-		tp_error("'--sort' is for the recipe 'sched'");
-	} else if (args.argc == 1) {
-		for (i = 0; i < NRECIPES; i++)
-			if (!strcmp(args.argv[0], recipes[i].name))
-				r = &recipes[i];
-		if (!r)
-			tp_error("unknown recipe '%s': wakeup, syscall, irq, softirq, block, offcpu, sched, "
-				 "or START END --match FIELD", args.argv[0]);
-		else if (match)
-			tp_error("'--match' is for START END; recipe '%s' knows its fields", r->name);
-		else
-			ret = TP_OK;
-	} else if (args.argc == 2) {
-		if (!match)
-			tp_error("START END need '--match FIELD[=FIELD]': the fields that pair them");
-		else {
-			const char *ev[2] = { args.argv[0], args.argv[1] };
-
-			ret = probe_side(&o->probes, &ev[0], o->probe_side[0],
-					 sizeof(o->probe_side[0]));
-			if (!ret)
-				ret = probe_side(&o->probes, &ev[1], o->probe_side[1],
-						 sizeof(o->probe_side[1]));
-			if (!ret)
-				ret = custom_join(&o->join, ev[0], ev[1], match);
-		}
-	} else {
-		tp_error(args.argc ? "too many arguments: START END, or a RECIPE" :
-			 "no events: START END --match FIELD, or a RECIPE");
-	}
-	if (!ret && log2 + !!step + !!buckets > 1) {
-		tp_error("'--log2', '--linear' and '--buckets' cannot be used together");
-		ret = TP_USAGE;
-	}
-	/* without keys: one histogram of every pair */
-	if (!ret && (by || (r && r->by)))
-		ret = agg_spec_keys(&o->spec, by ? by : r->by);
-	if (ret)
-		return agg_parse_end(o, &args, top, ret);
-	o->hist = true;
-	o->spec.join = r ? &r->join : &o->join;
-	o->spec.scale = step ? AGG_SCALE_LINEAR : AGG_SCALE_LOG2;
-	o->spec.step = step;
-	if (buckets) {
-		ret = agg_spec_bounds(&o->spec, buckets, true);
-		if (ret)
-			return agg_parse_end(o, &args, top, ret);
-	}
-	o->over = over;
-	/* the session traces the sides' events, each once */
-	for (s = 0; s < o->spec.join->nside; s++) {
-		const char *ev = o->spec.join->side[s].event;
-		size_t k;
-
-		for (k = 0; k < n && strcmp(o->join_events[k], ev); k++)
-			;
-		if (k == n)
-			o->join_events[n++] = (char *)ev;
-	}
-	ret = agg_parse_end(o, &args, top, TP_OK);
-	o->events = o->join_events;
-	o->nevents = n;
-	return ret;
+	if (latency_fs.ngraph)
+		return function_parse(o, &w);
+	if (w.args.argc == 1 && !strcmp(w.args.argv[0], "sched"))
+		return sched_parse(o, &w);
+	return pairs_parse(o, &w);
 }
 
 int cmd_latency(int argc, char **argv)

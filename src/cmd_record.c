@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -231,14 +230,6 @@ static void finish_meta(struct recorder *r)
 			lost);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * Version 7 keeps pages back until a compression chunk is full; at a low
  * event rate that can take long, so whatever waits is committed every
@@ -278,8 +269,8 @@ static int cpu_idle(void *ctx, int thread, int cpu, bool moved, bool final)
 	(void)thread;
 	if (dat_version(r->dat) == 6)
 		return moved || final ? dat_cpu_commit(r->dat, cpu) : 0;
-	if (final || now() - r->flushed[cpu] >= FLUSH_SECONDS) {
-		r->flushed[cpu] = now();
+	if (final || tp_now_s() - r->flushed[cpu] >= FLUSH_SECONDS) {
+		r->flushed[cpu] = tp_now_s();
 		return dat_cpu_flush(r->dat, cpu);
 	}
 	return 0;
@@ -287,17 +278,15 @@ static int cpu_idle(void *ctx, int thread, int cpu, bool moved, bool final)
 
 static int start_threads(struct recorder *r, unsigned nthreads)
 {
-	double t = now();
+	double t = tp_now_s();
 	int ret;
 
 	r->flushed = calloc(r->ncpus, sizeof(*r->flushed));
 	r->cpu_bytes = calloc(r->ncpus, sizeof(*r->cpu_bytes));
 	r->tcpu = calloc(r->ncpus, sizeof(*r->tcpu));
 	r->fds = calloc(r->ncpus, sizeof(*r->fds));
-	if (!r->flushed || !r->cpu_bytes || !r->tcpu || !r->fds) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!r->flushed || !r->cpu_bytes || !r->tcpu || !r->fds)
+		return tp_oom();
 	for (int c = 0; c < r->ncpus; c++) {
 		r->flushed[c] = t;
 		r->tcpu[c] = live_page_cpu(r->l, c);
@@ -329,31 +318,19 @@ static int stop_threads(struct recorder *r)
 	return TP_OK;
 }
 
+/* A reader thread that failed ends the run (stop_threads() says why). */
+static int threads_look(void *ctx)
+{
+	return percpu_error(((struct recorder *)ctx)->pc) ? LIVE_STOP : LIVE_GO;
+}
+
 /* The main thread only waits: for the end, a signal or a thread that failed. */
 static int record_loop(struct recorder *r, double duration)
 {
-	double end = duration > 0 ? now() + duration : 0;
-
-	while (!state_stop) {
-		int timeout = POLL_MS;
-
-		/* COMMAND exited, or the processes traced are gone */
-		if (live_done(r->l))
-			break;
-		if (percpu_error(r->pc))
-			break;
-		if (end) {
-			double left = end - now();
-
-			if (left <= 0)
-				break;
-			if (left * 1000 < timeout)
-				timeout = left * 1000 + 1;
-		}
-		/* signals (no SA_RESTART) and COMMAND's SIGCHLD end the wait early */
-		state_pause(timeout);
-	}
-	return TP_OK;
+	return live_run(r->l, &(struct live_tool){
+		.check = threads_look, .ctx = r, .duration = duration, .wait_ms = POLL_MS,
+		.flags = LIVE_RUN_NOREAD,
+	});
 }
 
 static struct dat_writer *open_output(struct recorder *r, const char *path, struct meta *m,
@@ -393,6 +370,30 @@ static struct dat_writer *open_output(struct recorder *r, const char *path, stru
 		tp_error("cannot create '%s': %s", path, strerror(errno));
 	free(uname_s);
 	return w;
+}
+
+/* The file completed: what the buffers hold, the metadata of the end, the trailer. */
+static int record_end(struct recorder *r, int ret)
+{
+	int err;
+
+	if (!r->dat)
+		return ret;
+	/* Stop the writers first, then take what is left, partial pages too. */
+	live_drain(r->l);
+	if (r->pc) {
+		err = stop_threads(r);
+		if (!ret)
+			ret = err;
+	}
+	finish_meta(r);
+	if (dat_finish(r->dat) < 0 && !ret) {
+		tp_error("cannot write '%s': %s", r->output, strerror(errno));
+		ret = TP_FAIL;
+	}
+	if (!ret)
+		tp_debug("wrote %llu bytes of trace data to '%s'", r->bytes, r->output);
+	return ret;
 }
 
 int cmd_record(int argc, char **argv)
@@ -484,24 +485,7 @@ int cmd_record(int argc, char **argv)
 		ret = live_start(r.l);
 	if (!ret)
 		ret = record_loop(&r, duration);
-	if (r.dat) {
-		/* Stop the writers first, then take what is left, partial pages too. */
-		live_drain(r.l);
-		if (r.pc) {
-			int err = stop_threads(&r);
-
-			if (!ret)
-				ret = err;
-		}
-		finish_meta(&r);
-	}
-	if (r.dat && dat_finish(r.dat) < 0 && !ret) {
-		tp_error("cannot write '%s': %s", output, strerror(errno));
-		ret = TP_FAIL;
-	}
-	if (!ret)
-		tp_debug("wrote %llu bytes of trace data to '%s'", r.bytes, output);
-	ret = live_close(r.l, ret);
+	ret = live_close(r.l, record_end(&r, ret));
 	target_free(&tgt);
 	free(r.flushed);
 	free(r.cpu_bytes);

@@ -17,7 +17,6 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -57,26 +56,39 @@ static bool owing(const int *owed, int ncpu)
 /* stdout's buffer: a pipe's capacity (glibc ignores the size unless given the buffer) */
 static char stdout_buf[65536];
 
-static double now_s(void)
-{
-	struct timespec ts;
+/* What the command line says. */
+struct stream_opts {
+	struct tp_args args;
+	struct target tgt;
+	struct probe_words probes;
+	struct ftr_spec fs;
+	const char *filter, *cpulist, *buffer_kb;
+	unsigned long long count, kb, nthreads;
+	double duration;
+	int read_thread;
+	bool json, drain, fail_on_loss, kstack, ustack, strings;
+	bool percpu;			/* --threads: reader threads that format */
+	char kbuf[32];
+};
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* How long to wait for records: WAIT_MS, less where --duration ends sooner; -1: it ended. */
-static int wait_ms(double deadline)
-{
-	double left;
-
-	if (!deadline)
-		return WAIT_MS;
-	left = deadline - now_s();
-	if (left <= 0)
-		return -1;
-	return left * 1000 < WAIT_MS ? (int)(left * 1000) + 1 : WAIT_MS;
-}
+/* A run: the session, its output and where the records stand. */
+struct stream {
+	struct live *l;
+	struct output *out;
+	struct output_pool *pool;
+	struct stream_cpu *sc;
+	struct usym *usym;
+	unsigned long long count, seen;
+	int ncpu;
+	/* with stacks: per CPU, the stack records its last event still has to get */
+	int *owed, per_event;
+	bool plain;			/* no pool, nothing owed: each record written at once */
+	bool stacks;
+	bool ending;			/* --count reached: only what is owed still */
+	bool lost_seen;
+	bool pool_failed;		/* the formatting threads failed (not a write) */
+	double end_by;			/* then: how long the stacks may take */
+};
 
 static const char *user_symbol(void *ctx, int tgid, uint64_t addr, bool ret,
 			       unsigned long long *off, const char **obj)
@@ -119,62 +131,171 @@ static int opt_read_thread(const struct tp_opt *o, const char *arg)
 	return TP_OK;
 }
 
-int cmd_stream(int argc, char **argv)
+/* An event written (r 0; 1: a stack): LIVE_STOP at --count, once no stack is owed. */
+static int counted(struct stream *s, int r)
 {
-	struct live *l = NULL;
-	struct output *out = NULL;
-	struct output_pool *pool = NULL;
-	struct stream_cpu *sc = NULL;
-	bool percpu;			/* --threads: reader threads that format */
-	unsigned long long nthreads = 0;
-	int read_thread = RT_AUTO;
-	const pid_t *tids;
-	int ntids;
-	struct usym *usym = NULL;
-	const char *filter = NULL, *cpulist = NULL, *buffer_kb = NULL;
-	unsigned long long count = 0, seen = 0, kb = 0, nrec = 0;
-	int ncpu;
-	double duration = 0, deadline = 0;
-	bool json = false, drain = false, fail_on_loss = false, lost_seen = false;
-	bool kstack = false, ustack = false, stacks, json_stacks;
-	/* with stacks: per CPU, the stack records its last event still has to get */
-	int *owed = NULL, per_event = 0;
-	bool plain;
-	bool ending = false;		/* --count reached: only what is owed still */
-	bool pool_failed = false;	/* the formatting threads failed (not a write) */
-	double end_by = 0;		/* then: how long the stacks may take */
-	struct target tgt;
-	struct probe_words probes = { .n = 0 };
-	struct ftr_spec fs = { .nfunc = 0 };
-	bool strings = false;
+	if (r || !s->count || ++s->seen < s->count)
+		return LIVE_GO;
+	if (!s->stacks || !owing(s->owed, s->ncpu))
+		return LIVE_STOP;
+	s->ending = true;
+	return LIVE_GO;
+}
+
+/* A record with stacks owed, through the pool, or after a loss: off the hot path. */
+static __attribute__((noinline)) int record_slow(struct stream *s, struct tep_record *rec, long long lost)
+{
+	bool in = rec->cpu >= 0 && rec->cpu < s->ncpu, stack;
+	int r;
+
+	/*
+	 * After the last event of --count: only the stacks still owed to the
+	 * last event written on each CPU.  A CPU's next event (not written)
+	 * says its last one is complete.
+	 */
+	if (s->ending) {
+		stack = output_is_stack(s->out, rec);
+		if (in && !stack)
+			s->owed[rec->cpu] = 0;
+		if (!in || !stack || !s->owed[rec->cpu])
+			return owing(s->owed, s->ncpu) ? LIVE_GO : LIVE_STOP;
+	}
+	if (lost)
+		s->lost_seen = true;
+	/* 1: a record that the reading thread writes itself, in its place */
+	r = s->pool ? output_pool_add(s->pool, s->out, stdout, rec, lost) : 1;
+	if (r == 1) {
+		r = s->pool ? output_pool_flush(s->pool, stdout) : 0;
+		if (!r && lost)
+			r = output_lost(s->out, rec->cpu, lost);
+		if (!r)
+			r = output_record(s->out, rec);
+	}
+	if (r < 0) {
+		s->pool_failed = s->pool && !ferror(stdout);
+		return LIVE_STOP;
+	}
+	/* 0: an event, which its stacks follow on its CPU; 1: one of them */
+	if (s->owed && in) {
+		if (!r)
+			s->owed[rec->cpu] = s->per_event;
+		else if (s->owed[rec->cpu] && s->owed[rec->cpu] != OWED_UNKNOWN)
+			s->owed[rec->cpu]--;
+	}
+	if (s->ending && !owing(s->owed, s->ncpu))
+		return LIVE_STOP;
+	return counted(s, r);
+}
+
+/*
+ * The common case: a record to write, no stacks owed, no pool, no loss, no
+ * --count; output_record()'s -1 (a write failed) is LIVE_STOP, its 0 and 1
+ * go on.
+ */
+static int stream_record(void *ctx, struct tep_record *rec, long long lost)
+{
+	struct stream *s = ctx;
+
+	if (__builtin_expect(!s->plain || lost || s->count, 0))
+		return record_slow(s, rec, lost);
+	return output_record(s->out, rec);
+}
+
+/* Nothing is ready: what is held goes out (a pipe's reader sees it now). */
+static int stream_idle(void *ctx, bool draining, int *ms)
+{
+	struct stream *s = ctx;
+	double t;
+
+	/*
+	 * The last event's stack may be committed just after the event was
+	 * read: wait for it, up to END_WAIT_MS (one wait is not enough: the
+	 * reader may hold a partial sub-buffer a while).
+	 */
+	if (s->ending) {
+		t = tp_now_s();
+		if (!s->end_by)
+			s->end_by = t + END_WAIT_MS / 1000.0;
+		else if (t >= s->end_by)
+			return LIVE_STOP;
+		*ms = (int)((s->end_by - t) * 1000) + 1;
+		return LIVE_WAIT;
+	}
+	if (draining)
+		return LIVE_GO;
+	if (s->sc)
+		return output_flush(s->out) < 0 ? LIVE_STOP : LIVE_GO;
+	if (s->pool && output_pool_flush(s->pool, stdout) < 0) {
+		s->pool_failed = !ferror(stdout);
+		return LIVE_STOP;
+	}
+	return output_idle(s->out) < 0 ? LIVE_STOP : LIVE_GO;
+}
+
+/* --threads: the next record the reader threads formatted, in order. */
+static int stream_pump(void *ctx)
+{
+	struct stream *s = ctx;
+	int r = stream_cpu_next(s->sc, s->out);
+
+	if (r < 0) {
+		s->pool_failed = !ferror(stdout);
+		return LIVE_STOP;
+	}
+	if (r == 2) {
+		s->lost_seen = true;
+		return LIVE_GO;
+	}
+	if (!r)
+		return LIVE_WAIT;
+	return s->count && ++s->seen >= s->count ? LIVE_STOP : LIVE_GO;
+}
+
+static void stream_wait(void *ctx, int ms)
+{
+	stream_cpu_wait(((struct stream *)ctx)->sc, ms);
+}
+
+/* Tracing is off: the threads read what is left, then stop. */
+static int stream_drain(void *ctx)
+{
+	return stream_cpu_finish(((struct stream *)ctx)->sc) < 0 ? LIVE_FAIL : LIVE_GO;
+}
+
+static int stream_parse(struct stream_opts *o, int argc, char **argv)
+{
 	const struct tp_opt opts[] = {
 		OPT_ARG("EVENT", "system:event, system or a glob; traced in a private instance\n"
 			"that is removed on exit (without EVENT: read what is enabled)"),
-		OPT_BOOL('j', "json", &json, "NDJSON, one object per line, instead of the kernel's text"),
-		OPT_STRING('f', "filter", &filter, "EXPR", "filter every EVENT with EXPR (needs EVENT)"),
-		OPT_UINT('c', "count", &count, "N", 1, 0, "stop after N events"),
-		OPT_SECONDS('d', "duration", &duration, "SEC", "stop after SEC seconds (fractions allowed)"),
-		OPT_STRING('C', "cpu", &cpulist, "LIST", "only these CPUs (0,2-3)"),
-		OPT_BOOL('D', "drain", &drain, "stop once the data already buffered is read"),
-		OPT_BOOL('L', "fail-on-loss", &fail_on_loss, "exit 1 if any event was lost"),
-		OPT_UINT('b', "buffer-kb", &kb, "N", 1, 1ULL << 30,
+		OPT_BOOL('j', "json", &o->json,
+			 "NDJSON, one object per line, instead of the kernel's text"),
+		OPT_STRING('f', "filter", &o->filter, "EXPR",
+			   "filter every EVENT with EXPR (needs EVENT)"),
+		OPT_UINT('c', "count", &o->count, "N", 1, 0, "stop after N events"),
+		OPT_SECONDS('d', "duration", &o->duration, "SEC",
+			    "stop after SEC seconds (fractions allowed)"),
+		OPT_STRING('C', "cpu", &o->cpulist, "LIST", "only these CPUs (0,2-3)"),
+		OPT_BOOL('D', "drain", &o->drain, "stop once the data already buffered is read"),
+		OPT_BOOL('L', "fail-on-loss", &o->fail_on_loss, "exit 1 if any event was lost"),
+		OPT_UINT('b', "buffer-kb", &o->kb, "N", 1, 1ULL << 30,
 			 "per-CPU buffer of the private instance, in KiB (needs EVENT)"),
-		OPT_BOOL(0, "stack", &kstack, "the kernel stack of every EVENT (needs EVENT)"),
-		OPT_BOOL(0, "user-stack", &ustack, "the user stack of every EVENT (needs EVENT)"),
-		OPT_UINT(0, "threads", &nthreads, "N", 1, 256,
+		OPT_BOOL(0, "stack", &o->kstack, "the kernel stack of every EVENT (needs EVENT)"),
+		OPT_BOOL(0, "user-stack", &o->ustack,
+			 "the user stack of every EVENT (needs EVENT)"),
+		OPT_UINT(0, "threads", &o->nthreads, "N", 1, 256,
 			 "N reader threads, each reading, decoding and formatting its\n"
 			 "share of the CPUs, merged in order by the main thread\n"
 			 "(default: one thread does it all; see the manual for\n"
 			 "--stack, --strings, --function, --graph and no EVENT)"),
-		OPT_CALLBACK(0, "read-thread", &read_thread, "WHEN", opt_read_thread,
+		OPT_CALLBACK(0, "read-thread", &o->read_thread, "WHEN", opt_read_thread,
 			     "read and merge the CPUs' ring buffers on a thread of\n"
 			     "their own while the main thread formats and writes:\n"
 			     "auto (the default: where 4 CPUs or more are read and\n"
 			     "tpctl may run on 4), yes or no"),
-		PROBE_OPTS(&probes),
-		STRINGS_OPT(&strings),
-		FTR_OPTS(&fs),
-		TARGET_OPTS(&tgt),
+		PROBE_OPTS(&o->probes),
+		STRINGS_OPT(&o->strings),
+		FTR_OPTS(&o->fs),
+		TARGET_OPTS(&o->tgt),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
@@ -187,333 +308,201 @@ int cmd_stream(int argc, char **argv)
 		"                    " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};
-	struct tp_args args;
-	struct live_spec ls;
-	struct tep_record rec;
-	char kbuf[32];
-	long long lost;
-	int ret, n, ms;
 
-	ret = target_parse(&tgt, argc, argv, &spec, &args);
-	if (ret)
-		return opt_status(ret);
-	/* COMMAND's output must not mix with the events on stdout */
-	tgt.stdout_to_stderr = true;
-	if (kb) {
-		snprintf(kbuf, sizeof(kbuf), "%llu", kb);
-		buffer_kb = kbuf;
-	}
+	memset(o, 0, sizeof(*o));
+	o->read_thread = RT_AUTO;
+	return target_parse(&o->tgt, argc, argv, &spec, &o->args);
+}
+
+/* The options that do not go together: TP_OK or TP_USAGE after one error line. */
+static int stream_check(struct stream_opts *o)
+{
 	/* a probe of the run is an EVENT too: traced in the private instance */
-	n = args.argc + probes.n + fs.nfunc + fs.ngraph;
-	fs.cmd = "stream";
-	ret = TP_USAGE;
-	if (ftr_usage(&fs))
-		;
-	else if (!n && target_given(&tgt))
+	int n = o->args.argc + o->probes.n + o->fs.nfunc + o->fs.ngraph;
+
+	/* COMMAND's output must not mix with the events on stdout */
+	o->tgt.stdout_to_stderr = true;
+	if (o->kb) {
+		snprintf(o->kbuf, sizeof(o->kbuf), "%llu", o->kb);
+		o->buffer_kb = o->kbuf;
+	}
+	o->fs.cmd = "stream";
+	if (ftr_usage(&o->fs))
+		return TP_USAGE;
+	if (!n && target_given(&o->tgt))
 		tp_error("'-- COMMAND', '--pid', '--cgroup' need EVENT arguments "
 			 "(without them nothing is changed)");
-	else if (!n && filter)
+	else if (!n && o->filter)
 		tp_error("'--filter' needs EVENT arguments (without them nothing is changed)");
-	else if (!n && buffer_kb)
+	else if (!n && o->buffer_kb)
 		tp_error("'--buffer-kb' needs EVENT arguments (without them nothing is changed)");
-	else if (!n && (kstack || ustack))
+	else if (!n && (o->kstack || o->ustack))
 		tp_error("'%s' needs EVENT arguments (without them nothing is changed)",
-			 kstack ? "--stack" : "--user-stack");
-	else if (nthreads && read_thread == RT_YES)
+			 o->kstack ? "--stack" : "--user-stack");
+	else if (o->nthreads && o->read_thread == RT_YES)
 		tp_error("'--threads' reads with threads of its own: '--read-thread yes' does not go with it");
 	else if (n && tp.instance)
 		tp_error("EVENT arguments trace in a private instance; '-i %s' reads an existing one",
 			 tp.instance);
 	else
-		ret = TP_OK;
-	if (ret) {
-		target_free(&tgt);
-		return ret;
-	}
+		return TP_OK;
+	return TP_USAGE;
+}
+
+/* The session opened as the options say; TP_OK or the status after one error line. */
+static int stream_open(struct stream *s, struct stream_opts *o)
+{
 	/*
 	 * what the reader threads can format on their own (stream_cpu.h), if
 	 * the instance does not join records (stacks, a tracer); else the pool
 	 */
-	percpu = nthreads && !kstack && !ustack && !strings && !fs.nfunc && !fs.ngraph;
-	ls = (struct live_spec){
-		.events = args.argv, .nevents = args.argc, .filter = filter, .buffer_kb = buffer_kb,
-		.cpus = cpulist, .target = &tgt, .probes = probes.v, .nprobes = probes.n,
-		.strings = strings, .ftrace = &fs,
-		.flags = LIVE_PROMPT | (kstack ? LIVE_KSTACK : 0) | (ustack ? LIVE_USTACK : 0) |
-			 (json ? 0 : LIVE_TEXT) | (percpu ? LIVE_PAGES_PLAIN : 0),
-	};
-	ret = live_open(&l, &ls);
-	if (ret)
-		goto out;
-	ncpu = live_ncpus(l);
-	percpu = percpu && live_page_ncpus(l) > 0;
-	stacks = live_stacks(l);
-	if (stacks && count) {
-		/* --stack and --user-stack: one record each; else the instance's options */
-		per_event = kstack || ustack ? kstack + ustack : OWED_UNKNOWN;
-		owed = calloc(ncpu > 0 ? ncpu : 1, sizeof(*owed));
-		if (!owed) {
-			tp_error("out of memory");
-			ret = TP_FAIL;
-			goto out;
-		}
-	}
-	out = output_new(live_tep(l), stdout, json ? OUTPUT_JSON : OUTPUT_TEXT);
-	if (!out || output_set_stacks(out, stacks) < 0) {
-		tp_error("out of memory");
-		ret = TP_FAIL;
-		goto out;
-	}
-	output_set_loader(out, live_load_id, l);
-	output_set_comm_loader(out, live_reload_comms, l);
-	output_set_ns_clock(out, live_clock_ns(l));
-	/* user frames named from the live processes (best effort, see usym.h) */
-	json_stacks = json && stacks;
-	if (json_stacks) {
-		usym = usym_new();
-		if (usym)
-			output_set_user_symbols(out, user_symbol, usym);
-	}
+	o->percpu = o->nthreads && !o->kstack && !o->ustack && !o->strings && !o->fs.nfunc &&
+		    !o->fs.ngraph;
+	return live_open(&s->l, &(struct live_spec){
+		.events = o->args.argv, .nevents = o->args.argc, .filter = o->filter,
+		.buffer_kb = o->buffer_kb, .cpus = o->cpulist, .target = &o->tgt,
+		.probes = o->probes.v, .nprobes = o->probes.n, .strings = o->strings,
+		.ftrace = &o->fs,
+		.flags = LIVE_PROMPT | (o->kstack ? LIVE_KSTACK : 0) |
+			 (o->ustack ? LIVE_USTACK : 0) | (o->json ? 0 : LIVE_TEXT) |
+			 (o->percpu ? LIVE_PAGES_PLAIN : 0),
+	});
+}
 
+/* The output of records, and with --count and stacks what each CPU owes. */
+static int stream_output(struct stream *s, const struct stream_opts *o)
+{
+	struct live *l = s->l;
+
+	s->ncpu = live_ncpus(l);
+	s->count = o->count;
+	s->stacks = live_stacks(l);
+	if (s->stacks && o->count) {
+		/* --stack and --user-stack: one record each; else the instance's options */
+		s->per_event = o->kstack || o->ustack ? o->kstack + o->ustack : OWED_UNKNOWN;
+		s->owed = calloc(s->ncpu > 0 ? s->ncpu : 1, sizeof(*s->owed));
+		if (!s->owed)
+			return tp_oom();
+	}
+	s->out = output_new(live_tep(l), stdout, o->json ? OUTPUT_JSON : OUTPUT_TEXT);
+	if (!s->out || output_set_stacks(s->out, s->stacks) < 0)
+		return tp_oom();
+	output_set_loader(s->out, live_load_id, l);
+	output_set_comm_loader(s->out, live_reload_comms, l);
+	output_set_ns_clock(s->out, live_clock_ns(l));
+	/* user frames named from the live processes (best effort, see usym.h) */
+	if (o->json && s->stacks) {
+		s->usym = usym_new();
+		if (s->usym)
+			output_set_user_symbols(s->out, user_symbol, s->usym);
+	}
 	/*
 	 * stdio would pick 4 KiB for a pipe: one write(2), and a wake-up of the
 	 * reader, per 20 JSON lines.  We flush whenever nothing is ready, so a
 	 * bigger buffer only matters while the stream is busy.
 	 */
 	setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
+	return TP_OK;
+}
+
+/* --threads: the reader threads that format, or the pool that does. */
+static int stream_threads(struct stream *s, const struct stream_opts *o)
+{
+	enum output_mode mode = o->json ? OUTPUT_JSON : OUTPUT_TEXT;
+	const pid_t *tids;
+	int ntids;
+
 	/* a JSON event's stacks and --strings' faults are the reading thread's to join and count */
-	if (percpu) {
-		ret = stream_cpu_start(&sc, l, json ? OUTPUT_JSON : OUTPUT_TEXT, (int)nthreads);
-		if (ret)
-			goto out;
-	} else if (nthreads && !json_stacks && !strings) {
-		pool = output_pool_new(live_tep(l), json ? OUTPUT_JSON : OUTPUT_TEXT,
-				       live_clock_ns(l), (int)nthreads);
-		if (!pool) {
-			tp_error("cannot start %llu formatting threads: %s", nthreads,
-				 strerror(errno));
-			ret = TP_FAIL;
-			goto out;
-		}
-		/* tpctl's own threads are never traced (a private instance's notrace list) */
-		tids = output_pool_tids(pool, &ntids);
-		ret = live_hide_tasks(l, tids, ntids);
-		if (ret)
-			goto out;
+	if (o->percpu && live_page_ncpus(s->l) > 0)
+		return stream_cpu_start(&s->sc, s->l, mode, (int)o->nthreads);
+	if (!o->nthreads || (o->json && s->stacks) || o->strings)
+		return TP_OK;
+	s->pool = output_pool_new(live_tep(s->l), mode, live_clock_ns(s->l), (int)o->nthreads);
+	if (!s->pool) {
+		tp_error("cannot start %llu formatting threads: %s", o->nthreads, strerror(errno));
+		return TP_FAIL;
 	}
-	/* from here on, INT/TERM/HUP only set state_stop: we drain and clean up */
-	ret = live_start(l);
-	if (ret)
-		goto out;
-	if (!sc && !pool && (read_thread == RT_YES || (read_thread == RT_AUTO && !nthreads))) {
-		ret = live_read_thread(l, read_thread == RT_AUTO);
-		if (ret)
-			goto out;
-	}
-	if (duration > 0)
-		deadline = now_s() + duration;
-	/* --drain: the threads take what is there now and end */
-	if (sc && drain && stream_cpu_finish(sc) < 0)
-		ret = TP_FAIL;
-	while (sc && !ret && !state_stop) {
-		int r = stream_cpu_next(sc, out);
+	/* tpctl's own threads are never traced (a private instance's notrace list) */
+	tids = output_pool_tids(s->pool, &ntids);
+	return live_hide_tasks(s->l, tids, ntids);
+}
 
-		if (r < 0) {
-			pool_failed = !ferror(stdout);
-			break;
-		}
-		if (r == 2)
-			lost_seen = true;
-		if (r == 1 && count && ++seen >= count)
-			break;
-		/*
-		 * Every 1024 records, and whenever nothing can go out: the clock
-		 * (cheap, vDSO, but not free), and the target (a busy stream
-		 * (-a) may never idle)
-		 */
-		if (r && (r != 1 || ++nrec & 1023))
-			continue;
-		if (deadline && now_s() >= deadline)
-			break;
-		if (!r) {
-			/* nothing can go out now */
-			if (drain)
-				break;
-			if (output_flush(out) < 0)
-				break;
-		}
-		/* the target is gone: the threads read what it left, then stop */
-		if (!drain && live_done(l)) {
-			live_drain(l);
-			drain = true;
-			if (stream_cpu_finish(sc) < 0) {
-				ret = TP_FAIL;
-				break;
-			}
-			continue;
-		}
-		if (r)
-			continue;
-		if ((ms = wait_ms(deadline)) < 0)
-			break;
-		stream_cpu_wait(sc, ms);
-	}
-	plain = !pool && !owed;
-	while (!sc && !state_stop) {
-		int r = live_next(l, &rec, &lost);
-
-		if (r < 0) {
-			ret = TP_FAIL;
-			break;
-		}
-		/* the common case: a record to write, no stacks owed, no pool, no loss */
-		if (r > 0 && plain && !lost) {
-			r = output_record(out, &rec);
-			if (r < 0)
-				break;
-			goto written;
-		}
-		if (r > 0) {
-			bool in = rec.cpu >= 0 && rec.cpu < ncpu, stack = false;
-
-			/*
-			 * After the last event of --count: only the stacks still
-			 * owed to the last event written on each CPU.  A CPU's
-			 * next event (not written) says its last one is complete.
-			 */
-			if (ending) {
-				stack = output_is_stack(out, &rec);
-				if (in && !stack)
-					owed[rec.cpu] = 0;
-				if (!in || !stack || !owed[rec.cpu]) {
-					if (!owing(owed, ncpu))
-						break;
-					continue;
-				}
-			}
-			if (lost)
-				lost_seen = true;
-			/* 1: a record that the reading thread writes itself, in its place */
-			r = pool ? output_pool_add(pool, out, stdout, &rec, lost) : 1;
-			if (r == 1) {
-				r = pool ? output_pool_flush(pool, stdout) : 0;
-				if (!r && lost)
-					r = output_lost(out, rec.cpu, lost);
-				if (!r)
-					r = output_record(out, &rec);
-			}
-			if (r < 0) {
-				pool_failed = pool && !ferror(stdout);
-				break;
-			}
-			/* 0: an event, which its stacks follow on its CPU; 1: one of them */
-			if (owed && in) {
-				if (!r)
-					owed[rec.cpu] = per_event;
-				else if (owed[rec.cpu] && owed[rec.cpu] != OWED_UNKNOWN)
-					owed[rec.cpu]--;
-			}
-			if (ending && !owing(owed, ncpu))
-				break;
-written:
-			if (!r && count && ++seen >= count) {
-				if (!stacks || !owing(owed, ncpu))
-					break;
-				ending = true;
-			}
-			/*
-			 * Every 1024 records: the clock (cheap, vDSO, but not
-			 * free), and the target (a busy stream (-a) may never idle)
-			 */
-			if (!(++nrec & 1023)) {
-				if (deadline && now_s() >= deadline)
-					break;
-				if (!drain && live_done(l)) {
-					live_drain(l);
-					drain = true;
-				}
-			}
-			continue;
-		}
-		/*
-		 * The last event's stack may be committed just after the event
-		 * was read: wait for it, up to END_WAIT_MS (one wait is not
-		 * enough: the reader may hold a partial sub-buffer a while).
-		 */
-		if (ending) {
-			double t = now_s();
-
-			if (!end_by)
-				end_by = t + END_WAIT_MS / 1000.0;
-			else if (t >= end_by)
-				break;
-			live_wait(l, (int)((end_by - t) * 1000) + 1);
-			continue;
-		}
-		/* the target is gone: read what it left in the buffers, then stop */
-		if (!drain && live_done(l)) {
-			live_drain(l);
-			drain = true;
-		}
-		if (drain) {
-			if (live_eof(l))
-				break;
-			continue;
-		}
-		if (pool && output_pool_flush(pool, stdout) < 0) {
-			pool_failed = !ferror(stdout);
-			break;
-		}
-		if (output_idle(out) < 0)
-			break;
-		if ((ms = wait_ms(deadline)) < 0)
-			break;
-		live_wait(l, ms);
-	}
-	if (!pool_failed && pool && output_pool_flush(pool, stdout) < 0)
-		pool_failed = !ferror(stdout);
-	if (pool_failed && sc) {
+/* The end of a run: what is held written, the threads stopped, the losses told. */
+static int stream_end(struct stream *s, const struct stream_opts *o, int ret)
+{
+	if (!s->pool_failed && s->pool && output_pool_flush(s->pool, stdout) < 0)
+		s->pool_failed = !ferror(stdout);
+	if (s->pool_failed && s->sc) {
 		/* a reader thread's error was said */
 		ret = TP_FAIL;
-	} else if (pool_failed) {
+	} else if (s->pool_failed) {
 		tp_error("cannot format the records: %s", strerror(errno));
 		ret = TP_FAIL;
 	}
-	if (output_flush(out) < 0 || ferror(stdout)) {
-		/* the reader of stdout went away (| head): a normal end, not an error */
-		if (errno == EPIPE) {
-			__fpurge(stdout);
-			clearerr(stdout);
-		} else {
-			tp_error("cannot write to standard output: %s", strerror(errno));
-			__fpurge(stdout);
-			clearerr(stdout);
-			ret = TP_FAIL;
-		}
-	}
+	if (output_flush(s->out) < 0 || ferror(stdout))
+		ret = live_stdout_failed(errno, ret);
 	/*
 	 * The threads stop while a signal only stops the loop: a rollback
 	 * (state.h) must not find them reading the instance's files, which
 	 * would keep it from going; and before the loss account (it counts
 	 * their sub-buffers)
 	 */
-	stream_cpu_free(sc);
-	sc = NULL;
-	live_stop_reading(l);
+	stream_cpu_free(s->sc);
+	s->sc = NULL;
+	live_stop_reading(s->l);
 	state_set_graceful(false);
-	if (live_loss_report(l, fail_on_loss) || lost_seen) {
-		if (fail_on_loss && !ret)
+	if (live_loss_report(s->l, o->fail_on_loss) || s->lost_seen) {
+		if (o->fail_on_loss && !ret)
 			ret = TP_FAIL;
 	}
-	output_faults_report(output_faults(out));
-	exit_line(l, out);
-out:
-	free(owed);
-	stream_cpu_free(sc);
-	output_pool_free(pool);
-	output_free(out);
-	usym_free(usym);
-	ret = live_close(l, ret);
-	target_free(&tgt);
+	output_faults_report(output_faults(s->out));
+	exit_line(s->l, s->out);
+	return ret;
+}
+
+/* Set up, run the session loop with stream's callbacks, finish. */
+int cmd_stream(int argc, char **argv)
+{
+	struct stream_opts o;
+	struct stream s = { .l = NULL };
+	struct live_tool tool = {
+		.record = stream_record, .idle = stream_idle, .ctx = &s, .wait_ms = WAIT_MS,
+	};
+	int ret;
+
+	ret = stream_parse(&o, argc, argv);
+	if (ret)
+		return opt_status(ret);
+	ret = stream_check(&o);
+	if (!ret)
+		ret = stream_open(&s, &o);
+	if (!ret)
+		ret = stream_output(&s, &o);
+	if (!ret)
+		ret = stream_threads(&s, &o);
+	/* from here on, INT/TERM/HUP only set state_stop: we drain and clean up */
+	if (!ret)
+		ret = live_start(s.l);
+	if (!ret && !s.sc && !s.pool &&
+	    (o.read_thread == RT_YES || (o.read_thread == RT_AUTO && !o.nthreads)))
+		ret = live_read_thread(s.l, o.read_thread == RT_AUTO);
+	if (!ret) {
+		s.plain = !s.pool && !s.owed;
+		tool.duration = o.duration;
+		tool.flags = o.drain ? LIVE_RUN_DRAIN : 0;
+		if (s.sc) {
+			tool.pump = stream_pump;
+			tool.wait = stream_wait;
+			tool.drain = stream_drain;
+		}
+		ret = stream_end(&s, &o, live_run(s.l, &tool));
+	}
+	free(s.owed);
+	stream_cpu_free(s.sc);
+	output_pool_free(s.pool);
+	output_free(s.out);
+	usym_free(s.usym);
+	ret = live_close(s.l, ret);
+	target_free(&o.tgt);
 	return ret;
 }

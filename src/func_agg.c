@@ -27,7 +27,6 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,6 +37,7 @@
 #include "comm.h"
 #include "decode.h"
 #include "ftr.h"
+#include "func_agg.h"
 #include "json.h"
 #include "live.h"
 #include "state.h"
@@ -172,14 +172,6 @@ static int fname_record(struct fagg *a, int id, struct tep_record *rec)
 		p = b + 1;
 	}
 	return fname_set(a, (int)pid, p, len) < 0 ? -1 : 1;
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /*
@@ -515,20 +507,46 @@ static int fagg_tick(struct fagg *a, const struct agg_opts *o, unsigned long lon
 	return 0;
 }
 
-static int fagg_run(const struct agg_opts *o, bool latency)
+/* A run: the rows and what the session loop's callbacks need. */
+struct fagg_run {
+	struct fagg *a;
+	const struct agg_opts *o;
+	struct live *l;
+	double start, last;
+	bool oom;
+};
+
+static int frun_record(void *ctx, struct tep_record *rec, long long lost)
+{
+	struct fagg_run *r = ctx;
+
+	(void)lost;
+	if (fagg_record(r->a, rec) < 0) {
+		r->oom = true;
+		return LIVE_FAIL;
+	}
+	return LIVE_GO;
+}
+
+/* --interval */
+static int frun_tick(void *ctx, double now)
+{
+	struct fagg_run *r = ctx;
+
+	if (fagg_tick(r->a, r->o, live_lost(r->l), now - r->last) < 0)
+		return LIVE_STOP;
+	r->last = now;
+	return LIVE_GO;
+}
+
+/* The session as the options say, and the rows set up for its tep. */
+static int fagg_open(struct fagg *a, struct live **l, const struct agg_opts *o, bool latency)
 {
 	struct ftr_spec *fs = o->ftrace;
 	struct live_spec spec = {
 		.target = o->target, .ftrace = fs, .flags = LIVE_EARLY_STOP,
 	};
-	struct fagg a = { .latency = latency };
-	struct tep_record rec;
-	struct live *l = NULL;
-	double start, deadline = 0, next = 0, last;
-	unsigned long n = 0;
-	long long rlost;
-	bool oom = false;
-	int ret, r;
+	int ret;
 
 	if (tp.instance) {
 		tp_error("%s traces in a private instance; '-i %s' cannot be used", tp.cmd,
@@ -541,104 +559,82 @@ static int fagg_run(const struct agg_opts *o, bool latency)
 		spec.ftrace = NULL;
 	}
 	if (o->input && latency)
-		a.func = fs->graph[0];
+		a->func = fs->graph[0];
 	/* a glob: the functions it matched each with a histogram of its own */
-	a.by_func = latency && strpbrk(fs->graph[0], "*?[");
-	a.by_comm = o->spec.nkeys == 1 && o->spec.kind[0] == AGG_KEY_COMM;
-	if (o->spec.nkeys && !a.by_comm) {
+	a->by_func = latency && strpbrk(fs->graph[0], "*?[");
+	a->by_comm = o->spec.nkeys == 1 && o->spec.kind[0] == AGG_KEY_COMM;
+	if (o->spec.nkeys && !a->by_comm) {
 		tp_error("'--function' counts by function%s; '--by' takes only 'comm'",
 			 latency ? " (one histogram)" : "");
 		return TP_USAGE;
 	}
 	/* --by comm: the names a task had when it called, from its fork, exec, rename */
-	if (a.by_comm)
+	if (a->by_comm)
 		spec.flags |= LIVE_NAMES;
-	ret = live_open(&l, &spec);
+	ret = live_open(l, &spec);
 	if (!ret)
-		ret = fagg_setup(&a, live_tep(l));
+		ret = fagg_setup(a, live_tep(*l));
+	return ret;
+}
+
+/* The tables at the end, and what was lost. */
+static int fagg_end(struct fagg_run *r, int ret)
+{
+	const struct agg_opts *o = r->o;
+	struct ftr_spec *fs = o->ftrace;
+	struct fagg *a = r->a;
+	unsigned long long lost = live_lost(r->l);
+
+	if (o->interval > 0) {
+		/* the last, shorter interval; then (text) the totals of the run */
+		char title[64];
+		size_t i;
+
+		fagg_tick(a, o, lost, tp_now_s() - r->last);
+		for (i = 0; i < a->n; i++)
+			a->rows[i].count = a->rows[i].total;
+		fagg_finish(a);
+		fagg_title(title, sizeof(title), true, tp_now_s() - r->start);
+		if (!o->json)
+			fagg_print(a, o, NULL, 0, tp_now_s() - r->start, title);
+	} else {
+		fagg_finish(a);
+		fagg_print(a, o, fs->ngraph ? fs->graph[0] : NULL, lost, tp_now_s() - r->start,
+			   NULL);
+	}
+	if (fflush(stdout) || ferror(stdout))
+		ret = live_stdout_failed(errno, ret);
+	if (lost)
+		tp_warn("%llu events lost: the ring buffer overflowed before they were read", lost);
+	return ret;
+}
+
+static int fagg_run(const struct agg_opts *o, bool latency)
+{
+	struct fagg a = { .latency = latency };
+	struct fagg_run r = { .a = &a, .o = o };
+	struct live_tool tool = {
+		.record = frun_record, .tick = frun_tick, .ctx = &r,
+		.duration = o->duration, .interval = o->interval,
+	};
+	int ret;
+
+	ret = fagg_open(&a, &r.l, o, latency);
 	if (!ret)
-		ret = live_start(l);
-	start = last = mono_s();
-	if (!ret && o->duration > 0)
-		deadline = start + o->duration;
-	if (!ret && o->interval > 0)
-		next = start + o->interval;
-	memset(&rec, 0, sizeof(rec));
-	while (!ret && !oom && !state_stop) {
-		r = live_next(l, &rec, &rlost);
-		/* --interval: looked at when the buffers are empty, or every 64K records */
-		if (next && (r == 0 || !(++n & 0xffff)) && mono_s() >= next) {
-			double now = mono_s();
-
-			if (fagg_tick(&a, o, live_lost(l), now - last) < 0)
-				break;
-			last = now;
-			while (next <= now)
-				next += o->interval;
-		}
-		if (r < 0)
-			ret = TP_FAIL;
-		else if (r > 0 && fagg_record(&a, &rec) < 0)
-			oom = true;
-		else if (r > 0)
-			continue;
-		else if (live_done(l) || (deadline && mono_s() >= deadline))
-			break;
-		else
-			live_wait(l, next && next - mono_s() < 0.05 ? 1 : 50);
-	}
-	if (l && !ret && !oom) {
-		live_drain(l);
-		while ((r = live_next(l, &rec, &rlost)) != 0 || !live_eof(l)) {
-			if (r < 0) {
-				ret = TP_FAIL;
-				break;
-			}
-			if (r > 0 && fagg_record(&a, &rec) < 0) {
-				oom = true;
-				break;
-			}
-		}
-	}
-	if (oom) {
-		tp_error("out of memory");
-		ret = TP_FAIL;
-	}
-	if (!ret) {
-		unsigned long long lost = live_lost(l);
-
-		if (next) {
-			/* the last, shorter interval; then (text) the totals of the run */
-			char title[64];
-			size_t i;
-
-			fagg_tick(&a, o, lost, mono_s() - last);
-			for (i = 0; i < a.n; i++)
-				a.rows[i].count = a.rows[i].total;
-			fagg_finish(&a);
-			fagg_title(title, sizeof(title), true, mono_s() - start);
-			if (!o->json)
-				fagg_print(&a, o, NULL, 0, mono_s() - start, title);
-		} else {
-			fagg_finish(&a);
-			fagg_print(&a, o, fs->ngraph ? fs->graph[0] : NULL, lost, mono_s() - start,
-				   NULL);
-		}
-		if (fflush(stdout) || ferror(stdout)) {
-			if (errno != EPIPE) {
-				tp_error("cannot write to standard output: %s", strerror(errno));
-				ret = TP_FAIL;
-			}
-			__fpurge(stdout);
-			clearerr(stdout);
-		}
-		if (lost)
-			tp_warn("%llu events lost: the ring buffer overflowed before they were read",
-				lost);
-	}
+		ret = live_start(r.l);
+	r.start = r.last = tool.start = tp_now_s();
+	if (!ret)
+		ret = live_run(r.l, &tool);
+	/* what the buffers still hold counts too */
+	if (!ret)
+		ret = live_finish(r.l, &tool);
+	if (r.oom)
+		ret = tp_oom();
+	if (!ret)
+		ret = fagg_end(&r, ret);
 	free(a.rows);
 	free(a.names);
-	return live_close(l, ret);
+	return live_close(r.l, ret);
 }
 
 int func_count_run(const struct agg_opts *o)

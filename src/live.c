@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -194,7 +195,7 @@ static bool kernel_variable(const char *name, size_t len, unsigned long long *va
 	if (len != 7 || memcmp(name, "jiffies", 7) || have < 0)
 		return false;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-	if (!have || (now.tv_sec - last.tv_sec) * 1000000000LL +
+	if (!have || (now.tv_sec - last.tv_sec) * (long long)TP_NS_PER_S +
 		     (now.tv_nsec - last.tv_nsec) >= 10000000LL) {
 		buf = tp_read_file("/proc/timer_list", NULL);
 		p = buf ? strstr(buf, "\njiffies: ") : NULL;
@@ -326,10 +327,8 @@ static int resolve_named(struct live *l)
 	int i, n = 0;
 	int ret;
 
-	if (!pats) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!pats)
+		return tp_oom();
 	for (i = 0; i < s->nevents; i++)
 		if (!s->nprobes || strncmp(s->events[i], group, glen) || s->events[i][glen] != ':')
 			pats[n++] = s->events[i];
@@ -353,10 +352,8 @@ static int resolve_name_events(struct live *l)
 		    load_format(l->tep, e->sys, e->name) < 0 ||
 		    !tep_find_event_by_name(l->tep, e->sys, e->name))
 			continue;
-		if (tfs_event_list_add(&l->nameevs, e->sys, e->name) < 0) {
-			tp_error("out of memory");
-			return TP_FAIL;
-		}
+		if (tfs_event_list_add(&l->nameevs, e->sys, e->name) < 0)
+			return tp_oom();
 	}
 	return TP_OK;
 }
@@ -536,10 +533,8 @@ static int open_readers(struct live *l)
 	int cpu;
 
 	l->h.rd = reader_new(tep_get_sub_buffer_size(l->tep));
-	if (!l->h.rd) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!l->h.rd)
+		return tp_oom();
 	for (cpu = 0; cpu < l->ncpu; cpu++) {
 		if (!l->cpus[cpu])
 			continue;
@@ -591,10 +586,8 @@ static int open_pages(struct live *l)
 	}
 	l->page_fds = calloc(l->npage_cpus, sizeof(*l->page_fds));
 	l->page_cpus = calloc(l->npage_cpus, sizeof(*l->page_cpus));
-	if (!l->page_fds || !l->page_cpus) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!l->page_fds || !l->page_cpus)
+		return tp_oom();
 	for (c = 0; c < l->npage_cpus; c++)
 		l->page_fds[c] = -1;
 	for (c = 0; c < l->npage_cpus; c++) {
@@ -609,10 +602,8 @@ static int open_pages(struct live *l)
 			cpu_stats(l->inst, c, &l->overrun0[c], &l->dropped0[c]);
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", c);
 		path = tracefs_instance_get_file(l->inst, file);
-		if (!path) {
-			tp_error("out of memory");
-			return TP_FAIL;
-		}
+		if (!path)
+			return tp_oom();
 		l->page_fds[c] = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		tracefs_put_tracing_file(path);
 		if (l->page_fds[c] < 0) {
@@ -683,10 +674,8 @@ int live_filter_new(struct tep_handle *tep, const struct tfs_event_list *evs, co
 			return TP_USAGE;
 		}
 	}
-	if (!*filter || i < evs->n) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!*filter || i < evs->n)
+		return tp_oom();
 	return TP_OK;
 }
 
@@ -754,8 +743,7 @@ static int input_sources(struct live *l)
 	}
 	return TP_OK;
 oom:
-	tp_error("out of memory");
-	return TP_FAIL;
+	return tp_oom();
 }
 
 static int open_input(struct live *l)
@@ -796,7 +784,8 @@ static int open_input(struct live *l)
  * only as a callback loop (tracecmd_iterate_events), which cannot be paused
  * for a command's own loop; its per-CPU tracecmd_read_data() can.
  */
-int live_next_input(struct live *l, struct tep_record *rec, long long *lost)
+__attribute__((noinline)) int live_next_input(struct live *l, struct tep_record *rec,
+					     long long *lost)
 {
 	int i, best = -1;
 
@@ -850,8 +839,7 @@ static int more_cpus(struct live *l, int n)
 	if (!tp_array_grow(&l->cpus, &nc, n, sizeof(*l->cpus)) ||
 	    !tp_array_grow(&l->overrun0, &no, n, sizeof(*l->overrun0)) ||
 	    !tp_array_grow(&l->dropped0, &nd, n, sizeof(*l->dropped0))) {
-		tp_error("out of memory");
-		return TP_FAIL;
+		return tp_oom();
 	}
 	l->ncpu = n;
 	return TP_OK;
@@ -985,10 +973,8 @@ int live_open(struct live **lp, const struct live_spec *spec)
 	int ret;
 
 	*lp = NULL;
-	if (!l) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!l)
+		return tp_oom();
 	l->spec = *spec;
 	/* no target: every process but tpctl's own (target_apply's notrace entry) */
 	if (!l->spec.target) {
@@ -1039,7 +1025,7 @@ int live_start(struct live *l)
 	return ret;
 }
 
-void live_read_failed(void)
+__attribute__((noinline, cold)) void live_read_failed(void)
 {
 	tp_error("cannot read the ring buffer: %s", strerror(errno));
 }
@@ -1316,10 +1302,8 @@ int live_hide_tasks(struct live *l, const pid_t *tids, int n)
 	if (!l->private_inst || !n || !tfs_has_file(l->inst, "set_event_notrace_pid"))
 		return TP_OK;
 	v = calloc(n, sizeof(*v));
-	if (!v) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!v)
+		return tp_oom();
 	for (i = 0; i < n; i++)
 		v[i] = tids[i];
 	ret = tfs_pids_add(l->inst, true, v, n);
@@ -1357,4 +1341,216 @@ int live_read_thread(struct live *l, bool when_it_pays)
 		return ret;
 	tid = readq_tid(l->h.q);
 	return live_hide_tasks(l, &tid, 1);
+}
+
+/* Where a run is: its clock's marks (0: none) and whether tracing is off. */
+struct run {
+	double deadline, next, now;
+	unsigned long n;
+	bool draining;
+};
+
+static int run_begin(const struct live_tool *t, struct run *s)
+{
+	double start = t->start ? t->start : tp_now_s();
+
+	memset(s, 0, sizeof(*s));
+	s->deadline = t->duration > 0 ? start + t->duration : 0;
+	s->next = t->interval > 0 && t->tick ? start + t->interval : 0;
+	/* --drain: tracing goes on, but what is there now is all that is read */
+	s->draining = t->flags & LIVE_RUN_DRAIN;
+	if (s->draining && t->drain)
+		return t->drain(t->ctx);
+	return LIVE_GO;
+}
+
+/* The clock (--duration, ticks), the command's check and the target: a verdict. */
+static int look(struct live *l, const struct live_tool *t, struct run *s)
+{
+	int v;
+
+	if (t->check && (v = t->check(t->ctx)) < 0)
+		return v;
+	if (s->deadline || s->next) {
+		s->now = tp_now_s();
+		if (s->deadline && s->now >= s->deadline)
+			return LIVE_STOP;
+		if (s->next && !s->draining && s->now >= s->next) {
+			v = t->tick(t->ctx, s->now);
+			if (v < 0)
+				return v;
+			while (s->next <= s->now)
+				s->next += t->interval;
+		}
+	}
+	if (s->draining || !live_done(l))
+		return LIVE_GO;
+	/* the target is gone: what it left in the buffers is read, then the run ends */
+	if (t->flags & LIVE_RUN_NOREAD)
+		return LIVE_STOP;
+	live_drain(l);
+	s->draining = true;
+	return t->drain ? t->drain(t->ctx) : LIVE_GO;
+}
+
+static void run_wait(struct live *l, const struct live_tool *t, int ms)
+{
+	if (t->flags & LIVE_RUN_NOREAD)
+		/* a signal ends it (no SA_RESTART), COMMAND's exit too (SIGCHLD) */
+		state_pause(ms);
+	else if (t->pump)
+		t->wait(t->ctx, ms);
+	else
+		live_wait(l, ms);
+}
+
+/* Nothing is ready: the command's idle work, a look around, then a wait. */
+static int empty(struct live *l, const struct live_tool *t, struct run *s)
+{
+	int ms = t->wait_ms ? t->wait_ms : 50, v = LIVE_GO;
+	bool was = s->draining;
+	double until, left;
+
+	if (t->idle)
+		v = t->idle(t->ctx, s->draining, &ms);
+	if (v == LIVE_WAIT) {
+		run_wait(l, t, ms);
+		return LIVE_GO;
+	}
+	if (v < 0 || (v = look(l, t, s)) < 0)
+		return v;
+	if (s->draining && t->pump)
+		/* the threads were told to finish: none ready is none left */
+		return was ? LIVE_STOP : LIVE_GO;
+	if (s->draining)
+		return live_eof(l) ? LIVE_STOP : LIVE_GO;
+	/* not past the next tick or the end */
+	until = s->next && (!s->deadline || s->next < s->deadline) ? s->next : s->deadline;
+	if (until) {
+		left = until - tp_now_s();
+		if (left <= 0 && until == s->deadline)
+			return LIVE_STOP;
+		if (left * 1000 < ms)
+			ms = left > 0 ? (int)(left * 1000) + 1 : 0;
+	}
+	run_wait(l, t, ms);
+	return LIVE_GO;
+}
+
+/* How a run ended: LIVE_STOP is a normal end */
+static int run_status(int v)
+{
+	return v < LIVE_STOP ? TP_FAIL : TP_OK;
+}
+
+/* The command's threads hand the records out (t->pump), or none are read here. */
+static int run_pumped(struct live *l, const struct live_tool *t, struct run *s)
+{
+	int v;
+
+	while (!state_stop) {
+		v = t->pump ? t->pump(t->ctx) : LIVE_WAIT;
+		if (v == LIVE_GO) {
+			if (++s->n & (LIVE_LOOK - 1))
+				continue;
+			v = look(l, t, s);
+		} else if (v == LIVE_WAIT) {
+			v = empty(l, t, s);
+		}
+		if (v < 0)
+			return run_status(v);
+	}
+	return TP_OK;
+}
+
+/*
+ * Every record ready now to t->record, at most max of them: how many went
+ * (fewer than max: none is ready), *v the verdict that stopped them; -1 on
+ * a read error.  Every record passes here: live_next() is inline in it,
+ * and what that calls (flatten), but for the input file's and the
+ * error's cold paths (noinline).
+ */
+static __attribute__((flatten)) long burst(struct live *l, const struct live_tool *t,
+					   struct tep_record *rec, unsigned long max, int *v)
+{
+	unsigned long n = 0;
+	long long lost;
+	int r = 0, got = LIVE_GO;
+
+	while (n < max && (r = live_next(l, rec, &lost)) > 0) {
+		n++;
+		got = t->record(t->ctx, rec, lost);
+		if (got < 0)
+			break;
+	}
+	*v = got < 0 ? got : LIVE_GO;
+	return r < 0 ? -1 : (long)n;
+}
+
+int live_run(struct live *l, const struct live_tool *t)
+{
+	struct tep_record rec;
+	struct run s;
+	long n;
+	int v;
+
+	v = run_begin(t, &s);
+	if (v < 0)
+		return run_status(v);
+	if (t->pump || (t->flags & LIVE_RUN_NOREAD))
+		return run_pumped(l, t, &s);
+	memset(&rec, 0, sizeof(rec));
+	while (!state_stop) {
+		n = burst(l, t, &rec, LIVE_LOOK, &v);
+		if (n < 0)
+			return TP_FAIL;
+		/* the clock and the target every LIVE_LOOK records: a busy run may never idle */
+		if (!v)
+			v = n == LIVE_LOOK ? look(l, t, &s) : empty(l, t, &s);
+		if (v < 0)
+			return run_status(v);
+	}
+	return TP_OK;
+}
+
+int live_finish(struct live *l, const struct live_tool *t)
+{
+	struct tep_record rec;
+	long n;
+	int v;
+
+	memset(&rec, 0, sizeof(rec));
+	live_drain(l);
+	do {
+		n = burst(l, t, &rec, LIVE_LOOK, &v);
+		if (n < 0)
+			return TP_FAIL;
+		if (v < 0)
+			return run_status(v);
+	} while (n == LIVE_LOOK || !live_eof(l));
+	return TP_OK;
+}
+
+long live_read_ready(struct live *l, const struct live_tool *t, unsigned long max)
+{
+	struct tep_record rec;
+	long n;
+	int v;
+
+	memset(&rec, 0, sizeof(rec));
+	n = burst(l, t, &rec, max, &v);
+	return n < 0 || v < LIVE_STOP ? -TP_FAIL : n;
+}
+
+int live_stdout_failed(int err, int ret)
+{
+	/* the reader of stdout went away (| head): a normal end, not an error */
+	if (err != EPIPE) {
+		tp_error("cannot write to standard output: %s", strerror(err));
+		ret = TP_FAIL;
+	}
+	/* nothing more may reach it, not even from exit()'s flush */
+	__fpurge(stdout);
+	clearerr(stdout);
+	return ret;
 }

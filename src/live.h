@@ -34,13 +34,9 @@
  *	...the command's own set-up (output, aggregation)...
  *	if (!ret)
  *		ret = live_start(l);		COMMAND runs, events count from here
- *	while (!ret && !state_stop) {
- *		r = live_next(l, &rec, &lost);	1: a record, 0: none ready, -1: error
- *		...
- *		if (!r && live_done(l)) break;	the target is gone or the file is read
- *		if (!r) live_wait(l, ms);
- *	}
- *	live_drain(l);				tracing off, what is buffered is read next
+ *	if (!ret)
+ *		ret = live_run(l, &tool);	the command's callbacks (struct live_tool)
+ *	live_finish(l, &tool);			tracing off, what is buffered is read
  *	...
  *	ret = live_close(l, ret);		the only teardown
  */
@@ -168,6 +164,90 @@ void live_drain(struct live *l);
 bool live_eof(struct live *l);
 
 /*
+ * The session loop, as perf's struct perf_tool: it owns the reading, the
+ * waits, the ticks, --duration, the target's end and the signals, and
+ * calls what a command gives it.  Callbacks return LIVE_GO (go on;
+ * record: any value >= 0, so that it may return what its printer does),
+ * LIVE_STOP (the loop ends, the command is done) or LIVE_FAIL (it ends,
+ * failed; the command said why).
+ *
+ *	struct live_tool tool = { .record = my_record, .ctx = me, .duration = d };
+ *
+ *	ret = live_start(l);
+ *	if (!ret)
+ *		ret = live_run(l, &tool);	until the target, --duration or a signal ends it
+ *	if (!ret)
+ *		ret = live_finish(l, &tool);	tracing off, what is buffered read
+ *
+ * The records: every one ready goes to record(); when none is, idle(), then
+ * a wait of at most wait_ms (shorter where a tick or --duration comes
+ * sooner).  Every LIVE_LOOK records, and whenever none is ready, the loop
+ * looks at the clock (ticks, --duration), the target and check().  Once the
+ * target is gone, tracing stops (live_drain) and the loop reads on until
+ * the buffers are empty; there are no ticks then.
+ */
+enum { LIVE_FAIL = -2, LIVE_STOP = -1, LIVE_GO = 0, LIVE_WAIT = 1 };
+#define LIVE_LOOK 1024
+
+enum {
+	/* stop once what is buffered is read: tracing off from the start (stream --drain) */
+	LIVE_RUN_DRAIN = 1 << 0,
+	/*
+	 * Nothing is read on this thread (the kernel engine, the command's own
+	 * reader threads that keep nothing for it): the loop only waits, for
+	 * the target's end (which ends it), --duration, the ticks and check().
+	 */
+	LIVE_RUN_NOREAD = 1 << 1,
+};
+
+struct live_tool {
+	/* a record, valid until it returns; lost: events missed before it on rec->cpu */
+	int (*record)(void *ctx, struct tep_record *rec, long long lost);
+	/*
+	 * None is ready (draining says tracing is off): LIVE_GO, then the loop
+	 * waits *ms at most (it may shorten it); LIVE_WAIT: wait *ms and
+	 * nothing else (the target is not looked at); LIVE_STOP; LIVE_FAIL.
+	 */
+	int (*idle)(void *ctx, bool draining, int *ms);
+	/* every interval seconds from the start (now: the monotonic clock, tp_now_s) */
+	int (*tick)(void *ctx, double now);
+	/* at each look at the clock: the command's own housekeeping and errors */
+	int (*check)(void *ctx);
+	/*
+	 * The command's own reader threads instead of live_next() and record()
+	 * (stream --threads): LIVE_GO a record went out, LIVE_WAIT none is
+	 * ready (after drain(): none is left), LIVE_STOP, LIVE_FAIL; wait() in
+	 * place of live_wait(); drain() once tracing is off (target gone).
+	 */
+	int (*pump)(void *ctx);
+	void (*wait)(void *ctx, int ms);
+	int (*drain)(void *ctx);
+	void *ctx;
+	double start;		/* when the run began (tp_now_s; 0: live_run()'s call) */
+	double duration;	/* seconds, 0: no end of its own */
+	double interval;	/* tick()'s, seconds; 0: none */
+	int wait_ms;		/* the longest wait (0: 50 ms) */
+	unsigned flags;		/* LIVE_RUN_* */
+};
+
+/* Run until the target's end, --duration, a signal or a callback ends it: TP_OK or the status. */
+int live_run(struct live *l, const struct live_tool *t);
+/* Tracing off, and what the buffers hold read through t->record: TP_OK or the status. */
+int live_finish(struct live *l, const struct live_tool *t);
+/*
+ * The records ready now, at most max of them, through t->record, without
+ * waiting: how many, or < 0 (a read error, or record's LIVE_FAIL).
+ */
+long live_read_ready(struct live *l, const struct live_tool *t, unsigned long max);
+
+/*
+ * A write to stdout failed with err after the run: EPIPE (| head) is a
+ * normal end, anything else one error line and TP_FAIL; what stdio still
+ * holds is dropped either way.  Returns ret or TP_FAIL.
+ */
+int live_stdout_failed(int err, int ret);
+
+/*
  * Events lost since the last call: overwritten and dropped by the ring
  * buffers (the kernel's per-CPU stats), or missed in an input file.
  */
@@ -241,6 +321,58 @@ int live_page_size(struct live *l);
 int live_page_count(struct live *l);
 struct tracefs_cpu *live_page_cpu(struct live *l, int cpu);
 int live_page_fd(struct live *l, int cpu);
+/*
+ * The records of the whole sub-buffers in buf (len bytes of cpu's ring
+ * buffer, as a reader thread of percpu.h moved them), each to fn: rec is
+ * valid until it returns, lost is what the sub-buffers before it said was
+ * missed (the first record after them gets it).  A record of fewer than 8
+ * bytes is padding, a sub-buffer that is not sane none: passed over.  0, or
+ * fn's < 0.  *pages and *lost_pages count the sub-buffers read and those
+ * that said events were missed; *lost is a loss no record got yet.  Inline,
+ * so that fn is called directly.
+ */
+struct live_page_read {
+	unsigned long long pages, lost_pages;
+	long long lost;
+};
+static inline int live_page_records(struct rbpage *pg, int cpu, const char *buf, size_t len,
+				    int subbuf, int (*fn)(void *ctx, struct tep_record *rec,
+							  long long lost),
+				    void *ctx, struct live_page_read *rd)
+{
+	struct tep_record rec;
+	unsigned long long ts;
+	long long lost = 0;
+	const char *page;
+	void *data;
+	size_t off;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.cpu = cpu;
+	for (off = 0; off + subbuf <= len; off += subbuf) {
+		page = buf + off;
+		if (!rbpage_sane(page, subbuf))
+			continue;
+		rd->pages++;
+		data = rbpage_load(pg, page, subbuf, &ts);
+		if (pg->lost) {
+			rd->lost_pages++;
+			lost = pg->lost;
+		}
+		for (; data; data = rbpage_step(pg, &ts)) {
+			rec.ts = ts;
+			rec.data = data;
+			rec.size = rbpage_size_within(pg, data, page + subbuf);
+			if (rec.size < 8)
+				continue;
+			if (fn(ctx, &rec, lost) < 0)
+				return -1;
+			lost = 0;
+		}
+	}
+	rd->lost = lost;
+	return 0;
+}
 /* LIVE_PAGES read by the command's decoding threads: sub-buffers read, and those marked lost. */
 void live_page_counts(struct live *l, unsigned long long pages, unsigned long long lost_pages);
 /*

@@ -59,11 +59,6 @@ struct batch {
 };
 
 /* Where a worker's stdio stream puts what it flushes: the batch's buffer, grown. */
-struct sink {
-	char *p;
-	size_t len, cap;
-};
-
 struct worker {
 	struct output_pool *p;
 	struct output *o;
@@ -73,7 +68,7 @@ struct worker {
 	 * third of a worker's instructions per event)
 	 */
 	FILE *f;
-	struct sink sink;
+	struct output_sink sink;
 	char fbuf[65536];
 	pthread_t tid;
 	bool started;
@@ -85,11 +80,11 @@ static pid_t own_tid(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
-static ssize_t sink_write(void *cookie, const char *buf, size_t n)
+ssize_t output_sink_write(void *cookie, const char *buf, size_t n)
 {
-	struct sink *k = cookie;
+	struct output_sink *k = cookie;
 
-	if (!tp_reserve(&k->p, &k->cap, k->len + n, 1, 256 * 1024)) {
+	if (!k || !tp_reserve(&k->p, &k->cap, k->len + n, 1, 256 * 1024)) {
 		errno = ENOMEM;
 		return -1;
 	}
@@ -120,7 +115,7 @@ static void format_batch(struct worker *w, struct batch *b)
 	int i;
 
 	/* the batch's buffer, as large as the last time it was used */
-	w->sink = (struct sink){ .p = b->out, .len = 0, .cap = b->outcap };
+	w->sink = (struct output_sink){ .p = b->out, .len = 0, .cap = b->outcap };
 	for (i = 0; i < b->n; i++) {
 		const struct item *it = &b->it[i];
 		struct tep_record rec = { .ts = it->ts, .cpu = it->cpu, .size = it->size,
@@ -203,7 +198,7 @@ struct output_pool *output_pool_new(struct tep_handle *tep, enum output_mode mod
 		}
 		output_set_ns_clock(p->w[i].o, ns_clock);
 		p->w[i].f = fopencookie(&p->w[i].sink, "w",
-					(cookie_io_functions_t){ .write = sink_write });
+					(cookie_io_functions_t){ .write = output_sink_write });
 		if (!p->w[i].f) {
 			output_pool_free(p);
 			errno = ENOMEM;
@@ -374,7 +369,7 @@ void output_pool_free(struct output_pool *p)
 		output_free(p->w[i].o);
 		if (p->w[i].f) {
 			/* nothing is left in it: every batch ended with a flush */
-			p->w[i].sink = (struct sink){ 0 };
+			p->w[i].sink = (struct output_sink){ 0 };
 			fclose(p->w[i].f);
 		}
 	}

@@ -54,4 +54,15 @@ const pid_t *output_pool_tids(const struct output_pool *p, int *n);
 int output_pool_flush(struct output_pool *p, FILE *f);
 void output_pool_free(struct output_pool *p);
 
+/*
+ * A buffer that a stdio stream of fopencookie() flushes into, grown in
+ * 256 KiB steps: output_sink_write() is its write (cookie: the sink; NULL
+ * fails with ENOMEM, as does a failed growth).
+ */
+struct output_sink {
+	char *p;
+	size_t len, cap;
+};
+ssize_t output_sink_write(void *cookie, const char *buf, size_t n);
+
 #endif

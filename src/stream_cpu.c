@@ -43,6 +43,7 @@
 
 #include "decode.h"
 #include "live.h"
+#include "output_pool.h"
 #include "percpu.h"
 #include "rbpage.h"
 #include "state.h"
@@ -83,8 +84,7 @@ struct chunk {
 	struct sitem *it;
 	int n;
 	size_t cap;
-	char *txt;			/* the lines, as the thread's stream flushed them */
-	size_t len, tcap;
+	struct output_sink out;		/* the lines, as the thread's stream flushed them */
 	struct sname *nm;
 	int nn;
 	size_t ncap;
@@ -113,6 +113,7 @@ struct sthread {
 	struct output *o;
 	FILE *f;
 	struct chunk *sink;		/* where f's flushes go */
+	uint64_t tag;			/* the ask the records of its pages answer */
 	struct rbpage pg;
 	char fbuf[65536];
 };
@@ -160,28 +161,22 @@ struct stream_cpu {
 	int lastw;
 };
 
+/* The thread's stream writes into the chunk it fills (none: ENOMEM). */
 static ssize_t sink_write(void *cookie, const char *buf, size_t n)
 {
 	struct sthread *t = cookie;
-	struct chunk *c = t->sink;
 
-	if (!c || !tp_reserve(&c->txt, &c->tcap, c->len + n, 1, 256 * 1024)) {
-		errno = ENOMEM;
-		return -1;
-	}
-	memcpy(c->txt + c->len, buf, n);
-	c->len += n;
-	return n;
+	return output_sink_write(t->sink ? &t->sink->out : NULL, buf, n);
 }
 
 /* Bytes the thread's stream has taken for its chunk so far. */
 static size_t tpos(struct sthread *t)
 {
 #ifdef __GLIBC__
-	return t->sink->len + (t->f->_IO_write_ptr - t->f->_IO_write_base);
+	return t->sink->out.len + (t->f->_IO_write_ptr - t->f->_IO_write_base);
 #else
 	fflush(t->f);
-	return t->sink->len;
+	return t->sink->out.len;
 #endif
 }
 
@@ -207,7 +202,7 @@ static struct chunk *chunk_get(struct scpu *c)
 	if (ch) {
 		ch->next = NULL;
 		ch->n = ch->nn = ch->pos = 0;
-		ch->len = ch->nblen = 0;
+		ch->out.len = ch->nblen = 0;
 	}
 	return ch;
 }
@@ -218,7 +213,7 @@ static void chunk_free(struct chunk *ch)
 		struct chunk *next = ch->next;
 
 		free(ch->it);
-		free(ch->txt);
+		free(ch->out.p);
 		free(ch->nm);
 		free(ch->nb);
 		free(ch);
@@ -301,7 +296,7 @@ static void hand_over(struct stream_cpu *s, struct scpu *c, int thread, struct c
 	else
 		__atomic_store_n(&c->qh, ch, __ATOMIC_RELEASE);
 	c->qt = ch;
-	c->queued += ch->len;
+	c->queued += ch->out.len;
 	/*
 	 * The writer keeps up, or this CPU's ring buffer overwrites (and says
 	 * so); not while the writer waits for this thread's answer (for
@@ -315,9 +310,9 @@ static void hand_over(struct stream_cpu *s, struct scpu *c, int thread, struct c
 
 		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_nsec += 20 * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
+		if (until.tv_nsec >= (long)TP_NS_PER_S) {
 			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
+			until.tv_nsec -= (long)TP_NS_PER_S;
 		}
 		pthread_cond_timedwait(&c->room, &c->mu, &until);
 	}
@@ -328,16 +323,23 @@ static void hand_over(struct stream_cpu *s, struct scpu *c, int thread, struct c
 }
 
 /* percpu's pages: len bytes of cpu's sub-buffers, formatted and handed to the writer. */
+/* A record of the thread's pages: a loss the sub-buffers said goes before it. */
+static int thread_record(void *ctx, struct tep_record *rec, long long lost)
+{
+	struct sthread *t = ctx;
+
+	if (lost)
+		t->s->cpu[rec->cpu].lost = lost;
+	return format_one(t, t->sink, rec, t->tag);
+}
+
 static int thread_pages(void *ctx, int thread, int cpu, const void *buf, size_t len)
 {
 	struct stream_cpu *s = ctx;
 	struct sthread *t = &s->th[thread];
 	struct scpu *c = &s->cpu[cpu];
-	uint64_t tag = percpu_asked(s->pc);
-	unsigned long long pages = 0, lost_pages = 0;
-	struct tep_record rec;
+	struct live_page_read rd = { 0 };
 	struct chunk *ch;
-	size_t off;
 
 	if (__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE))
 		return 0;
@@ -347,35 +349,15 @@ static int thread_pages(void *ctx, int thread, int cpu, const void *buf, size_t 
 		return -1;
 	}
 	t->sink = ch;
-	memset(&rec, 0, sizeof(rec));
-	rec.cpu = cpu;
-	for (off = 0; off + s->subbuf <= len; off += s->subbuf) {
-		const char *page = (const char *)buf + off;
-		unsigned long long ts;
-		void *data;
-
-		if (!rbpage_sane(page, s->subbuf))
-			continue;
-		pages++;
-		data = rbpage_load(&t->pg, page, s->subbuf, &ts);
-		if (t->pg.lost) {
-			lost_pages++;
-			c->lost = t->pg.lost;
-		}
-		for (; data; data = rbpage_step(&t->pg, &ts)) {
-			rec.ts = ts;
-			rec.data = data;
-			rec.size = rbpage_size_within(&t->pg, data, page + s->subbuf);
-			if (rec.size < 8)
-				continue;
-			if (format_one(t, ch, &rec, tag) < 0)
-				goto fail;
-		}
-	}
+	t->tag = percpu_asked(s->pc);
+	if (live_page_records(&t->pg, cpu, buf, len, s->subbuf, thread_record, t, &rd) < 0)
+		goto fail;
+	if (rd.lost)
+		c->lost = rd.lost;
 	if (fflush(t->f) || ferror(t->f))
 		goto fail;
-	__atomic_add_fetch(&s->pages, pages, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&s->lost_pages, lost_pages, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->pages, rd.pages, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->lost_pages, rd.lost_pages, __ATOMIC_RELAXED);
 	t->sink = NULL;
 	if (!ch->n) {
 		chunk_free(ch);
@@ -506,7 +488,7 @@ static struct sitem *head(struct scpu *c)
 	pthread_mutex_lock(&c->mu);
 	if (ch) {
 		/* written: its bytes make room, the chunk is kept for reuse */
-		c->queued -= ch->len;
+		c->queued -= ch->out.len;
 		ch->next = c->spare;
 		c->spare = ch;
 		c->cur = NULL;
@@ -546,15 +528,15 @@ static int write_item(struct stream_cpu *s, struct scpu *best, const struct site
 	s->lastw = best - s->cpu;
 	ch->pos++;
 	if (it->kind == I_LOST)
-		return output_write_line(out, ch->txt + it->start, it->end - it->start) < 0 ? -1 : 2;
+		return output_write_line(out, ch->out.p + it->start, it->end - it->start) < 0 ? -1 : 2;
 	if (it->kind == I_WHOLE)
-		return output_write_line(out, ch->txt + it->start, it->end - it->start) < 0 ? -1 : 1;
+		return output_write_line(out, ch->out.p + it->start, it->end - it->start) < 0 ? -1 : 1;
 	for (i = 0; i < it->nnames; i++) {
 		const struct sname *nm = &ch->nm[it->name0 + i];
 
 		output_learn(out, nm->pid, ch->nb + nm->off, nm->len);
 	}
-	if (output_write_split(out, it->pid, it->ts, ch->txt + it->start, it->hole - it->start,
+	if (output_write_split(out, it->pid, it->ts, ch->out.p + it->start, it->hole - it->start,
 			       it->end - it->start) < 0)
 		return -1;
 	return 1;

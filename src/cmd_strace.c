@@ -483,6 +483,37 @@ static bool deferred(const struct strace_opts *o)
 	return o->json || o->only_ok || o->only_failed || o->summary;
 }
 
+static void count_call(struct strace *s, const struct task *t, unsigned long long ts);
+
+/*
+ * COMMAND's execve ran before tracing (target.c stops it there): its line
+ * from what tpctl started it with; the environment's address is not known
+ */
+static void first_exec(struct strace *s, struct task *t, const struct tep_record *rec)
+{
+	const struct target *g = &s->o->tgt;
+	char **a;
+	int n = 0;
+
+	t->started = true;
+	t->call.nr = sysdec_nr("execve");
+	t->call.ret = 0;
+	t->call.has_ret = true;
+	t->enter_ts = rec->ts;
+	if (traced(s, t))
+		count_call(s, t, rec->ts);
+	if (s->o->summary || s->o->json || s->o->only_failed || !traced(s, t))
+		return;
+	for (a = environ; a && *a; a++)
+		n++;
+	line_interrupt(s);
+	line_head(s, t->tid, rec->ts);
+	fprintf(s->out, "execve(\"%s\", [", g->path ? g->path : g->argv[0]);
+	for (a = g->argv; *a; a++)
+		fprintf(s->out, "%s\"%s\"", a == g->argv ? "" : ", ", *a);
+	fprintf(s->out, "], ? /* %d vars */) = 0\n", n);
+}
+
 static void on_enter(struct strace *s, const struct tep_record *rec, int tid, int nr,
 		     const unsigned long *args)
 {
@@ -495,7 +526,13 @@ static void on_enter(struct strace *s, const struct tep_record *rec, int tid, in
 	if (!t->started) {
 		const char *name = sysdec_name(nr);
 
-		if (!name || strncmp(name, "execve", 6))
+		/*
+		 * COMMAND stopped at its exec (target.c, ptrace): its first event
+		 * is the new program's; else it waited on a pipe: from its execve
+		 */
+		if (s->o->tgt.traced)
+			first_exec(s, t, rec);
+		else if (!name || strncmp(name, "execve", 6))
 			return;
 		t->started = true;
 	}
@@ -559,7 +596,8 @@ static void on_exit_(struct strace *s, const struct tep_record *rec, int tid, in
 {
 	struct task *t = task_get(s, tid);
 
-	if (!t || !t->in_call || t->call.nr != nr)
+	/* rt_sigreturn's exit says -1: the registers it restored have no syscall */
+	if (!t || !t->in_call || (t->call.nr != nr && nr != -1))
 		return;
 	t->in_call = false;
 	t->call.ret = ret;
@@ -886,7 +924,7 @@ static int strace_output(struct strace *s)
 
 	s->out = stdout;
 	if (s->o->outfile) {
-		s->out = fopen(s->o->outfile, "w");
+		s->out = fopen(s->o->outfile, "we");
 		if (!s->out) {
 			tp_error("strace: cannot write '%s': %s", s->o->outfile, strerror(errno));
 			s->out = stdout;

@@ -124,7 +124,7 @@ static const struct call_spec calls[] = {
 	{ "select", "dpppp", 'd', DS }, { "pselect6", "dppppp", 'd', DS },
 	{ "epoll_create1", "e", 'd', DS }, { "epoll_ctl", "fEfp", 'd', DS },
 	{ "epoll_wait", "fpdd", 'd', DS }, { "epoll_pwait", "fpddpU", 'd', DS },
-	{ "eventfd2", "uo", 'd', DS }, { "fadvise64", "fllV", 'd', DS },
+	{ "eventfd2", "uo", 'd', DS }, { "fadvise64", "fllv", 'd', DS },
 	{ "fallocate", "fQll", 'd', DS }, { "sendfile", "ffpU", 'd', DS | N },
 	{ "copy_file_range", "fpfpUu", 'd', DS }, { "prctl", "rxxxx", 'd', 0 },
 	{ "getgroups", "dp", 'd', 0 }, { "setgroups", "dp", 'd', 0 },

@@ -99,7 +99,7 @@ static int opt_e(const struct tp_opt *opt, const char *arg)
 	if (!strncmp(arg, "signals=", 8))
 		return set_signals(o, arg + 8);
 	if (strchr(arg, '=')) {
-		tp_error("strace: -e '%s': only trace= and signal= are supported", arg);
+		tp_error("-e '%s': only trace= and signal= are supported", arg);
 		return TP_USAGE;
 	}
 	return set_trace(o, arg);
@@ -134,7 +134,7 @@ static int trace_word(bool *mark, const char *w, bool val)
 	if (*w == '%') {
 		cls = sysdec_class(w + 1);
 		if (!cls) {
-			tp_error("strace: unknown class '%s' in -e trace (classes: %%file, "
+			tp_error("unknown class '%s' in -e trace (classes: %%file, "
 				 "%%process, %%network, %%signal, %%desc, %%memory, %%ipc)", w);
 			return TP_USAGE;
 		}
@@ -146,7 +146,7 @@ static int trace_word(bool *mark, const char *w, bool val)
 	nr = sysdec_nr(w);
 	if (nr < 0) {
 		suggest(w, hint, sizeof(hint));
-		tp_error("strace: unknown syscall '%s' in -e trace%s", w, hint);
+		tp_error("unknown syscall '%s' in -e trace%s", w, hint);
 		return TP_USAGE;
 	}
 	mark[nr] = val;
@@ -200,7 +200,7 @@ static int set_signals(struct strace_opts *o, const char *set)
 		if (sig < 0 && tp_parse_uint(w, &num))
 			sig = num <= 64 ? (int)num : -1;
 		if (sig <= 0 || sig > 64) {
-			tp_error("strace: unknown signal '%s' in -e signal", w);
+			tp_error("unknown signal '%s' in -e signal", w);
 			free(copy);
 			return TP_USAGE;
 		}
@@ -272,14 +272,14 @@ static int strace_parse(struct strace_opts *o, int argc, char **argv)
 	if (ret)
 		return ret;
 	if (args.argc) {
-		tp_error("strace: unexpected argument '%s' (the command goes after --)",
+		tp_error("unexpected argument '%s' (the command goes after --)",
 			 args.argv[0]);
 		ret = TP_USAGE;
 	} else if (!target_given(t)) {
-		tp_error("strace: nothing to trace: give -- COMMAND, -p PID or --cgroup PATH");
+		tp_error("nothing to trace: give -- COMMAND, -p PID or --cgroup PATH");
 		ret = TP_USAGE;
 	} else if (o->only_ok && o->only_failed) {
-		tp_error("strace: -z and -Z together show nothing");
+		tp_error("-z and -Z together show nothing");
 		ret = TP_USAGE;
 	}
 	if (ret)
@@ -857,7 +857,7 @@ static int strace_fields(struct strace *s)
 	struct tep_event *sg = tep_find_event_by_name(tep, "signal", "signal_deliver");
 
 	if (!en || !ex) {
-		tp_error("strace: the raw_syscalls events are not there");
+		tp_error("the raw_syscalls events are not there");
 		return TP_FAIL;
 	}
 	s->id_enter = en->id;
@@ -926,7 +926,7 @@ static int strace_output(struct strace *s)
 	if (s->o->outfile) {
 		s->out = fopen(s->o->outfile, "we");
 		if (!s->out) {
-			tp_error("strace: cannot write '%s': %s", s->o->outfile, strerror(errno));
+			tp_error("cannot write '%s': %s", s->o->outfile, strerror(errno));
 			s->out = stdout;
 			return TP_FAIL;
 		}
@@ -997,7 +997,7 @@ static int strace_end(struct strace *s, int ret)
 		if (s->out == stdout)
 			ret = live_stdout_failed(errno, ret);
 		else if (!ret) {
-			tp_error("strace: cannot write '%s': %s", s->o->outfile, strerror(errno));
+			tp_error("cannot write '%s': %s", s->o->outfile, strerror(errno));
 			ret = TP_FAIL;
 		}
 	}

@@ -75,7 +75,7 @@ static const struct call_spec calls[] = {
 	{ "mprotect", "pUP", 'd', MM }, { "munmap", "pU", 'd', MM }, { "brk", "p", 'x', MM },
 	{ "mremap", "pUUxp", 'x', MM }, { "madvise", "pUV", 'd', MM },
 	{ "rt_sigaction", "SppU", 'd', SG }, { "rt_sigprocmask", "HppU", 'd', SG },
-	{ "rt_sigreturn", "", 'd', SG }, { "sigaltstack", "pp", 'd', SG },
+	{ "rt_sigreturn", "q", 'd', SG }, { "sigaltstack", "pp", 'd', SG },
 	{ "rt_sigsuspend", "pU", 'd', SG }, { "pause", "", 'd', SG },
 	{ "kill", "dS", 'd', SG | P }, { "tkill", "dS", 'd', SG | P },
 	{ "tgkill", "ddS", 'd', SG | P },
@@ -524,7 +524,7 @@ static bool put_arg(const struct sysdec *d, struct out *o, const struct sysdec_c
 	case 'o': PUT_FLAGS(o, open, v, false); break;
 	case 'm': put_oct(o, v); break;
 	case 'M':
-		if (!(c->args[i - 1] & (O_CREAT | __O_TMPFILE)))
+		if (!(c->args[i - 1] & O_CREAT) && (c->args[i - 1] & O_TMPFILE) != O_TMPFILE)
 			return false;
 		put_oct(o, v);
 		break;
@@ -568,6 +568,7 @@ static bool put_arg(const struct sysdec *d, struct out *o, const struct sysdec_c
 	case 'e': PUT_FLAGS(o, epollflags, v, false); break;
 	case 'Q': PUT_FLAGS(o, falloc, v, false); break;
 	case 'i': PUT_ENUM(o, idtype, (int)v); break;
+	case 'q': puts_(o, "{mask=...}"); break;	/* the frame's mask: not in the event */
 	case 'Y': put_clone(o, c->args); return false;
 	case 'C': put_fcntl(o, c->args); return false;
 	case 'X': put_futex(o, c->args); return false;

@@ -95,6 +95,8 @@ TABLES = [
 
 # strace writes these flags highest first (SOCK_CLOEXEC|SOCK_NONBLOCK)
 DESCENDING = ("sockflags",)
+# and these after the others (O_RDONLY|O_CLOEXEC|O_DIRECTORY)
+LAST = {"open": ("O_DIRECTORY",)}
 # the kernel's own errno values (ERESTARTSYS...) where its headers are installed
 KERNEL_ERRNO = "/usr/src/linux-headers-*/include/linux/errno.h"
 ENUM_RE = re.compile(r"^\s*(SOCK_[A-Z]+)\s*=\s*(\d+)", re.M)
@@ -170,6 +172,8 @@ def main():
             rows.sort(reverse=True)
         elif kind == "flags":     # the bits with most set first: composites before their parts
             rows.sort(key=lambda r: (r[0] & (r[0] - 1) == 0, r[0]))
+        if name in LAST:
+            rows.sort(key=lambda r: r[1] in LAST[name])
         else:
             rows.sort()
         print("static const struct sysdec_xlat xl_%s[] = {" % name)

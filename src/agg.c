@@ -133,10 +133,8 @@ int agg_spec_keys(struct agg_spec *spec, const char *by)
 
 	spec->nkeys = 0;
 	spec->text = strdup(by ? by : "event");
-	if (!spec->text) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!spec->text)
+		return tp_oom();
 	p = spec->text;
 	if (!*p || *p == ',' || p[strlen(p) - 1] == ',' || strstr(p, ",,")) {
 		tp_error("invalid key list '%s': an empty key", by);
@@ -183,10 +181,8 @@ int agg_spec_bounds(struct agg_spec *spec, const char *list, bool dur)
 	char *copy = strdup(list ? list : ""), *tok, *save = NULL, *end;
 	int n = 0, ret = TP_OK;
 
-	if (!copy) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!copy)
+		return tp_oom();
 	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
 		unsigned long long ns;
 		long long v = 0;
@@ -340,12 +336,120 @@ struct ev *agg_ev_append(struct agg *a)
 	struct ev *nv = realloc(a->ev, (a->nev + 1) * sizeof(*nv));
 
 	if (!nv) {
-		tp_error("out of memory");
+		tp_oom();
 		return NULL;
 	}
 	a->ev = nv;
 	memset(&nv[a->nev], 0, sizeof(*nv));
 	return &nv[a->nev];
+}
+
+/* The stack key: ftrace:kernel_stack's decoder, found once. */
+static int stack_key(struct agg *a, int k)
+{
+	struct tep_event *ks;
+
+	if (a->kstack)
+		return TP_OK;
+	ks = tep_find_event_by_name(a->tep, "ftrace", "kernel_stack");
+	a->kstack = ks ? decoder_event(a->dec, ks->id) : NULL;
+	if (!a->kstack || a->kstack->special != DS_KSTACK) {
+		tp_error("cannot read the format of 'ftrace:kernel_stack'");
+		return TP_FAIL;
+	}
+	a->kstack_id = ks->id;
+	a->stack_col = k;
+	return TP_OK;
+}
+
+/*
+ * The key "syscall" of an event without such a field: the number of a
+ * syscall event, by name, as latency's key.
+ */
+static int syscall_key(struct agg *a, struct col *c, const struct dec_event *de,
+		       const struct ev *e)
+{
+	if (!strcmp(de->system, "raw_syscalls"))
+		c->f = agg_field_find(de, "id");
+	else if (!strcmp(de->system, "syscalls"))
+		c->f = agg_field_find(de, "__syscall_nr");
+	if (c->f && c->f->kind == DK_INT) {
+		c->sysname = true;
+		if (!a->sysnames_read) {
+			a->sysnames_read = true;
+			agg_names_syscalls(&a->sysnames);
+		}
+		return TP_OK;
+	}
+	tp_error("unknown key 'syscall' for '%s': it needs raw_syscalls or syscalls events",
+		 e->label);
+	return TP_USAGE;
+}
+
+/* A key that is a field of the event: the field, and a string or a number with its symbols. */
+static int field_key(struct agg *a, struct col *c, const struct dec_event *de,
+		     const struct ev *e, int k, const char *fmt, size_t fmtlen)
+{
+	const struct agg_spec *spec = a->spec;
+
+	c->f = agg_field_find(de, spec->field[k]);
+	if (!c->f && !strcmp(spec->name[k], "syscall"))
+		return syscall_key(a, c, de, e);
+	if (!c->f)
+		return agg_field_unknown(de, "field", spec->field[k], e->label);
+	if (c->f->kind == DK_STR) {
+		c->str = true;
+	} else if (c->f->kind == DK_INT) {
+		c->sym = decode_format_field_sym(fmt, fmtlen, c->f->name);
+	} else {
+		tp_error("field '%s' of '%s' is an array: keys are numbers or strings",
+			 c->f->name, e->label);
+		return TP_USAGE;
+	}
+	return TP_OK;
+}
+
+/* Key k of the event just added, typed as the first event's key k is. */
+static int event_key(struct agg *a, struct ev *e, const struct dec_event *de, int k,
+		     const char *fmt, size_t fmtlen)
+{
+	const struct agg_spec *spec = a->spec;
+	struct col *c = &e->col[k];
+	int ret = TP_OK;
+
+	c->kind = spec->kind[k];
+	if (c->kind == AGG_KEY_STACK)
+		ret = stack_key(a, k);
+	else if (c->kind == AGG_KEY_FIELD)
+		ret = field_key(a, c, de, e, k, fmt, fmtlen);
+	if (ret)
+		return ret;
+	if (a->nev == 1) {
+		a->type[k] = agg_col_type_of(c);
+	} else if ((a->type[k] == AGG_COL_STR) != (agg_col_type_of(c) == AGG_COL_STR)) {
+		tp_error("key '%s' is a %s in '%s' but not in '%s'", spec->name[k],
+			 a->type[k] == AGG_COL_STR ? "string" : "number", a->ev[0].label,
+			 e->label);
+		return TP_USAGE;
+	}
+	return TP_OK;
+}
+
+/* The value field of the event just added: a number. */
+static int event_value(struct agg *a, struct ev *e, const struct dec_event *de)
+{
+	const char *value = a->spec->value;
+
+	e->vf = agg_field_find(de, value);
+	if (!e->vf)
+		return agg_field_unknown(de, "field", value, e->label);
+	if (e->vf->kind != DK_INT) {
+		tp_error("field '%s' of '%s' is not a number", value, e->label);
+		return TP_USAGE;
+	}
+	if (a->nev == 1)
+		a->vsign = e->vf->sign;
+	return TP_OK;
 }
 
 int agg_add_event(struct agg *a, const char *sys, const char *name, const char *fmt,
@@ -355,7 +459,7 @@ int agg_add_event(struct agg *a, const char *sys, const char *name, const char *
 	struct tep_event *event = tep_find_event_by_name(a->tep, sys, name);
 	struct dec_event *de;
 	struct ev *e;
-	int k;
+	int k, ret;
 
 	if (!event || !(de = decoder_event(a->dec, event->id))) {
 		tp_error("cannot read the format of '%s:%s'", sys, name);
@@ -372,101 +476,30 @@ int agg_add_event(struct agg *a, const char *sys, const char *name, const char *
 	if (!e->sys || !e->name || asprintf(&e->label, "%s:%s", de->system, de->name) < 0) {
 		free(e->sys);
 		free(e->name);
-		tp_error("out of memory");
-		return TP_FAIL;
+		return tp_oom();
 	}
 	/* from here on the event is a->ev[a->nev] whatever happens: agg_free frees it */
 	a->nev++;
 	/* latency: the keys are the pairs', resolved once every side is there (agg_ready) */
 	if (spec->join) {
 		e->fmt = strndup(fmt, fmtlen);
-		if (!e->fmt) {
-			tp_error("out of memory");
-			return TP_FAIL;
+		if (!e->fmt)
+			return tp_oom();
+	} else {
+		for (k = 0; k < spec->nkeys; k++) {
+			ret = event_key(a, e, de, k, fmt, fmtlen);
+			if (ret)
+				return ret;
 		}
-		goto by_id;
-	}
-	for (k = 0; k < spec->nkeys; k++) {
-		struct col *c = &e->col[k];
-
-		c->kind = spec->kind[k];
-		if (c->kind == AGG_KEY_STACK && !a->kstack) {
-			struct tep_event *ks = tep_find_event_by_name(a->tep, "ftrace", "kernel_stack");
-
-			a->kstack = ks ? decoder_event(a->dec, ks->id) : NULL;
-			if (!a->kstack || a->kstack->special != DS_KSTACK) {
-				tp_error("cannot read the format of 'ftrace:kernel_stack'");
-				return TP_FAIL;
-			}
-			a->kstack_id = ks->id;
-			a->stack_col = k;
-		}
-		if (c->kind != AGG_KEY_FIELD)
-			goto typed;
-		c->f = agg_field_find(de, spec->field[k]);
-		/* syscall: the number of a syscall event, by name, as latency's key */
-		if (!c->f && !strcmp(spec->name[k], "syscall")) {
-			if (!strcmp(de->system, "raw_syscalls"))
-				c->f = agg_field_find(de, "id");
-			else if (!strcmp(de->system, "syscalls"))
-				c->f = agg_field_find(de, "__syscall_nr");
-			if (c->f && c->f->kind == DK_INT) {
-				c->sysname = true;
-				if (!a->sysnames_read) {
-					a->sysnames_read = true;
-					agg_names_syscalls(&a->sysnames);
-				}
-				goto typed;
-			}
-			tp_error("unknown key 'syscall' for '%s': it needs raw_syscalls or "
-				 "syscalls events", e->label);
-			return TP_USAGE;
-		}
-		if (!c->f)
-			return agg_field_unknown(de, "field", spec->field[k], e->label);
-		if (c->f->kind == DK_STR) {
-			c->str = true;
-		} else if (c->f->kind == DK_INT) {
-			c->sym = decode_format_field_sym(fmt, fmtlen, c->f->name);
-		} else {
-			tp_error("field '%s' of '%s' is an array: keys are numbers or strings",
-				 c->f->name, e->label);
-			return TP_USAGE;
-		}
-typed:
-		if (a->nev == 1) {
-			a->type[k] = agg_col_type_of(c);
-		} else if ((a->type[k] == AGG_COL_STR) != (agg_col_type_of(c) == AGG_COL_STR)) {
-			tp_error("key '%s' is a %s in '%s' but not in '%s'", spec->name[k],
-				 a->type[k] == AGG_COL_STR ? "string" : "number", a->ev[0].label,
-				 e->label);
-			return TP_USAGE;
+		if (spec->value) {
+			ret = event_value(a, e, de);
+			if (ret)
+				return ret;
 		}
 	}
-	if (spec->value) {
-		e->vf = agg_field_find(de, spec->value);
-		if (!e->vf)
-			return agg_field_unknown(de, "field", spec->value, e->label);
-		if (e->vf->kind != DK_INT) {
-			tp_error("field '%s' of '%s' is not a number", spec->value, e->label);
-			return TP_USAGE;
-		}
-		if (a->nev == 1)
-			a->vsign = e->vf->sign;
-	}
-by_id:
-	if (event->id >= a->nid) {
-		int nn = event->id + 64;
-		uint32_t *nb = realloc(a->by_id, nn * sizeof(*nb));
-
-		if (!nb) {
-			tp_error("out of memory");
-			return TP_FAIL;
-		}
-		memset(nb + a->nid, 0, (nn - a->nid) * sizeof(*nb));
-		a->by_id = nb;
-		a->nid = nn;
-	}
+	if (event->id >= a->nid &&
+	    !tp_array_grow(&a->by_id, &a->nid, event->id + 64, sizeof(*a->by_id)))
+		return tp_oom();
 	a->by_id[event->id] = a->nev;
 	return TP_OK;
 }
@@ -812,22 +845,30 @@ uint64_t agg_refused(const struct agg *a)
 	return a->refused;
 }
 
+/* *min and *max with row s's, signed or not as the value is. */
+static void minmax_merge(const struct agg *a, uint64_t *min, uint64_t *max, const struct row *s)
+{
+	if (a->vsign) {
+		if ((int64_t)s->min < (int64_t)*min)
+			*min = s->min;
+		if ((int64_t)s->max > (int64_t)*max)
+			*max = s->max;
+	} else {
+		if (s->min < *min)
+			*min = s->min;
+		if (s->max > *max)
+			*max = s->max;
+	}
+}
+
 /* Row s added to row r (of the same key, or of the key s folds into). */
 void agg_row_merge(const struct agg *a, struct row *r, const struct row *s)
 {
 	if (!r->count) {
 		r->min = s->min;
 		r->max = s->max;
-	} else if (a->vsign) {
-		if ((int64_t)s->min < (int64_t)r->min)
-			r->min = s->min;
-		if ((int64_t)s->max > (int64_t)r->max)
-			r->max = s->max;
 	} else {
-		if (s->min < r->min)
-			r->min = s->min;
-		if (s->max > r->max)
-			r->max = s->max;
+		minmax_merge(a, &r->min, &r->max, s);
 	}
 	r->count += s->count;
 	r->sum += s->sum;
@@ -1015,6 +1056,61 @@ static const char *raw_str(const unsigned char *raw, size_t *r, size_t *len)
 	return (const char *)raw + *r - l16;
 }
 
+/*
+ * The name a number key prints as, in buf (KEY_STR_MAX bytes), its length in
+ * *len: a syscall's name, or the symbol of a field printed as one; NULL: the
+ * number itself.
+ */
+static const char *num_name(const struct agg *a, const struct col *c, uint64_t v,
+			    struct trace_seq *seq, char *buf, size_t *len)
+{
+	int n;
+
+	if (c->sysname) {
+		if (v < a->sysnames.n && a->sysnames.v[v])
+			n = snprintf(buf, KEY_STR_MAX, "%s", a->sysnames.v[v]);
+		else
+			n = snprintf(buf, KEY_STR_MAX, "sys_%llu", (unsigned long long)v);
+		*len = n < KEY_STR_MAX ? (size_t)n : KEY_STR_MAX - 1;
+		return buf;
+	}
+	if (c->sym == DEC_SYM_NONE)
+		return NULL;
+	trace_seq_reset(seq);
+	decode_sym_print(seq, v, c->sym);
+	trace_seq_terminate(seq);
+	*len = seq->len < KEY_STR_MAX ? seq->len : KEY_STR_MAX - 1;
+	memcpy(buf, seq->buffer, *len);
+	return buf;
+}
+
+/*
+ * A key's cell, a string (str, len bytes) or else the number v, and its part
+ * of the output key at okey; returns the length of that part.
+ */
+static size_t cell_put(struct agg_cell *cell, unsigned char *okey, const char *str, size_t len,
+		       uint64_t v)
+{
+	cell->frames = NULL;
+	if (str) {
+		/* a string key ends at its first NUL, as the kernel prints it */
+		const char *z = memchr(str, '\0', len);
+
+		if (z)
+			len = z - str;
+		/* made permanent by the caller for new groups; v: its length until then */
+		cell->s = str;
+		cell->v = len;
+		memcpy(okey, str, len);
+		okey[len] = '\0';
+		return len + 1;
+	}
+	cell->s = NULL;
+	cell->v = v;
+	memcpy(okey, &v, 8);
+	return 8;
+}
+
 static size_t key_cells(struct agg *a, const unsigned char *raw, struct agg_cell *cells,
 			unsigned char *okey, uint64_t *bucket, struct trace_seq *seq,
 			char (*sym)[KEY_STR_MAX], bool *reloaded)
@@ -1072,52 +1168,63 @@ static size_t key_cells(struct agg *a, const unsigned char *raw, struct agg_cell
 			}
 			memcpy(&v, raw + r, 8);
 			r += 8;
-			if (c->sysname) {
-				int n;
-
-				if (v < a->sysnames.n && a->sysnames.v[v])
-					n = snprintf(sym[k], KEY_STR_MAX, "%s", a->sysnames.v[v]);
-				else
-					n = snprintf(sym[k], KEY_STR_MAX, "sys_%llu",
-						     (unsigned long long)v);
-				len = n < KEY_STR_MAX ? (size_t)n : KEY_STR_MAX - 1;
-				str = sym[k];
-			} else if (c->sym != DEC_SYM_NONE) {
-				trace_seq_reset(seq);
-				decode_sym_print(seq, v, c->sym);
-				trace_seq_terminate(seq);
-				len = seq->len < KEY_STR_MAX ? seq->len : KEY_STR_MAX - 1;
-				memcpy(sym[k], seq->buffer, len);
-				str = sym[k];
-			}
+			str = num_name(a, c, v, seq, sym[k], &len);
 			break;
 		default:
 			break;
 		}
-		if (str) {
-			/* a string key ends at its first NUL, as the kernel prints it */
-			const char *z = memchr(str, '\0', len);
-
-			if (z)
-				len = z - str;
-			/* made permanent by the caller for new groups; v: its length until then */
-			cells[k].s = str;
-			cells[k].v = len;
-			cells[k].frames = NULL;
-			memcpy(okey + o, str, len);
-			okey[o + len] = '\0';
-			o += len + 1;
-		} else {
-			cells[k].s = NULL;
-			cells[k].v = v;
-			cells[k].frames = NULL;
-			memcpy(okey + o, &v, 8);
-			o += 8;
-		}
+		o += cell_put(&cells[k], okey + o, str, len, v);
 	}
 	if (s->value || s->join)
 		memcpy(bucket, raw + r, 8);
 	return o;
+}
+
+/* A new group of the table: its key cells made permanent, its first min and max. */
+static void group_new(const struct agg *a, struct agg_table *t, struct agg_group *g,
+		      const struct row *s, const struct agg_cell *cells)
+{
+	int k;
+
+	for (k = 0; k < a->spec->nkeys; k++) {
+		g->key[k] = cells[k];
+		if (cells[k].s) {
+			g->key[k].s = table_str(t, cells[k].s, cells[k].v);
+			g->key[k].v = 0;
+		} else if (cells[k].frames) {
+			/* the raw key is not aligned for uint64_t: a copy */
+			g->key[k].frames = (const uint64_t *)table_dup(t, cells[k].frames,
+									cells[k].v * 8);
+			if (!g->key[k].frames)
+				g->key[k].v = 0;
+		}
+	}
+	g->min = s->min;
+	g->max = s->max;
+}
+
+/* Each group's buckets, ascending, equal ones merged; -1: out of memory. */
+static int groups_buckets(struct agg_table *t, struct bref *br, size_t nbr)
+{
+	size_t i, j;
+
+	qsort(br, nbr, sizeof(*br), bref_cmp);
+	t->bpool = calloc(nbr ? nbr : 1, sizeof(*t->bpool));
+	if (!t->bpool)
+		return -1;
+	for (i = j = 0; i < nbr; i++) {
+		struct agg_group *g = &t->g[br[i].group];
+
+		if (g->nbuckets && g->buckets[g->nbuckets - 1].lo == br[i].b.lo) {
+			g->buckets[g->nbuckets - 1].count += br[i].b.count;
+			continue;
+		}
+		if (!g->nbuckets)
+			g->buckets = &t->bpool[j];
+		t->bpool[j++] = br[i].b;
+		g->nbuckets++;
+	}
+	return 0;
 }
 
 struct agg_table *agg_snapshot(struct agg *a, bool totals, size_t top)
@@ -1125,10 +1232,9 @@ struct agg_table *agg_snapshot(struct agg *a, bool totals, size_t top)
 	struct tab *src = totals ? &a->total : &a->cur, groups = { 0 };
 	struct agg_table *t = calloc(1, sizeof(*t));
 	struct bref *br = NULL;
-	size_t nbr = 0, i, j;
+	size_t nbr = 0, i;
 	struct trace_seq seq;
 	bool reloaded = false;
-	int k;
 
 	if (!t)
 		return NULL;
@@ -1159,33 +1265,10 @@ struct agg_table *agg_snapshot(struct agg *a, bool totals, size_t top)
 		if (!r)
 			goto fail;
 		g = &t->g[r - groups.rows];
-		if (!r->count) {
-			for (k = 0; k < a->spec->nkeys; k++) {
-				g->key[k] = cells[k];
-				if (cells[k].s) {
-					g->key[k].s = table_str(t, cells[k].s, cells[k].v);
-					g->key[k].v = 0;
-				} else if (cells[k].frames) {
-					/* the raw key is not aligned for uint64_t: a copy */
-					g->key[k].frames = (const uint64_t *)table_dup(t,
-						cells[k].frames, cells[k].v * 8);
-					if (!g->key[k].frames)
-						g->key[k].v = 0;
-				}
-			}
-			g->min = s->min;
-			g->max = s->max;
-		} else if (a->vsign) {
-			if ((int64_t)s->min < (int64_t)g->min)
-				g->min = s->min;
-			if ((int64_t)s->max > (int64_t)g->max)
-				g->max = s->max;
-		} else {
-			if (s->min < g->min)
-				g->min = s->min;
-			if (s->max > g->max)
-				g->max = s->max;
-		}
+		if (!r->count)
+			group_new(a, t, g, s, cells);
+		else
+			minmax_merge(a, &g->min, &g->max, s);
 		r->count += s->count;
 		g->count += s->count;
 		g->sum += s->sum;
@@ -1198,25 +1281,8 @@ struct agg_table *agg_snapshot(struct agg *a, bool totals, size_t top)
 		}
 	}
 	t->nall = groups.n;
-	if (br) {
-		/* each group's buckets, ascending, equal ones merged */
-		qsort(br, nbr, sizeof(*br), bref_cmp);
-		t->bpool = calloc(nbr ? nbr : 1, sizeof(*t->bpool));
-		if (!t->bpool)
-			goto fail;
-		for (i = j = 0; i < nbr; i++) {
-			struct agg_group *g = &t->g[br[i].group];
-
-			if (g->nbuckets && g->buckets[g->nbuckets - 1].lo == br[i].b.lo) {
-				g->buckets[g->nbuckets - 1].count += br[i].b.count;
-				continue;
-			}
-			if (!g->nbuckets)
-				g->buckets = &t->bpool[j];
-			t->bpool[j++] = br[i].b;
-			g->nbuckets++;
-		}
-	}
+	if (br && groups_buckets(t, br, nbr) < 0)
+		goto fail;
 	sort_table = t;
 	qsort(t->g, t->nall, sizeof(*t->g), group_cmp);
 	t->n = top && top < t->nall ? top : t->nall;

@@ -242,8 +242,7 @@ int agg_ready(struct agg *a)
 	e->id = -1;
 	if (asprintf(&e->label, "%s -> %s", j->start, j->end) < 0) {
 		e->label = NULL;
-		tp_error("out of memory");
-		return TP_FAIL;
+		return tp_oom();
 	}
 	a->jev = a->nev++;
 	for (s = 0; s < a->njs; s++)

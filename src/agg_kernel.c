@@ -277,6 +277,79 @@ static size_t join_kernel_key(struct agg *a, const struct ev *e, const struct kv
 	return k;
 }
 
+/*
+ * The end of the entry at line (its line's end): a string key holding a
+ * newline (a task may name itself so) carries the entry on to the line of
+ * its " } hitcount:".
+ */
+static const char *entry_end(const char *line, const char *end, const char *textend)
+{
+	const char *hc;
+
+	if (memmem(line, end - line, " } hitcount:", 12))
+		return end;
+	hc = memmem(end, textend - end, " } hitcount:", 12);
+	if (hc)
+		end = memchr(hc, '\n', textend - hc);
+	return end ? end : textend;
+}
+
+/* The exact key of an entry of event idx: what this entry counted until now. */
+static size_t exact_key(const struct ev *e, const struct kvals *kv, uint32_t idx,
+			unsigned char *xkey)
+{
+	size_t x = 4;
+	int c;
+
+	memcpy(xkey, &idx, 4);
+	for (c = 0; c < e->nkk; c++) {
+		if (e->kk[c].type == KK_STR) {
+			x += put_str(xkey + x, kv->s[c], kv->len[c]);
+		} else {
+			memcpy(xkey + x, &kv->v[c], 8);
+			x += 8;
+		}
+	}
+	return x;
+}
+
+/* The row key of an entry of event idx, laid out as agg_record lays it out. */
+static size_t row_key(const struct agg *a, const struct ev *e, const struct kvals *kv,
+		      uint32_t idx, unsigned char *key)
+{
+	size_t k = 4;
+	int c;
+
+	memcpy(key, &idx, 4);
+	for (c = 0; c < a->spec->nkeys; c++) {
+		const struct col *cl = &e->col[c];
+		int32_t i32;
+
+		switch (cl->kind) {
+		case AGG_KEY_COMM:
+			k += put_str(key + k, kv->comm, kv->commlen);
+			break;
+		case AGG_KEY_PID:
+		case AGG_KEY_CPU:
+			i32 = (int32_t)kv->v[cl->kk];
+			memcpy(key + k, &i32, 4);
+			k += 4;
+			break;
+		case AGG_KEY_FIELD:
+			if (cl->str) {
+				k += put_str(key + k, kv->s[cl->kk], kv->len[cl->kk]);
+			} else {
+				memcpy(key + k, &kv->v[cl->kk], 8);
+				k += 8;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	return k;
+}
+
 int agg_kernel_update(struct agg *a, int i, const char *text, uint64_t *dropped)
 {
 	const struct ev *e = &a->ev[i];
@@ -299,7 +372,6 @@ int agg_kernel_update(struct agg *a, int i, const char *text, uint64_t *dropped)
 		struct row *r;
 		uint64_t delta, val = 0;
 		size_t k, x;
-		int c;
 
 		end = memchr(line, '\n', textend - line);
 		if (!end)
@@ -310,71 +382,26 @@ int agg_kernel_update(struct agg *a, int i, const char *text, uint64_t *dropped)
 		}
 		if (*line != '{')
 			continue;
-		/* a string key holding a newline (a task may name itself so): the entry goes on */
-		if (!memmem(line, end - line, " } hitcount:", 12)) {
-			const char *hc = memmem(end, textend - end, " } hitcount:", 12);
-
-			if (hc)
-				end = memchr(hc, '\n', textend - hc);
-			if (!end)
-				end = textend;
-		}
+		end = entry_end(line, end, textend);
 		memset(&kv, 0, sizeof(kv));
 		if (!parse_entry(e, line, end, &kv)) {
 			bad++;
 			continue;
 		}
-		/* the exact key: what this entry counted until now */
-		memcpy(xkey, &idx, 4);
-		x = 4;
-		for (c = 0; c < e->nkk; c++) {
-			if (e->kk[c].type == KK_STR) {
-				x += put_str(xkey + x, kv.s[c], kv.len[c]);
-			} else {
-				memcpy(xkey + x, &kv.v[c], 8);
-				x += 8;
-			}
-		}
+		x = exact_key(e, &kv, idx, xkey);
 		r = agg_tab_get(&a->kprev, xkey, x, hash_bytes(xkey, x));
 		if (!r || kv.hits <= r->count)
 			continue;
 		delta = kv.hits - r->count;
 		r->count = kv.hits;
-		/* the row key, laid out as agg_record lays it out */
-		memcpy(key, &idx, 4);
-		k = 4;
 		if (a->spec->join) {
+			memcpy(key, &idx, 4);
 			k = join_kernel_key(a, e, &kv, key);
 			/* the synthetic event's time is in microseconds */
 			agg_rows_add(a, &a->cur, key, k, kv.v[e->vkk] * 1000, delta);
 			continue;
 		}
-		for (c = 0; c < a->spec->nkeys; c++) {
-			const struct col *cl = &e->col[c];
-			int32_t i32;
-
-			switch (cl->kind) {
-			case AGG_KEY_COMM:
-				k += put_str(key + k, kv.comm, kv.commlen);
-				break;
-			case AGG_KEY_PID:
-			case AGG_KEY_CPU:
-				i32 = (int32_t)kv.v[cl->kk];
-				memcpy(key + k, &i32, 4);
-				k += 4;
-				break;
-			case AGG_KEY_FIELD:
-				if (cl->str) {
-					k += put_str(key + k, kv.s[cl->kk], kv.len[cl->kk]);
-				} else {
-					memcpy(key + k, &kv.v[cl->kk], 8);
-					k += 8;
-				}
-				break;
-			default:
-				break;
-			}
-		}
+		k = row_key(a, e, &kv, idx, key);
 		if (e->vf)
 			val = kv.v[e->vkk];
 		agg_rows_add(a, &a->cur, key, k, val, delta);
@@ -439,156 +466,184 @@ static char *echo_line(const char *text, const char *path_end)
 	return NULL;
 }
 
-const char *agg_kernel_join(struct agg *a, const char *name, const char *filter,
-			    struct agg_kjoin *kj)
+/* The join's one START and one END side; why the kernel cannot pair them, or NULL. */
+static const char *join_sides(const struct agg *a, const struct agg_side **ss,
+			      const struct agg_side **es)
 {
 	const struct agg_join *j = a->spec->join;
-	const struct agg_side *ss = NULL, *es = NULL;
-	struct ev *e = &a->ev[a->jev];
-	struct tracefs_synth *syn = NULL;
-	char start_sys[256], end_sys[256], path[600], fname[16];
-	const char *why = NULL;
-	struct trace_seq seq;
-	int k, s, m;
+	int s;
 
-	memset(kj, 0, sizeof(*kj));
+	*ss = *es = NULL;
 	if (a->spec->scale == AGG_SCALE_LIST)
 		return "--buckets (the kernel's buckets are powers of two or of one width)";
 	for (s = 0; s < j->nside; s++) {
-		if (j->side[s].end && !es)
-			es = &j->side[s];
-		else if (!j->side[s].end && !ss)
-			ss = &j->side[s];
+		if (j->side[s].end && !*es)
+			*es = &j->side[s];
+		else if (!j->side[s].end && !*ss)
+			*ss = &j->side[s];
 		else
 			return "several START or END events (the kernel pairs one with one)";
 		if (j->side[s].cond)
 			return "a START that depends on the task's state";
 	}
-	if (!ss || !es)
+	if (!*ss || !*es)
 		return "no START or no END";
 	if (a->spec->nkeys > KERNEL_KEYS_MAX - 1)
 		return "more than two keys (the time is the third)";
-	snprintf(kj->name, sizeof(kj->name), "%s", name);
-	snprintf(start_sys, sizeof(start_sys), "%.*s", (int)strcspn(ss->event, ":"), ss->event);
-	snprintf(end_sys, sizeof(end_sys), "%.*s", (int)strcspn(es->event, ":"), es->event);
-	kj->start_sys = a->ev[a->js[0].end ? a->js[1].ev : a->js[0].ev].sys;
-	kj->start_ev = a->ev[a->js[0].end ? a->js[1].ev : a->js[0].ev].name;
-	kj->end_sys = a->ev[a->js[0].end ? a->js[0].ev : a->js[1].ev].sys;
-	kj->end_ev = a->ev[a->js[0].end ? a->js[0].ev : a->js[1].ev].name;
-	syn = tracefs_synth_alloc(a->tep, name, kj->start_sys, kj->start_ev, kj->end_sys,
-				  kj->end_ev, ss->match[0], es->match[0], "m0");
-	if (!syn)
-		return "libtracefs cannot pair these fields";
-	for (m = 1; m < ss->nmatch && !why; m++) {
+	return NULL;
+}
+
+/* The synthetic event's fields that pair a START with its END. */
+static const char *synth_match(const struct agg *a, struct tracefs_synth *syn,
+			       const struct agg_side *ss, const struct agg_side *es)
+{
+	char fname[16];
+	int m;
+
+	for (m = 1; m < ss->nmatch; m++) {
 		snprintf(fname, sizeof(fname), "m%d", m);
 		if (tracefs_synth_add_match_field(syn, ss->match[m], es->match[m], fname) < 0)
-			why = "libtracefs cannot pair these fields";
+			return "libtracefs cannot pair these fields";
 	}
-	if (!why && j->per_cpu &&
+	if (a->spec->join->per_cpu &&
 	    tracefs_synth_add_match_field(syn, "common_cpu", "common_cpu", "mcpu") < 0)
-		why = "the kernel cannot pair per CPU";
-	/* the keys: what the synthetic event carries, and how its hist is keyed */
-	e->nkk = 0;
-	for (k = 0; k < a->spec->nkeys && !why; k++) {
-		struct col *c = &e->col[k];
-		const struct agg_side *side = a->kend[k] ? es : ss;
-		const struct jside *js = NULL;
-		const char *field = NULL;
-		enum kk_type type = KK_NUM;
+		return "the kernel cannot pair per CPU";
+	return NULL;
+}
 
-		for (s = 0; s < a->njs; s++)
-			if (a->js[s].end == a->kend[k])
-				js = &a->js[s];
-		snprintf(fname, sizeof(fname), "k%d", k);
-		switch (a->lk[k]) {
-		case LK_INT:
-		case LK_NAMES:
-			field = js->kf[k]->name;
-			break;
-		case LK_STR:
-			field = js->kf[k]->name;
+/* Key k: what the synthetic event carries for it, and how its hist is keyed. */
+static const char *synth_key(struct agg *a, struct ev *e, struct tracefs_synth *syn, int k,
+			     const struct agg_side *ss, const struct agg_side *es)
+{
+	struct col *c = &e->col[k];
+	const struct agg_side *side = a->kend[k] ? es : ss;
+	const struct jside *js = NULL;
+	const char *field = NULL;
+	enum kk_type type = KK_NUM;
+	char fname[16];
+	int s;
+
+	for (s = 0; s < a->njs; s++)
+		if (a->js[s].end == a->kend[k])
+			js = &a->js[s];
+	snprintf(fname, sizeof(fname), "k%d", k);
+	switch (a->lk[k]) {
+	case LK_INT:
+	case LK_NAMES:
+		field = js->kf[k]->name;
+		break;
+	case LK_STR:
+		field = js->kf[k]->name;
+		type = KK_STR;
+		break;
+	case LK_COMM:
+	case LK_PID:
+		/* the synthetic event is the END's: its common_pid is the END's task */
+		if (a->lk[k] == LK_COMM && side->comm) {
+			field = side->comm;
 			type = KK_STR;
-			break;
-		case LK_COMM:
-		case LK_PID:
-			/* the synthetic event is the END's: its common_pid is the END's task */
-			if (a->lk[k] == LK_COMM && side->comm) {
-				field = side->comm;
-				type = KK_STR;
-			} else if (a->kend[k] || !strcmp(ss->match[0], "common_pid")) {
-				kkey_add(e, "common_pid", a->lk[k] == LK_COMM ? KK_EXECNAME : KK_PID);
-				c->kk = e->nkk - 1;
-				continue;
-			} else if (a->lk[k] == LK_PID) {
-				field = "common_pid";
-			} else {
-				why = "the name of the START's task";
-			}
-			break;
-		default:
-			why = "a key the kernel cannot carry (cpu, event)";
-			break;
+		} else if (a->kend[k] || !strcmp(ss->match[0], "common_pid")) {
+			kkey_add(e, "common_pid", a->lk[k] == LK_COMM ? KK_EXECNAME : KK_PID);
+			c->kk = e->nkk - 1;
+			return NULL;
+		} else if (a->lk[k] == LK_PID) {
+			field = "common_pid";
+		} else {
+			return "the name of the START's task";
 		}
-		if (why)
-			break;
-		if ((a->kend[k] ? tracefs_synth_add_end_field(syn, field, fname) :
-				  tracefs_synth_add_start_field(syn, field, fname)) < 0) {
-			why = "libtracefs cannot carry a key";
-			break;
-		}
-		c->kk = kkey_add(e, fname, type);
-		if (c->kk < 0)
-			why = "more than two keys";
+		break;
+	default:
+		return "a key the kernel cannot carry (cpu, event)";
 	}
-	if (!why && tracefs_synth_add_compare_field(syn, TRACEFS_TIMESTAMP_USECS,
-						    TRACEFS_TIMESTAMP_USECS,
-						    TRACEFS_SYNTH_DELTA_END, "delta") < 0)
-		why = "libtracefs cannot take the time";
-	if (!why && (e->vkk = kkey_add(e, "delta", KK_NUM)) < 0)
-		why = "more than two keys";
+	if ((a->kend[k] ? tracefs_synth_add_end_field(syn, field, fname) :
+			  tracefs_synth_add_start_field(syn, field, fname)) < 0)
+		return "libtracefs cannot carry a key";
+	c->kk = kkey_add(e, fname, type);
+	if (c->kk < 0)
+		return "more than two keys";
+	return NULL;
+}
+
+/* The idle task's pairs left out, and the command's filter, on both sides. */
+static const char *synth_filters(const struct agg_join *j, struct tracefs_synth *syn,
+				 const struct agg_side *ss, const struct agg_side *es,
+				 const char *filter)
+{
 	/* the idle task's pairs do not count: the pid fields are not 0 */
-	if (!why && j->skip_idle &&
+	if (j->skip_idle &&
 	    (tracefs_synth_append_start_filter(syn, TRACEFS_FILTER_COMPARE,
 					       ss->pid ? ss->pid : "common_pid",
 					       TRACEFS_COMPARE_NE, "0") < 0 ||
 	     tracefs_synth_append_end_filter(syn, TRACEFS_FILTER_COMPARE,
 					     es->pid ? es->pid : "common_pid",
 					     TRACEFS_COMPARE_NE, "0") < 0))
-		why = "libtracefs cannot filter out the idle task";
-	if (!why && filter) {
-		if (j->skip_idle &&
-		    (tracefs_synth_append_start_filter(syn, TRACEFS_FILTER_AND, NULL, 0, NULL) < 0 ||
-		     tracefs_synth_append_end_filter(syn, TRACEFS_FILTER_AND, NULL, 0, NULL) < 0))
-			why = "the filter cannot be given to the kernel's triggers";
-		else if (tfs_filter_walk(filter, synth_start_filter, syn) < 0 ||
-			 tfs_filter_walk(filter, synth_end_filter, syn) < 0)
-			why = "the filter cannot be given to the kernel's triggers";
-	}
-	if (why) {
-		tracefs_synth_free(syn);
-		return why;
-	}
+		return "libtracefs cannot filter out the idle task";
+	if (!filter)
+		return NULL;
+	if (j->skip_idle &&
+	    (tracefs_synth_append_start_filter(syn, TRACEFS_FILTER_AND, NULL, 0, NULL) < 0 ||
+	     tracefs_synth_append_end_filter(syn, TRACEFS_FILTER_AND, NULL, 0, NULL) < 0))
+		return "the filter cannot be given to the kernel's triggers";
+	if (tfs_filter_walk(filter, synth_start_filter, syn) < 0 ||
+	    tfs_filter_walk(filter, synth_end_filter, syn) < 0)
+		return "the filter cannot be given to the kernel's triggers";
+	return NULL;
+}
+
+/* The synthetic event of the join, with its keys, its time and its filters. */
+static const char *synth_build(struct agg *a, struct agg_kjoin *kj, const char *name,
+			       const char *filter, const struct agg_side *ss,
+			       const struct agg_side *es, struct tracefs_synth **synp)
+{
+	struct ev *e = &a->ev[a->jev];
+	struct tracefs_synth *syn;
+	const char *why;
+	int k;
+
+	*synp = syn = tracefs_synth_alloc(a->tep, name, kj->start_sys, kj->start_ev, kj->end_sys,
+					  kj->end_ev, ss->match[0], es->match[0], "m0");
+	if (!syn)
+		return "libtracefs cannot pair these fields";
+	why = synth_match(a, syn, ss, es);
+	/* the keys: what the synthetic event carries, and how its hist is keyed */
+	e->nkk = 0;
+	for (k = 0; k < a->spec->nkeys && !why; k++)
+		why = synth_key(a, e, syn, k, ss, es);
+	if (!why && tracefs_synth_add_compare_field(syn, TRACEFS_TIMESTAMP_USECS,
+						    TRACEFS_TIMESTAMP_USECS,
+						    TRACEFS_SYNTH_DELTA_END, "delta") < 0)
+		why = "libtracefs cannot take the time";
+	if (!why && (e->vkk = kkey_add(e, "delta", KK_NUM)) < 0)
+		why = "more than two keys";
+	if (!why)
+		why = synth_filters(a->spec->join, syn, ss, es, filter);
+	return why;
+}
+
+/* The commands of the synthetic event and of its two triggers, from libtracefs's echo lines. */
+static void synth_commands(struct agg_kjoin *kj, struct tracefs_synth *syn)
+{
+	char path[sizeof("events///trigger") + 2 * TFS_NAME_MAX];
+	struct trace_seq seq;
+	const char *om, *bol;
+
 	trace_seq_init(&seq);
 	tracefs_synth_echo_cmd(&seq, syn);
 	trace_seq_terminate(&seq);
-	tracefs_synth_free(syn);
 	/* "s:NAME FIELDS" for dynamic_events: the fields after the name */
 	kj->fields = echo_line(seq.buffer, "dynamic_events");
 	/* START's line saves, END's line (onmatch) fires: the same file when one event is both */
-	{
-		const char *om = strstr(seq.buffer, "onmatch(");
-		const char *bol = om;
-
-		while (bol && bol > seq.buffer && bol[-1] != '\n')
-			bol--;
-		snprintf(path, sizeof(path), "events/%s/%s/trigger", kj->end_sys, kj->end_ev);
-		kj->end_cmd = bol ? echo_line(bol, path) : NULL;
-		snprintf(path, sizeof(path), "events/%s/%s/trigger", kj->start_sys, kj->start_ev);
-		kj->start_cmd = echo_line(seq.buffer, path);
-		if (kj->start_cmd && strstr(kj->start_cmd, "onmatch(")) {
-			free(kj->start_cmd);
-			kj->start_cmd = NULL;
-		}
+	om = strstr(seq.buffer, "onmatch(");
+	bol = om;
+	while (bol && bol > seq.buffer && bol[-1] != '\n')
+		bol--;
+	snprintf(path, sizeof(path), "events/%s/%s/trigger", kj->end_sys, kj->end_ev);
+	kj->end_cmd = bol ? echo_line(bol, path) : NULL;
+	snprintf(path, sizeof(path), "events/%s/%s/trigger", kj->start_sys, kj->start_ev);
+	kj->start_cmd = echo_line(seq.buffer, path);
+	if (kj->start_cmd && strstr(kj->start_cmd, "onmatch(")) {
+		free(kj->start_cmd);
+		kj->start_cmd = NULL;
 	}
 	trace_seq_destroy(&seq);
 	if (kj->fields && !strncmp(kj->fields, "s:", 2)) {
@@ -596,19 +651,54 @@ const char *agg_kernel_join(struct agg *a, const char *name, const char *filter,
 
 		memmove(kj->fields, f ? f + 1 : "", strlen(f ? f + 1 : "") + 1);
 	}
-	{
-		/* the rows: keys and the exact time; a table big enough for them */
-		char keys[512];
-		size_t n = 0;
+}
 
-		keys[0] = '\0';
-		for (k = 0; k < e->nkk; k++)
-			n += snprintf(keys + n, sizeof(keys) - n, "%s%s%s", k ? "," : "",
-				      e->kk[k].name,
-				      e->kk[k].type == KK_EXECNAME ? ".execname" : "");
-		if (asprintf(&kj->hist_cmd, "hist:keys=%s:size=16384", keys) < 0)
-			kj->hist_cmd = NULL;
+/* The hist trigger on the synthetic event: its rows are the keys and the exact time. */
+static char *synth_hist_cmd(const struct ev *e)
+{
+	char keys[512], *cmd;
+	size_t n = 0;
+	int k;
+
+	keys[0] = '\0';
+	for (k = 0; k < e->nkk; k++)
+		n += snprintf(keys + n, sizeof(keys) - n, "%s%s%s", k ? "," : "",
+			      e->kk[k].name,
+			      e->kk[k].type == KK_EXECNAME ? ".execname" : "");
+	/* a table big enough for them */
+	if (asprintf(&cmd, "hist:keys=%s:size=16384", keys) < 0)
+		return NULL;
+	return cmd;
+}
+
+const char *agg_kernel_join(struct agg *a, const char *name, const char *filter,
+			    struct agg_kjoin *kj)
+{
+	const struct agg_side *ss, *es;
+	struct ev *e = &a->ev[a->jev];
+	struct tracefs_synth *syn = NULL;
+	const char *why;
+	int st, en;
+
+	memset(kj, 0, sizeof(*kj));
+	why = join_sides(a, &ss, &es);
+	if (why)
+		return why;
+	st = a->js[0].end ? a->js[1].ev : a->js[0].ev;
+	en = a->js[0].end ? a->js[0].ev : a->js[1].ev;
+	snprintf(kj->name, sizeof(kj->name), "%s", name);
+	kj->start_sys = a->ev[st].sys;
+	kj->start_ev = a->ev[st].name;
+	kj->end_sys = a->ev[en].sys;
+	kj->end_ev = a->ev[en].name;
+	why = synth_build(a, kj, name, filter, ss, es, &syn);
+	if (why) {
+		tracefs_synth_free(syn);
+		return why;
 	}
+	synth_commands(kj, syn);
+	tracefs_synth_free(syn);
+	kj->hist_cmd = synth_hist_cmd(e);
 	if (!kj->fields || !kj->start_cmd || !kj->end_cmd || !kj->hist_cmd) {
 		agg_kjoin_release(kj);
 		return "libtracefs did not give the synthetic event's commands";

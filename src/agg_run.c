@@ -44,9 +44,11 @@
 #include <tracefs.h>
 
 #include "agg_run.h"
+#include "flame.h"
 #include "live.h"
 #include "opt.h"
 #include "output.h"
+#include "output_flame.h"
 #include "percpu.h"
 #include "rbpage.h"
 #include "state.h"
@@ -614,7 +616,7 @@ static int job_events(struct live *l, const struct agg_opts *o, struct tfs_event
 		const struct tfs_event *t = live_traced(l, &named.v[i]);
 
 		if (tfs_event_list_add(evs, t->system, t->name) < 0) {
-			tp_error("out of memory");
+			tp_oom();
 			ret = TP_FAIL;
 		}
 	}
@@ -771,7 +773,8 @@ static int set_session(struct agg_set *set)
 		const struct agg_spec *as = &set->jobs[k].o->spec;
 
 		for (i = 0; !set->jobs[k].try_kernel && i < as->nkeys; i++) {
-			if (as->kind[i] == AGG_KEY_STACK)
+			/* a recording has its stacks, or none */
+			if (as->kind[i] == AGG_KEY_STACK && !set->jobs[k].o->input)
 				spec.flags |= LIVE_KSTACK;
 			/* a comm key names a task as it was at the event (agg_comm_key) */
 			if (as->kind[i] == AGG_KEY_COMM)
@@ -1067,7 +1070,7 @@ static void emit(struct agg_set *st, bool totals, bool screen)
 	oa.interval_ns = (now - (totals ? st->start : st->last)) * (double)TP_NS_PER_S;
 	t = agg_snapshot(st->jobs[0].agg, totals, o->top);
 	if (!t) {
-		tp_error("out of memory");
+		tp_oom();
 		st->out_failed = true;
 		st->out_errno = ENOMEM;
 		return;
@@ -1109,13 +1112,91 @@ static int tick(void *ctx, double now)
 	return set->out_failed ? LIVE_STOP : LIVE_GO;
 }
 
+/*
+ * --folded, --flamegraph: a stack key, no other form of output; the SVG's
+ * file is made now (a temporary one beside it), so that a path that cannot
+ * be written fails before anything is traced.
+ */
+static int flame_begin(const struct agg_opts *o, struct flame_file *ff)
+{
+	const char *opt = o->folded ? "--folded" : "--flamegraph";
+	int k;
+
+	memset(ff, 0, sizeof(*ff));
+	if (!o->folded && !o->flamegraph)
+		return TP_OK;
+	for (k = 0; k < o->spec.nkeys && o->spec.kind[k] != AGG_KEY_STACK; k++)
+		;
+	if (k == o->spec.nkeys) {
+		tp_error("'%s' draws stacks: it needs a 'stack' key (--by stack, --by comm,stack)",
+			 opt);
+		return TP_USAGE;
+	}
+	if (o->json || o->interval > 0) {
+		tp_error("'%s' and '%s' cannot be used together", opt,
+			 o->json ? "--json" : "--interval");
+		return TP_USAGE;
+	}
+	return o->flamegraph ? flame_file_open(ff, o->flamegraph) : TP_OK;
+}
+
+static bool table_has_stacks(const struct agg_table *t)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < t->n; i++)
+		for (k = 0; k < t->spec->nkeys; k++)
+			if (t->type[k] == AGG_COL_STACK && t->g[i].key[k].v)
+				return true;
+	return false;
+}
+
+/* The totals as folded lines on stdout and the SVG, its file put in place. */
+static int flame_end(struct agg *agg, const struct agg_opts *o, struct flame_file *ff, int ret)
+{
+	struct output_flame of = { .latency = o->spec.join != NULL,
+				   .folded = o->folded ? stdout : NULL, .svg = ff->f };
+	struct agg_table *t = NULL;
+	char title[256];
+	size_t n;
+	int i;
+
+	if (!ret) {
+		agg_interval_end(agg);
+		t = agg_snapshot(agg, true, 0);
+		ret = t ? TP_OK : tp_oom();
+	}
+	if (!ret && t->n && !table_has_stacks(t)) {
+		tp_error("no event came with a kernel stack%s", o->input ?
+			 ": the recording has none (tpctl record --stack)" : "");
+		ret = TP_FAIL;
+	}
+	if (!ret) {
+		n = (size_t)snprintf(title, sizeof(title), "tpctl %s", tp.cmd);
+		for (i = 0; i < o->nevents && n < sizeof(title); i++)
+			n += (size_t)snprintf(title + n, sizeof(title) - n, " %s", o->events[i]);
+		of.title = title;
+		if (output_flame(t, &of) < 0 && errno == ENOMEM)
+			ret = tp_oom();
+	}
+	agg_table_free(t);
+	if (ret || !ff->f) {
+		flame_file_abort(ff);
+		return ret;
+	}
+	return flame_file_commit(ff);
+}
+
 /* After the run: the last interval (not on a screen: the totals replace it), the totals. */
-static int agg_end(struct agg_set *set, const struct agg_opts *o, int ret)
+static int agg_end(struct agg_set *set, const struct agg_opts *o, struct flame_file *ff, int ret)
 {
 	struct agg *agg = agg_set_agg(set, 0);
 	struct agg_table *tab;
 
-	if (o->interval > 0 && !set->screen && !set->out_failed) {
+	if (o->folded || o->flamegraph) {
+		ret = flame_end(agg, o, ff, ret);
+	} else if (o->interval > 0 && !set->screen && !set->out_failed) {
 		emit(set, false, false);
 		agg_interval_end(agg);
 		if (!o->json)
@@ -1140,6 +1221,7 @@ int agg_run(const struct agg_opts *o)
 {
 	struct live_tool tool;
 	struct agg_set *set;
+	struct flame_file ff;
 	int ret;
 
 	if (tp.instance) {
@@ -1147,9 +1229,14 @@ int agg_run(const struct agg_opts *o)
 			 tp.instance);
 		return TP_USAGE;
 	}
-	ret = set_open(&set, &o, 1, true);
+	ret = flame_begin(o, &ff);
 	if (ret)
 		return ret;
+	ret = set_open(&set, &o, 1, true);
+	if (ret) {
+		flame_file_abort(&ff);
+		return ret;
+	}
 	set->screen = !o->json && o->interval > 0 && isatty(STDOUT_FILENO);
 	ret = agg_set_start(set);
 	if (!ret) {
@@ -1162,8 +1249,9 @@ int agg_run(const struct agg_opts *o)
 			ret = agg_set_drain(set);
 		else
 			agg_set_drain(set);
-		ret = agg_end(set, o, ret);
+		ret = agg_end(set, o, &ff, ret);
 	}
+	flame_file_abort(&ff);
 	return agg_set_close(set, ret);
 }
 

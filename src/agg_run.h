@@ -39,6 +39,8 @@ struct agg_opts {
 	unsigned long long threads;	/* count, hist --threads: reader threads (0: per CPU) */
 	unsigned long long buffer_kb;	/* count, hist --buffer-kb: per-CPU buffer (0: default) */
 	const char *sort;	/* latency sched: --sort */
+	bool folded;		/* --folded: the stacks as folded lines on stdout */
+	const char *flamegraph;	/* --flamegraph FILE: the stacks as an SVG flame graph */
 	struct ftr_spec *ftrace;	/* count/latency --function (func_agg.c), else NULL */
 	/* what agg_main() runs instead of agg_run() (latency sched: its own table) */
 	int (*run)(const struct agg_opts *o);
@@ -123,6 +125,10 @@ int agg_opt_engine(const struct tp_opt *o, const char *arg);
 	OPT_STRING(0, "input", &(o)->input, "FILE",				\
 		   "read the events of a trace.dat (tpctl record, trace-cmd)\n"	\
 		   "instead of the live kernel"),					\
+	OPT_BOOL(0, "folded", &(o)->folded, "with a stack key: one line per stack, frames\n"	\
+		 "root first separated by ';', then its weight"),			\
+	OPT_STRING(0, "flamegraph", &(o)->flamegraph, "FILE",			\
+		   "with a stack key: an SVG flame graph into FILE"),			\
 	PROBE_OPTS(&(o)->probes)
 
 #endif

@@ -211,10 +211,8 @@ int cmd_filter(int argc, char **argv)
 	}
 	if (args.argc > 1) {
 		expr = join_args(args.argc, args.argv, 1);
-		if (!expr) {
-			tp_error("out of memory");
-			return TP_FAIL;
-		}
+		if (!expr)
+			return tp_oom();
 	}
 	ret = tfs_open(&inst);
 	if (!ret)

@@ -75,7 +75,7 @@ int count_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	} else if (!args.argc && !o->probes.n)
 		tp_error("no event given");
 	else if (stack && asprintf(&keys, "%s,stack", by ? by : "event") < 0)
-		tp_error("out of memory");
+		tp_oom();
 	else
 		ret = agg_spec_keys(&o->spec, keys ? keys : by);
 	free(keys);

@@ -11,8 +11,8 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "json.h"
 #include "opt.h"
+#include "print.h"
 #include "tfs.h"
 #include "cmd.h"
 #include "util.h"
@@ -42,31 +42,29 @@ static char *print_fmt_line(const char *text)
 	return strndup(p, strcspn(p, "\n"));
 }
 
-static void field_json(struct json *j, const struct tep_format_field *f, bool common)
+/*
+ * One field: a line of the table in the text (its type cut at 255 bytes),
+ * an object in JSON.
+ */
+static void print_field(struct print *p, const struct tep_format_field *f, bool common)
 {
-	json_obj_open(j, NULL);
-	json_str(j, "name", f->name);
-	json_str(j, "type", f->type);
-	json_int(j, "offset", f->offset);
-	json_int(j, "size", f->size);
-	json_bool(j, "signed", f->flags & TEP_FIELD_IS_SIGNED);
-	json_bool(j, "common", common);
-	json_str(j, "kind", field_kind(f));
+	bool sign = f->flags & TEP_FIELD_IS_SIGNED;
+
+	print_open_object(p, NULL);
+	print_string(p, PRINT_ANY, "name", "    %-28s ", f->name);
+	print_string(p, PRINT_ANY, "type", "%-32.255s ", f->type);
+	print_int(p, PRINT_ANY, "offset", "%6lld ", f->offset);
+	print_int(p, PRINT_ANY, "size", "%5lld  ", f->size);
+	print_string(p, PRINT_TEXT, NULL, "%s\n", sign ? "signed" : "unsigned");
+	print_bool(p, PRINT_JSON, "signed", NULL, sign);
+	print_bool(p, PRINT_JSON, "common", NULL, common);
+	print_string(p, PRINT_JSON, "kind", NULL, field_kind(f));
 	if ((f->flags & TEP_FIELD_IS_ARRAY) && !(f->flags & TEP_FIELD_IS_DYNAMIC))
-		json_int(j, "array_len", f->arraylen);
-	json_obj_close(j);
+		print_int(p, PRINT_JSON, "array_len", NULL, f->arraylen);
+	print_close_object(p);
 }
 
-static void field_text(const struct tep_format_field *f)
-{
-	char type[256];
-
-	snprintf(type, sizeof(type), "%s", f->type);
-	printf("    %-28s %-32s %6d %5d  %s\n", f->name, type, f->offset, f->size,
-	       (f->flags & TEP_FIELD_IS_SIGNED) ? "signed" : "unsigned");
-}
-
-static int show_event(struct json *j, struct tep_handle *tep, const struct tfs_event *e)
+static int show_event(struct print *p, struct tep_handle *tep, const struct tfs_event *e)
 {
 	struct tep_format_field *f;
 	struct tep_event *ev;
@@ -88,30 +86,22 @@ static int show_event(struct json *j, struct tep_handle *tep, const struct tfs_e
 	fmt = print_fmt_line(text);
 	free(text);
 	failed = ev->flags & TEP_EVENT_FL_FAILED;
-	if (j) {
-		json_obj_open(j, NULL);
-		json_str(j, "system", e->system);
-		json_str(j, "event", e->name);
-		json_int(j, "id", ev->id);
-		json_arr_open(j, "fields");
-		for (f = ev->format.common_fields; f; f = f->next)
-			field_json(j, f, true);
-		for (f = ev->format.fields; f; f = f->next)
-			field_json(j, f, false);
-		json_arr_close(j);
-		json_str(j, "print_fmt", fmt);
-		json_bool(j, "print_fmt_parsed", !failed);
-		json_obj_close(j);
-	} else {
-		printf("%s:%s (id %d)\n", e->system, e->name, ev->id);
-		printf("    %-28s %-32s %6s %5s  %s\n", "FIELD", "TYPE", "OFFSET", "SIZE", "SIGN");
-		for (f = ev->format.common_fields; f; f = f->next)
-			field_text(f);
-		for (f = ev->format.fields; f; f = f->next)
-			field_text(f);
-		printf("    print fmt: %s%s\n\n", fmt ? fmt : "(none)",
-		       failed ? "  (libtraceevent cannot parse it)" : "");
-	}
+	print_open_object(p, NULL);
+	print_string(p, PRINT_ANY, "system", "%s:", e->system);
+	print_string(p, PRINT_ANY, "event", "%s", e->name);
+	print_int(p, PRINT_ANY, "id", " (id %lld)\n", ev->id);
+	print_text(p, "    %-28s %-32s %6s %5s  %s\n", "FIELD", "TYPE", "OFFSET", "SIZE", "SIGN");
+	print_open_array(p, "fields");
+	for (f = ev->format.common_fields; f; f = f->next)
+		print_field(p, f, true);
+	for (f = ev->format.fields; f; f = f->next)
+		print_field(p, f, false);
+	print_close_array(p);
+	print_string(p, PRINT_TEXT, NULL, "    print fmt: %s", fmt ? fmt : "(none)");
+	print_string(p, PRINT_JSON, "print_fmt", NULL, fmt);
+	print_bool(p, PRINT_JSON, "print_fmt_parsed", NULL, !failed);
+	print_text(p, "%s\n\n", failed ? "  (libtraceevent cannot parse it)" : "");
+	print_close_object(p);
 	free(fmt);
 	return TP_OK;
 }
@@ -121,13 +111,13 @@ int cmd_format(int argc, char **argv)
 	struct tracefs_instance *inst = NULL;
 	struct tfs_event_list evs;
 	struct tep_handle *tep;
-	bool as_json = false;
-	struct json j;
+	bool json = false;
+	struct print p;
 	int ret;
 	size_t i;
 	const struct tp_opt opts[] = {
 		OPT_ARG("EVENT", "system:event, system or a glob"),
-		OPT_BOOL('j', "json", &as_json, "one JSON document"),
+		OPT_BOOL('j', "json", &json, "one JSON document"),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = { "tpctl format EVENT... [--json]", opts, 0, NULL };
@@ -150,23 +140,17 @@ int cmd_format(int argc, char **argv)
 		ret = TP_FAIL;
 		goto out_list;
 	}
-	if (as_json) {
-		json_init(&j, stdout, false);
-		json_obj_open(&j, NULL);
-		json_arr_open(&j, "events");
-	}
+	print_start(&p, stdout, json);
+	print_open_array(&p, "events");
 	for (i = 0; i < evs.n; i++) {
-		int r = show_event(as_json ? &j : NULL, tep, &evs.v[i]);
+		int r = show_event(&p, tep, &evs.v[i]);
 
 		/* go on with the others; the exit status says one failed */
 		if (r && !ret)
 			ret = r;
 	}
-	if (as_json) {
-		json_arr_close(&j);
-		json_obj_close(&j);
-		json_end_line(&j);
-	}
+	print_close_array(&p);
+	print_end(&p);
 	tfs_tep_free(tep);
 out_list:
 	tfs_event_list_free(&evs);

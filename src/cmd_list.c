@@ -11,32 +11,25 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "json.h"
 #include "opt.h"
+#include "print.h"
 #include "tfs.h"
 #include "cmd.h"
 #include "util.h"
 
-static void print_fields_text(struct tep_event *ev)
+/* The fields of an event: " name" each in the text, [{"name","type"}] in JSON. */
+static void print_fields(struct print *p, struct tep_event *ev)
 {
 	struct tep_format_field *f;
 
-	for (f = ev->format.fields; f; f = f->next)
-		printf(" %s", f->name);
-}
-
-static void print_fields_json(struct json *j, struct tep_event *ev)
-{
-	struct tep_format_field *f;
-
-	json_arr_open(j, "fields");
+	print_open_array(p, "fields");
 	for (f = ev->format.fields; f; f = f->next) {
-		json_obj_open(j, NULL);
-		json_str(j, "name", f->name);
-		json_str(j, "type", f->type);
-		json_obj_close(j);
+		print_open_object(p, NULL);
+		print_string(p, PRINT_ANY, "name", " %s", f->name);
+		print_string(p, PRINT_JSON, "type", NULL, f->type);
+		print_close_object(p);
 	}
-	json_arr_close(j);
+	print_close_array(p);
 }
 
 int cmd_list(int argc, char **argv)
@@ -44,13 +37,13 @@ int cmd_list(int argc, char **argv)
 	struct tracefs_instance *inst = NULL;
 	struct tfs_event_list evs;
 	struct tep_handle *tep = NULL;
-	bool as_json = false, fields = false;
-	struct json j;
+	bool json = false, fields = false;
+	struct print p;
 	int ret;
 	size_t i;
 	const struct tp_opt opts[] = {
 		OPT_ARG("PATTERN", "system, system:event or a glob (sched:sched_*); default: all events"),
-		OPT_BOOL('j', "json", &as_json, "one JSON document"),
+		OPT_BOOL('j', "json", &json, "one JSON document"),
 		OPT_BOOL('f', "fields", &fields, "also show each event's fields (parses their formats)"),
 		OPT_END(),
 	};
@@ -76,41 +69,28 @@ int cmd_list(int argc, char **argv)
 			goto out_list;
 		}
 	}
-	if (as_json) {
-		json_init(&j, stdout, false);
-		json_obj_open(&j, NULL);
-		json_str(&j, "instance", inst ? tracefs_instance_get_name(inst) : NULL);
-		json_arr_open(&j, "events");
-	}
+	print_start(&p, stdout, json);
+	print_string(&p, PRINT_JSON, "instance", NULL,
+		     inst ? tracefs_instance_get_name(inst) : NULL);
+	print_open_array(&p, "events");
 	for (i = 0; i < evs.n; i++) {
 		struct tfs_event *e = &evs.v[i];
 		struct tep_event *ev = NULL;
 
 		if (tep)
 			ev = tfs_tep_add_event(tep, e->system, e->name);
-		if (as_json) {
-			json_obj_open(&j, NULL);
-			json_str(&j, "system", e->system);
-			json_str(&j, "event", e->name);
-			if (tep) {
-				if (ev)
-					print_fields_json(&j, ev);
-				else
-					json_null(&j, "fields");
-			}
-			json_obj_close(&j);
-		} else {
-			printf("%s:%s", e->system, e->name);
-			if (ev)
-				print_fields_text(ev);
-			putchar('\n');
-		}
+		print_open_object(&p, NULL);
+		print_string(&p, PRINT_ANY, "system", "%s:", e->system);
+		print_string(&p, PRINT_ANY, "event", "%s", e->name);
+		if (ev)
+			print_fields(&p, ev);
+		else if (tep)
+			print_null(&p, PRINT_JSON, "fields", NULL, NULL);
+		print_close_object(&p);
+		print_nl(&p);
 	}
-	if (as_json) {
-		json_arr_close(&j);
-		json_obj_close(&j);
-		json_end_line(&j);
-	}
+	print_close_array(&p);
+	print_end(&p);
 	tfs_tep_free(tep);
 out_list:
 	tfs_event_list_free(&evs);

@@ -13,8 +13,8 @@
 
 #include <tracefs.h>
 
-#include "json.h"
 #include "opt.h"
+#include "print.h"
 #include "probe.h"
 #include "state.h"
 #include "tfs.h"
@@ -53,56 +53,57 @@ static bool made_by_tpctl(const char *sys)
 						      strlen(PROBE_RUN_PREFIX));
 }
 
-static int probe_list(bool as_json)
+/*
+ * One dynamic event: "SYS:EV<tab>KIND<tab>PLACE ARGS[<tab>(tpctl)]" in the
+ * text, an object in JSON.
+ */
+static void print_dynevent(struct print *p, const char *sys, const char *ev, const char *kind,
+			   const char *addr, const char *fmt)
+{
+	bool tpctl = sys && made_by_tpctl(sys);
+
+	print_open_object(p, NULL);
+	print_string(p, PRINT_JSON, "system", NULL, sys);
+	print_string(p, PRINT_TEXT, NULL, "%s:", sys ? sys : "?");
+	print_string(p, PRINT_JSON, "event", NULL, ev);
+	print_string(p, PRINT_TEXT, NULL, "%s", ev ? ev : "?");
+	print_string(p, PRINT_ANY, "kind", "\t%s", kind);
+	print_string(p, PRINT_JSON, "place", NULL, addr);
+	print_string(p, PRINT_TEXT, NULL, "\t%s", addr ? addr : "");
+	print_string(p, PRINT_JSON, "args", NULL, fmt && *fmt ? fmt : NULL);
+	print_text(p, "%s%s", addr && *addr && fmt && *fmt ? " " : "", fmt ? fmt : "");
+	print_bool(p, PRINT_JSON, "tpctl", NULL, tpctl);
+	print_text(p, "%s\n", tpctl ? "\t(tpctl)" : "");
+	print_close_object(p);
+}
+
+static int probe_list(bool json)
 {
 	struct tracefs_dynevent **all = tracefs_dynevent_get_all(TRACEFS_DYNEVENT_ALL, NULL);
-	struct json j;
+	struct print p;
 	int i;
 
 	if (!all && errno && errno != ENOENT) {
 		tp_error("cannot read dynamic_events: %s", strerror(errno));
 		return TP_FAIL;
 	}
-	if (as_json) {
-		json_init(&j, stdout, false);
-		json_obj_open(&j, NULL);
-		json_arr_open(&j, "probes");
-	}
+	print_start(&p, stdout, json);
+	print_open_array(&p, "probes");
 	for (i = 0; all && all[i]; i++) {
 		char *sys = NULL, *ev = NULL, *prefix = NULL, *addr = NULL, *fmt = NULL;
 		enum tracefs_dynevent_type t;
-		const char *kind;
 
 		t = tracefs_dynevent_info(all[i], &sys, &ev, &prefix, &addr, &fmt);
-		kind = dynevent_kind(t, addr);
-		if (probe_dynevent_seen(all, i, sys, ev)) {
-			/* nothing printed */
-		} else if (as_json) {
-			json_obj_open(&j, NULL);
-			json_str(&j, "system", sys);
-			json_str(&j, "event", ev);
-			json_str(&j, "kind", kind);
-			json_str(&j, "place", addr);
-			json_str(&j, "args", fmt && *fmt ? fmt : NULL);
-			json_bool(&j, "tpctl", sys && made_by_tpctl(sys));
-			json_obj_close(&j);
-		} else {
-			printf("%s:%s\t%s\t%s%s%s%s\n", sys ? sys : "?", ev ? ev : "?", kind,
-			       addr ? addr : "", addr && *addr && fmt && *fmt ? " " : "",
-			       fmt ? fmt : "",
-			       sys && made_by_tpctl(sys) ? "\t(tpctl)" : "");
-		}
+		if (!probe_dynevent_seen(all, i, sys, ev))
+			print_dynevent(&p, sys, ev, dynevent_kind(t, addr), addr, fmt);
 		free(sys);
 		free(ev);
 		free(prefix);
 		free(addr);
 		free(fmt);
 	}
-	if (as_json) {
-		json_arr_close(&j);
-		json_obj_close(&j);
-		json_end_line(&j);
-	}
+	print_close_array(&p);
+	print_end(&p);
 	tracefs_dynevent_list_free(all);
 	return TP_OK;
 }
@@ -203,6 +204,20 @@ static void remove_undo(struct removal *r, int done, const char *why)
 		tp_error("%s; nothing removed", why);
 }
 
+/* The kernel refused to remove r (errno err): what the command did is undone and said. */
+static void remove_failed(struct removal *r, int done, const struct removal *failed, int err)
+{
+	char *why;
+
+	if (asprintf(&why, "cannot remove probe '%s:%s': %s%s", failed->sys, failed->ev,
+		     strerror(err), err == EBUSY ? " (it is enabled or in use)" : "") < 0) {
+		remove_undo(r, done, "out of memory");
+		return;
+	}
+	remove_undo(r, done, why);
+	free(why);
+}
+
 /*
  * Every NAME is checked to be a dynamic event before the first is removed:
  * bad input removes nothing.  Each removal is journaled with the probe's
@@ -219,8 +234,7 @@ static int probe_remove(char **argv, int argc)
 
 	if (!r || asprintf(&path, "%s/dynamic_events", tfs_dir()) < 0) {
 		free(r);
-		tp_error("out of memory");
-		return TP_FAIL;
+		return tp_oom();
 	}
 	if (argc < 1) {
 		tp_error("'remove' needs a NAME");
@@ -247,13 +261,9 @@ static int probe_remove(char **argv, int argc)
 		state_block_signals(&old);
 		if (tracefs_instance_file_append(NULL, "dynamic_events", undo) < 0) {
 			int err = errno;
-			char why[600];
 
 			sigprocmask(SIG_SETMASK, &old, NULL);
-			snprintf(why, sizeof(why), "cannot remove probe '%s:%s': %s%s", r[i].sys,
-				 r[i].ev, strerror(err),
-				 err == EBUSY ? " (it is enabled or in use)" : "");
-			remove_undo(r, done, why);
+			remove_failed(r, done, &r[i], err);
 			ret = TP_FAIL;
 		} else if (state_journal_append(path, r[i].line) < 0) {
 			/* cannot promise to put it back: put it back now, and stop */
@@ -280,7 +290,7 @@ static int probe_remove(char **argv, int argc)
 int cmd_probe(int argc, char **argv)
 {
 	const char *name = NULL;
-	bool as_json = false;
+	bool json = false;
 	int ret;
 	const struct tp_opt opts[] = {
 		OPT_ARG("list|add|remove", "what to do: list the dynamic events, add a probe, "
@@ -290,7 +300,7 @@ int cmd_probe(int argc, char **argv)
 		OPT_ARG("ARG", "add: the kernel's fetch-arg syntax, or arg1..arg6, retval, "
 			"NAME=argN:string; for e: FIELD:string"),
 		OPT_ARG("NAME", "remove: EVENT (group tpctl) or SYSTEM:EVENT"),
-		OPT_BOOL('j', "json", &as_json, "list: one JSON document"),
+		OPT_BOOL('j', "json", &json, "list: one JSON document"),
 		OPT_STRING('n', "name", &name, "NAME", "add: the event's name (default: from SPEC)"),
 		OPT_END(),
 	};
@@ -315,7 +325,7 @@ int cmd_probe(int argc, char **argv)
 		tp_error("unknown subcommand '%s': 'list', 'add' or 'remove'", args.argv[0]);
 		return TP_USAGE;
 	}
-	if (strcmp(args.argv[0], "list") && as_json) {
+	if (strcmp(args.argv[0], "list") && json) {
 		tp_error("'--json' is for 'list'");
 		return TP_USAGE;
 	}
@@ -331,7 +341,7 @@ int cmd_probe(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (!strcmp(args.argv[0], "list"))
-		return probe_list(as_json);
+		return probe_list(json);
 	if (!strcmp(args.argv[0], "add"))
 		return probe_add(args.argv + 1, args.argc - 1, name);
 	return probe_remove(args.argv + 1, args.argc - 1);

@@ -72,18 +72,14 @@ static int select_events(struct tep_handle *tep, char **pats, int npats, bool **
 	*nsel = 0;
 	if (!npats)
 		return TP_OK;
-	if (!evs) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!evs)
+		return tp_oom();
 	for (int i = 0; evs[i]; i++)
 		if (evs[i]->id + 1 > max)
 			max = evs[i]->id + 1;
 	*sel = calloc(max ? max : 1, sizeof(**sel));
-	if (!*sel) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!*sel)
+		return tp_oom();
 	*nsel = max;
 	for (int p = 0; p < npats; p++) {
 		bool any = false;
@@ -187,7 +183,7 @@ static int show_record(struct tracecmd_input *h, struct tep_record *rec, int cpu
 			bool *ns = realloc(c->shown, n * sizeof(*ns));
 
 			if (!ns) {
-				tp_error("out of memory");
+				tp_oom();
 				c->failed = true;
 				return -1;
 			}
@@ -257,6 +253,98 @@ static struct tep_handle *datfile_tep(struct dat_file *df)
 }
 
 /*
+ * What the records are written with: a Perfetto trace, or text or JSON on
+ * standard output.  own: tep is the file's own, its formats loaded lazily.
+ */
+static int report_writer(struct tep_handle *tep, bool own, struct dat_file *df,
+			 const struct report_opts *opt, struct report_ctx *ctx)
+{
+	struct dat_uname u;
+
+	if (opt->perfetto) {
+		struct perfetto_info info = {
+			.uname = df->uname,
+			.cmdlines = df->cmdlines,
+			.cmdlines_len = df->cmdlines_len,
+		};
+
+		ctx->pf = perfetto_new(tep, opt->perfetto, &info);
+		if (ctx->pf && own)
+			perfetto_set_loader(ctx->pf, load_format, df);
+	} else {
+		ctx->o = output_new(tep, stdout, opt->json ? OUTPUT_JSON : OUTPUT_TEXT);
+		if (ctx->o && own)
+			output_set_loader(ctx->o, load_format, df);
+		/* the text follows the kernel the records come from */
+		if (ctx->o && df->uname && dat_uname_parse(df->uname, &u))
+			output_set_kernel_release(ctx->o, u.release);
+		/* any record may be followed by its stacks: no way to know beforehand */
+		if (ctx->o && opt->json && output_set_stacks(ctx->o, true) < 0) {
+			output_free(ctx->o);
+			ctx->o = NULL;
+		}
+	}
+	if (!ctx->o && !ctx->pf)
+		return tp_oom();
+	return TP_OK;
+}
+
+/*
+ * trace-cmd record -B keeps the data of an instance in a buffer of its
+ * own: the top buffer h and every instance's, in *bufs (*nh of them).
+ */
+static int report_buffers(struct tracecmd_input *h, const char *path,
+			  struct tracecmd_input ***bufs, int *nh)
+{
+	int nbuf = tracecmd_buffer_instances(h);
+
+	*bufs = calloc(nbuf + 1, sizeof(**bufs));
+	if (!*bufs)
+		return tp_oom();
+	(*bufs)[(*nh)++] = h;
+	for (int i = 0; i < nbuf; i++) {
+		(*bufs)[*nh] = tracecmd_buffer_instance_handle(h, i);
+		if (!(*bufs)[*nh]) {
+			tp_error("cannot read '%s': corrupt buffer '%s'", path,
+				 tracecmd_buffer_instance_name(h, i));
+			return TP_FAIL;
+		}
+		(*nh)++;
+	}
+	return TP_OK;
+}
+
+/*
+ * The end of the writing: what is held back written out.  A failed write is
+ * said once, here; standard output with its reader gone is a normal end
+ * (tp_finish_stdout), and its error is cleared so that no later flush says
+ * it again.
+ */
+static int report_finish(const struct report_ctx *ctx, const struct report_opts *opt)
+{
+	int ret = ctx->failed ? TP_FAIL : TP_OK;
+
+	if (ctx->pf && perfetto_finish(ctx->pf) < 0) {
+		if (errno != EPIPE)
+			tp_error("cannot write '%s': %s", opt->perfetto_path, strerror(errno));
+		if (opt->perfetto == stdout) {
+			__fpurge(stdout);
+			clearerr(stdout);
+		}
+		ret = TP_FAIL;
+	} else if (ctx->o && output_flush(ctx->o) < 0) {
+		/* its message, or none with the reader gone; the status stays a failure */
+		tp_finish_stdout(TP_FAIL);
+		__fpurge(stdout);
+		clearerr(stdout);
+		ret = TP_FAIL;
+	}
+	if (ctx->o)
+		output_faults_report(output_faults(ctx->o));
+	return ret;
+}
+
+/*
  * The decoding proper: libtracecmd opens the file (already checked by
  * dat_open) and every record goes through the output layer.
  */
@@ -265,12 +353,9 @@ static int report_decode(const char *path, struct dat_file *df, const struct rep
 	struct tracecmd_input *h = NULL;
 	struct tracecmd_input **bufs = NULL;
 	struct tep_handle *tep, *own = NULL;
-	struct output *o = NULL;
-	struct perfetto *pf = NULL;
 	struct report_ctx ctx = { 0 };
-	struct dat_uname u;
 	bool *sel = NULL;
-	int nbuf, nh = 0, nsel = 0, ret;
+	int nh = 0, nsel = 0, ret;
 
 	h = dat_tracecmd_open(path);
 	if (!h)
@@ -284,36 +369,9 @@ static int report_decode(const char *path, struct dat_file *df, const struct rep
 	/* the recording host's symbols for stack frames, never this host's */
 	if (!own)
 		decode_kallsyms_use_tep(tep);
-	if (opt->perfetto) {
-		struct perfetto_info info = {
-			.uname = df->uname,
-			.cmdlines = df->cmdlines,
-			.cmdlines_len = df->cmdlines_len,
-		};
-
-		pf = perfetto_new(tep, opt->perfetto, &info);
-		if (pf && own)
-			perfetto_set_loader(pf, load_format, df);
-	} else {
-		o = output_new(tep, stdout, opt->json ? OUTPUT_JSON : OUTPUT_TEXT);
-		if (o && own)
-			output_set_loader(o, load_format, df);
-		/* the text follows the kernel the records come from */
-		if (o && df->uname && dat_uname_parse(df->uname, &u))
-			output_set_kernel_release(o, u.release);
-		/* any record may be followed by its stacks: no way to know beforehand */
-		if (o && opt->json && output_set_stacks(o, true) < 0) {
-			output_free(o);
-			o = NULL;
-		}
-	}
-	if (!o && !pf) {
-		tp_error("out of memory");
-		ret = TP_FAIL;
+	ret = report_writer(tep, own, df, opt, &ctx);
+	if (ret)
 		goto out;
-	}
-	ctx.o = o;
-	ctx.pf = pf;
 	ctx.child = opt->child;
 	/* event ids: libtracecmd's tep knows the common fields before any lazy load */
 	ctx.tep = tracecmd_get_tep(h);
@@ -323,52 +381,18 @@ static int report_decode(const char *path, struct dat_file *df, const struct rep
 	ctx.ncpus = opt->ncpus;
 	ctx.page = df->page_size;
 	ctx.path = path;
-	/*
-	 * trace-cmd record -B keeps the data of an instance in a buffer of its
-	 * own: read the top buffer and every instance's, merged by timestamp.
-	 */
-	nbuf = tracecmd_buffer_instances(h);
-	bufs = calloc(nbuf + 1, sizeof(*bufs));
-	if (!bufs) {
-		tp_error("out of memory");
-		ret = TP_FAIL;
+	/* several buffers are merged by timestamp */
+	ret = report_buffers(h, path, &bufs, &nh);
+	if (ret)
 		goto out;
-	}
-	bufs[nh++] = h;
-	for (int i = 0; i < nbuf; i++) {
-		bufs[nh] = tracecmd_buffer_instance_handle(h, i);
-		if (!bufs[nh]) {
-			tp_error("cannot read '%s': corrupt buffer '%s'", path,
-				 tracecmd_buffer_instance_name(h, i));
-			ret = TP_FAIL;
-			goto out;
-		}
-		nh++;
-	}
 	if (nh == 1)
 		tracecmd_iterate_events(h, NULL, 0, show_record, &ctx);
 	else
 		tracecmd_iterate_events_multi(bufs, nh, show_record, &ctx);
-	if (pf && perfetto_finish(pf) < 0) {
-		/* "-" with its reader gone: a normal end (tp_finish_stdout) */
-		if (errno != EPIPE)
-			tp_error("cannot write '%s': %s", opt->perfetto_path, strerror(errno));
-		ret = TP_FAIL;
-	} else if (o && output_flush(o) < 0) {
-		if (errno != EPIPE)
-			tp_error("cannot write to standard output: %s", strerror(errno));
-		/* told once: main's final flush must not say it again */
-		__fpurge(stdout);
-		clearerr(stdout);
-		ret = TP_FAIL;
-	} else if (ctx.failed) {
-		ret = TP_FAIL;
-	}
-	if (o)
-		output_faults_report(output_faults(o));
+	ret = report_finish(&ctx, opt);
 out:
-	output_free(o);
-	perfetto_free(pf);
+	output_free(ctx.o);
+	perfetto_free(ctx.pf);
 	for (int i = 1; i < nh; i++)
 		tracecmd_close(bufs[i]);
 	free(bufs);
@@ -408,11 +432,7 @@ static int report_isolated(const char *path, struct dat_file *df, const struct r
 		if (getppid() != parent)
 			_exit(TP_FAIL);
 		in_child.child = true;
-		ret = report_decode(path, df, &in_child);
-		if (fflush(stdout) == EOF && errno != EPIPE) {
-			tp_error("cannot write to standard output: %s", strerror(errno));
-			ret = TP_FAIL;
-		}
+		ret = tp_finish_stdout(report_decode(path, df, &in_child));
 		fflush(stderr);
 #ifdef __SANITIZE_ADDRESS__
 		/* _exit skips LeakSanitizer's check at exit: run it here */
@@ -502,10 +522,8 @@ int cmd_report(int argc, char **argv)
 	ro.npats = args.argc - 1;
 	if (cpu_list) {
 		ro.cpus = calloc(ro.ncpus, sizeof(*ro.cpus));
-		if (!ro.cpus) {
-			tp_error("out of memory");
-			return TP_FAIL;
-		}
+		if (!ro.cpus)
+			return tp_oom();
 		if (!tp_parse_cpus(cpu_list, ro.cpus, ro.ncpus)) {
 			tp_error("invalid CPU list '%s': CPUs below %d, as in 0,2-3", cpu_list, ro.ncpus);
 			free(ro.cpus);

@@ -14,9 +14,9 @@
 
 #include <tracefs.h>
 
-#include "json.h"
 #include "names.h"
 #include "opt.h"
+#include "print.h"
 #include "tfs.h"
 #include "cmd.h"
 #include "util.h"
@@ -63,7 +63,8 @@ static char *read_trimmed(struct tracefs_instance *inst, const char *file)
 	return s;
 }
 
-static void json_key(char *dst, size_t len, const char *key)
+/* A counter's name as a JSON member: "commit overrun" -> "commit_overrun". */
+static void stat_member(char *dst, size_t len, const char *key)
 {
 	size_t i;
 
@@ -90,17 +91,139 @@ static ssize_t buffer_kb(struct tracefs_instance *inst)
 	return kb;
 }
 
+/* The instance's settings: a line each in the text, members in JSON. */
+static void print_settings(struct print *p, struct tracefs_instance *inst)
+{
+	char *tracer = read_trimmed(inst, "current_tracer"), *clock = tracefs_get_clock(inst);
+	ssize_t bufkb = buffer_kb(inst);
+	int on = tracefs_trace_is_on(inst);
+
+	print_string(p, PRINT_JSON, "instance", NULL,
+		     inst ? tracefs_instance_get_name(inst) : NULL);
+	print_string(p, PRINT_TEXT, NULL, "instance:        %s\n", tfs_instance_label(inst));
+	print_string(p, PRINT_JSON, "tracefs", NULL, tfs_dir());
+	if (on < 0) {
+		print_null(p, PRINT_ANY, "tracing_on", "tracing_on:      %s\n", "unknown");
+	} else {
+		print_bool(p, PRINT_JSON, "tracing_on", NULL, on);
+		print_int(p, PRINT_TEXT, NULL, "tracing_on:      %lld\n", on);
+	}
+	print_string(p, PRINT_JSON, "current_tracer", NULL, tracer);
+	print_string(p, PRINT_TEXT, NULL, "current_tracer:  %s\n", tracer ? tracer : "unknown");
+	print_string(p, PRINT_JSON, "clock", NULL, clock);
+	print_string(p, PRINT_TEXT, NULL, "clock:           %s\n", clock ? clock : "unknown");
+	if (bufkb < 0)
+		print_null(p, PRINT_JSON, "buffer_size_kb", NULL, NULL);
+	else
+		print_int(p, PRINT_ANY, "buffer_size_kb", "buffer_size_kb:  %lld (per CPU)\n",
+			  bufkb);
+	free(tracer);
+	free(clock);
+}
+
+/* The events set_event lists, each with its filter. */
+static void print_events(struct print *p, struct tracefs_instance *inst)
+{
+	char *set_event = tracefs_instance_file_read(inst, "set_event", NULL);
+	char *save = NULL, *line;
+
+	print_text(p, "enabled events:\n");
+	print_open_array(p, "events");
+	for (line = set_event ? strtok_r(set_event, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+		struct tfs_event ev;
+		char *filter;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		ev.system = line;
+		ev.name = colon + 1;
+		filter = tfs_event_filter_get(inst, &ev);
+		print_open_object(p, NULL);
+		print_string(p, PRINT_ANY, "system", "  %s:", ev.system);
+		print_string(p, PRINT_ANY, "event", "%s", ev.name);
+		print_string(p, PRINT_JSON, "filter", NULL, filter);
+		if (filter)
+			print_string(p, PRINT_TEXT, NULL, "  filter: %s", filter);
+		print_nl(p);
+		print_close_object(p);
+		free(filter);
+	}
+	print_close_array(p);
+	free(set_event);
+}
+
+/* The per-CPU counters: a table in the text, an object per CPU in JSON (null: not read). */
+static void print_cpus(struct print *p, struct tracefs_instance *inst)
+{
+	int cpu, ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	size_t i;
+
+	print_text(p, "per-CPU ring buffer (overrun and dropped count lost events):\n");
+	print_text(p, "  %-4s", "cpu");
+	for (i = 0; i < NSTATS; i++)
+		print_text(p, " %15s", stat_keys[i]);
+	print_nl(p);
+	print_open_array(p, "cpus");
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		struct cpu_stats st;
+		char file[64], key[32];
+		char *buf;
+
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+		buf = tracefs_instance_file_read(inst, file, NULL);
+		if (!buf)
+			continue;
+		parse_stats(buf, &st);
+		free(buf);
+		print_open_object(p, NULL);
+		print_int(p, PRINT_ANY, "cpu", "  %-4lld", cpu);
+		for (i = 0; i < NSTATS; i++) {
+			stat_member(key, sizeof(key), stat_keys[i]);
+			if (st.have[i])
+				print_uint(p, PRINT_JSON, key, NULL, st.v[i]);
+			else
+				print_null(p, PRINT_JSON, key, NULL, NULL);
+			print_uint(p, PRINT_TEXT, NULL, " %15llu", st.v[i]);
+		}
+		print_nl(p);
+		print_close_object(p);
+	}
+	print_close_array(p);
+}
+
+/* At the top level: the instances, orphaned tpctl ones marked. */
+static void print_instances(struct print *p, char **names)
+{
+	size_t i;
+
+	print_text(p, "instances:%s\n", names && names[0] ? "" : " none");
+	print_open_array(p, "instances");
+	for (i = 0; names && names[i]; i++) {
+		bool orphaned = names_instance_orphaned(names[i]);
+
+		print_open_object(p, NULL);
+		print_string(p, PRINT_ANY, "name", "  %s", names[i]);
+		print_bool(p, PRINT_JSON, "orphaned", NULL, orphaned);
+		print_text(p, "%s\n", orphaned ? "  (orphaned: its tpctl process is gone; "
+			   "'tpctl reset' removes it)" : "");
+		print_close_object(p);
+	}
+	print_close_array(p);
+}
+
 int cmd_status(int argc, char **argv)
 {
 	struct tracefs_instance *inst = NULL;
-	char *tracer = NULL, *clock = NULL, *set_event = NULL, **names = NULL;
-	bool as_json = false;
-	ssize_t bufkb;
-	int ret, on, cpu, ncpus;
-	struct json j;
+	char **names = NULL;
+	bool json = false;
+	struct print p;
+	int ret;
 	size_t i;
 	const struct tp_opt opts[] = {
-		OPT_BOOL('j', "json", &as_json, "one JSON document"),
+		OPT_BOOL('j', "json", &json, "one JSON document"),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = { "tpctl status [--json]", opts, 0, NULL };
@@ -117,132 +240,20 @@ int cmd_status(int argc, char **argv)
 	if (ret)
 		return ret;
 
-	on = tracefs_trace_is_on(inst);
-	tracer = read_trimmed(inst, "current_tracer");
-	clock = tracefs_get_clock(inst);
-	bufkb = buffer_kb(inst);
-	set_event = tracefs_instance_file_read(inst, "set_event", NULL);
-	ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
-	if (!inst)
+	print_start(&p, stdout, json);
+	print_settings(&p, inst);
+	print_events(&p, inst);
+	print_cpus(&p, inst);
+	if (!inst) {
 		names = tracefs_instances(NULL);
-
-	if (as_json) {
-		json_init(&j, stdout, false);
-		json_obj_open(&j, NULL);
-		json_str(&j, "instance", inst ? tracefs_instance_get_name(inst) : NULL);
-		json_str(&j, "tracefs", tfs_dir());
-		if (on < 0)
-			json_null(&j, "tracing_on");
-		else
-			json_bool(&j, "tracing_on", on);
-		json_str(&j, "current_tracer", tracer);
-		json_str(&j, "clock", clock);
-		if (bufkb < 0)
-			json_null(&j, "buffer_size_kb");
-		else
-			json_int(&j, "buffer_size_kb", bufkb);
-		json_arr_open(&j, "events");
-	} else {
-		printf("instance:        %s\n", tfs_instance_label(inst));
-		printf("tracing_on:      %s\n", on < 0 ? "unknown" : on ? "1" : "0");
-		printf("current_tracer:  %s\n", tracer ? tracer : "unknown");
-		printf("clock:           %s\n", clock ? clock : "unknown");
-		if (bufkb >= 0)
-			printf("buffer_size_kb:  %zd (per CPU)\n", bufkb);
-		printf("enabled events:\n");
+		print_instances(&p, names);
 	}
-	for (char *save = NULL, *line = set_event ? strtok_r(set_event, "\n", &save) : NULL;
-	     line; line = strtok_r(NULL, "\n", &save)) {
-		char *colon = strchr(line, ':');
-		struct tfs_event ev;
-		char *filter;
-
-		if (!colon)
-			continue;
-		*colon = '\0';
-		ev.system = line;
-		ev.name = colon + 1;
-		filter = tfs_event_filter_get(inst, &ev);
-		if (as_json) {
-			json_obj_open(&j, NULL);
-			json_str(&j, "system", ev.system);
-			json_str(&j, "event", ev.name);
-			json_str(&j, "filter", filter);
-			json_obj_close(&j);
-		} else {
-			printf("  %s:%s%s%s\n", ev.system, ev.name, filter ? "  filter: " : "",
-			       filter ? filter : "");
-		}
-		free(filter);
-	}
-	if (as_json) {
-		json_arr_close(&j);
-		json_arr_open(&j, "cpus");
-	} else {
-		printf("per-CPU ring buffer (overrun and dropped count lost events):\n");
-		printf("  %-4s", "cpu");
-		for (i = 0; i < NSTATS; i++)
-			printf(" %15s", stat_keys[i]);
-		putchar('\n');
-	}
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		struct cpu_stats st;
-		char file[64], key[32];
-		char *buf;
-
-		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-		buf = tracefs_instance_file_read(inst, file, NULL);
-		if (!buf)
-			continue;
-		parse_stats(buf, &st);
-		free(buf);
-		if (as_json) {
-			json_obj_open(&j, NULL);
-			json_int(&j, "cpu", cpu);
-			for (i = 0; i < NSTATS; i++) {
-				json_key(key, sizeof(key), stat_keys[i]);
-				if (st.have[i])
-					json_uint(&j, key, st.v[i]);
-				else
-					json_null(&j, key);
-			}
-			json_obj_close(&j);
-		} else {
-			printf("  %-4d", cpu);
-			for (i = 0; i < NSTATS; i++)
-				printf(" %15llu", st.v[i]);
-			putchar('\n');
-		}
-	}
-	if (as_json) {
-		json_arr_close(&j);
-		if (!inst) {
-			json_arr_open(&j, "instances");
-			for (i = 0; names && names[i]; i++) {
-				json_obj_open(&j, NULL);
-				json_str(&j, "name", names[i]);
-				json_bool(&j, "orphaned", names_instance_orphaned(names[i]));
-				json_obj_close(&j);
-			}
-			json_arr_close(&j);
-		}
-		json_obj_close(&j);
-		json_end_line(&j);
-	} else if (!inst) {
-		printf("instances:%s\n", names && names[0] ? "" : " none");
-		for (i = 0; names && names[i]; i++)
-			printf("  %s%s\n", names[i], names_instance_orphaned(names[i]) ?
-			       "  (orphaned: its tpctl process is gone; 'tpctl reset' removes it)" :
-			       "");
-	}
+	print_end(&p);
 	for (i = 0; names && names[i]; i++)
 		if (names_instance_orphaned(names[i]))
 			tp_note("orphaned instance '%s' left by a tpctl that is gone; "
 				"'tpctl reset' removes it", names[i]);
 	tracefs_list_free(names);
-	free(set_event);
-	free(tracer);
-	free(clock);
 	tracefs_instance_free(inst);
 	return ret;
 }

@@ -534,12 +534,74 @@ static void writer_free(struct dat_writer *w)
 	free(w);
 }
 
+/* The file's header up to its CPU data, in the version w is written in; -1 with errno. */
+static int build_header(struct dat_writer *w, const struct dat_info *in, struct buf *b)
+{
+	if (w->version == 6) {
+		if (strlen(w->uname) + 1 + 2 * OPT_HDR > CPUSTAT_ROOM / 2) {
+			errno = EINVAL;
+			return -1;
+		}
+		build_header_v6(w, in, b);
+	} else {
+		/* a chunk is at least one page; its sizes are 32-bit numbers */
+		w->zbuf_size = 12 + ZSTD_compressBound(CHUNK_BYTES > in->page_size ?
+						      CHUNK_BYTES : in->page_size);
+		w->zc = ZSTD_createCCtx();
+		if (!w->zc)
+			return -1;
+		build_header_v7(w, in, b);
+	}
+	if (b->oom) {
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Where each CPU's data goes, written into the header b.  Version 6 CPU
+ * data starts page aligned: trace-cmd maps it page by page.  Version 7
+ * chunks are read, not mapped: CPU 0 starts right after the section header,
+ * the other regions are aligned so that the holes between them take no room.
+ */
+static void place_regions(struct dat_writer *w, struct buf *b)
+{
+	long sys_page = sysconf(_SC_PAGESIZE);
+	uint64_t align = w->page_size, base;
+
+	if (sys_page > 0 && (uint64_t)sys_page > align)
+		align = sys_page;
+	base = (b->len + align - 1) / align * align;
+	w->region = REGION_TOTAL / w->ncpus;
+	if (w->region > REGION_MAX)
+		w->region = REGION_MAX;
+	w->region = w->region / align * align;
+	for (int c = 0; c < w->ncpus; c++) {
+		w->cpu[c].start = base + c * w->region;
+		if (w->version == 7 && c == 0)
+			w->cpu[c].start = b->len;
+		if (w->version == 6)
+			memcpy(b->p + w->table_off + 16 * c, &w->cpu[c].start, 8);
+		else
+			memcpy(b->p + w->entries_off + 20 * c + 4, &w->cpu[c].start, 8);
+	}
+	if (w->version == 7) {
+		/*
+		 * libtracecmd walks the sections by their sizes from the start
+		 * of the file to its end: until dat_finish() the flyrecord
+		 * section reaches past every region, so that walk ends there
+		 * and never reads the holes between them as sections.
+		 */
+		buf_put_u64(b, w->fly_off + 8, base + w->ncpus * w->region -
+			    (w->fly_off + SEC_HDR));
+	}
+}
+
 struct dat_writer *dat_create(const char *path, const struct dat_info *in)
 {
 	struct dat_writer *w;
 	struct buf b = { 0 };
-	uint64_t align, base;
-	long sys_page = sysconf(_SC_PAGESIZE);
 	int err, version = in->version ? in->version : DAT_VERSION_DEFAULT;
 
 	if (in->ncpus <= 0 || in->page_size < 64 || (in->page_size & (in->page_size - 1)) ||
@@ -562,60 +624,9 @@ struct dat_writer *dat_create(const char *path, const struct dat_info *in)
 		goto fail;
 	for (int c = 0; c < in->ncpus; c++)
 		w->cpu[c].fd = -1;
-	if (version == 6) {
-		if (strlen(w->uname) + 1 + 2 * OPT_HDR > CPUSTAT_ROOM / 2) {
-			errno = EINVAL;
-			goto fail;
-		}
-		build_header_v6(w, in, &b);
-	} else {
-		/* a chunk is at least one page; its sizes are 32-bit numbers */
-		w->zbuf_size = 12 + ZSTD_compressBound(CHUNK_BYTES > in->page_size ?
-						      CHUNK_BYTES : in->page_size);
-		w->zc = ZSTD_createCCtx();
-		if (!w->zc)
-			goto fail;
-		build_header_v7(w, in, &b);
-	}
-	if (b.oom) {
-		errno = ENOMEM;
+	if (build_header(w, in, &b) < 0)
 		goto fail;
-	}
-
-	/*
-	 * Version 6 CPU data starts page aligned: trace-cmd maps it page by
-	 * page.  Version 7 chunks are read, not mapped: CPU 0 starts right
-	 * after the section header, the other regions are aligned so that
-	 * the holes between them take no room.
-	 */
-	align = in->page_size;
-	if (sys_page > 0 && (uint64_t)sys_page > align)
-		align = sys_page;
-	base = (b.len + align - 1) / align * align;
-	w->region = REGION_TOTAL / in->ncpus;
-	if (w->region > REGION_MAX)
-		w->region = REGION_MAX;
-	w->region = w->region / align * align;
-	for (int c = 0; c < in->ncpus; c++) {
-		w->cpu[c].start = base + c * w->region;
-		if (version == 7 && c == 0)
-			w->cpu[c].start = b.len;
-		if (version == 6)
-			memcpy(b.p + w->table_off + 16 * c, &w->cpu[c].start, 8);
-		else
-			memcpy(b.p + w->entries_off + 20 * c + 4, &w->cpu[c].start, 8);
-	}
-	if (version == 7) {
-		/*
-		 * libtracecmd walks the sections by their sizes from the start
-		 * of the file to its end: until dat_finish() the flyrecord
-		 * section reaches past every region, so that walk ends there
-		 * and never reads the holes between them as sections.
-		 */
-		buf_put_u64(&b, w->fly_off + 8, base + w->ncpus * w->region -
-			    (w->fly_off + SEC_HDR));
-	}
-
+	place_regions(w, &b);
 	w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0)
 		goto fail;

@@ -201,7 +201,7 @@ int ftr_check(const struct ftr_spec *f)
 			char **nn = realloc(names, (alloc = alloc ? 2 * alloc : 65536) * sizeof(*nn));
 
 			if (!nn) {
-				tp_error("out of memory");
+				tp_oom();
 				ret = TP_FAIL;
 				goto out;
 			}

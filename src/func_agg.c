@@ -40,6 +40,7 @@
 #include "func_agg.h"
 #include "json.h"
 #include "live.h"
+#include "output.h"
 #include "state.h"
 #include "target.h"
 #include "util.h"
@@ -49,7 +50,7 @@ struct frow {
 	int pid;		/* --by comm: the task (-1: not by task) */
 	unsigned long long count, sum, min, max;
 	unsigned long long total;	/* count --interval: the counts of the intervals before */
-	unsigned long long buckets[64];	/* latency: [2^i, 2^(i+1)) ns, [0, 2) in 0 */
+	unsigned long long buckets[64];	/* latency: by fagg_bucket(), latency's log2 of us */
 	const char *name, *comm;	/* resolved at the end */
 	char comm_buf[64];		/* --by comm: the task's name when its row was made */
 };
@@ -228,6 +229,24 @@ static struct frow *row_get(struct fagg *a, unsigned long long ip, int pid)
 	return r;
 }
 
+/*
+ * The bucket of a duration as latency's log2 buckets count it (agg.c):
+ * microseconds, 0 for [0, 1us), k for [2^(k-1), 2^k) us.
+ */
+static int fagg_bucket(unsigned long long ns)
+{
+	unsigned long long us = ns / 1000;
+
+	return us ? 64 - __builtin_clzll(us) : 0;
+}
+
+static void fagg_bucket_bounds(int k, struct agg_bucket *b)
+{
+	b->index = k;
+	b->lo = k ? (__int128)1000 << (k - 1) : 0;
+	b->hi = (__int128)1000 << k;
+}
+
 static int fagg_record(struct fagg *a, struct tep_record *rec)
 {
 	unsigned long long ip = 0, call = 0, ret = 0, depth = 0, d, fn_ip = 0;
@@ -272,9 +291,7 @@ static int fagg_record(struct fagg *a, struct tep_record *rec)
 		r->min = d;
 	if (d > r->max)
 		r->max = d;
-	for (b = 0; b < 63 && (d >> (b + 1)) > 1; b++)
-		;
-	r->buckets[d < 2 ? 0 : b + 1]++;
+	r->buckets[fagg_bucket(d)]++;
 	return 0;
 }
 
@@ -354,136 +371,103 @@ static void fagg_finish(struct fagg *a)
 		a->rows[i].comm = a->by_comm && a->rows[i].comm_buf[0] ? a->rows[i].comm_buf : NULL;
 }
 
-static void json_str_or_null(struct json *j, const char *key, const char *s)
+/*
+ * The rows as the aggregations' table (agg.h): keys "func" (count, latency
+ * of a glob) and "comm" (--by comm), latency's log2 buckets; the rows that
+ * counted anything, the first top of them.  t->g and t->bpool are
+ * allocated (t->g NULL: out of memory).
+ */
+static void fagg_table(const struct fagg *a, const struct agg_opts *o, struct agg_spec *s,
+		       struct agg_table *t)
 {
-	if (s)
-		json_str(j, key, s);
-	else
-		json_null(j, key);
+	size_t i, n;
+	int k, b;
+
+	memset(t, 0, sizeof(*t));
+	t->spec = s;
+	if (!a->latency || a->by_func) {
+		s->kind[s->nkeys] = AGG_KEY_FIELD;
+		s->name[s->nkeys++] = "func";
+	}
+	if (a->by_comm) {
+		s->kind[s->nkeys] = AGG_KEY_COMM;
+		s->name[s->nkeys++] = "comm";
+	}
+	s->scale = a->latency ? AGG_SCALE_LOG2 : AGG_SCALE_NONE;
+	for (n = 0; n < a->n && a->rows[n].count; n++)
+		t->count += a->rows[n].count;
+	t->nall = n;
+	t->n = o->top && o->top < n ? o->top : n;
+	t->g = calloc(t->n ? t->n : 1, sizeof(*t->g));
+	t->bpool = calloc(t->n ? t->n * 64 : 1, sizeof(*t->bpool));
+	if (!t->g || !t->bpool) {
+		free(t->g);
+		t->g = NULL;
+		return;
+	}
+	for (i = 0; i < t->n; i++) {
+		const struct frow *r = &a->rows[i];
+		struct agg_group *g = &t->g[i];
+
+		k = 0;
+		if (!a->latency || a->by_func)
+			g->key[k++].s = r->name;
+		if (a->by_comm)
+			g->key[k++].s = r->comm;
+		g->count = r->count;
+		g->sum = r->sum;
+		g->min = r->min;
+		g->max = r->max;
+		g->buckets = t->bpool + i * 64;
+		for (b = 0; b < 64; b++) {
+			if (!r->buckets[b])
+				continue;
+			fagg_bucket_bounds(b, &g->buckets[g->nbuckets]);
+			g->buckets[g->nbuckets++].count = r->buckets[b];
+		}
+	}
 }
 
 /*
- * The rows (those that counted anything in this interval, with --interval),
- * in text with title above them (NULL: none).
+ * The rows (those that counted anything in this interval, with --interval)
+ * as count's and latency's tables are printed (output_agg), in text with
+ * title above them (NULL: none).  func: latency's function (NULL: --graph's).
  */
 static void fagg_print(struct fagg *a, const struct agg_opts *o, const char *func,
 		       unsigned long long lost, double secs, const char *title)
 {
+	struct agg_join join = { .nside = 0 };
+	struct agg_spec spec = { .nkeys = 0 };
+	struct output_agg oa = { .title = title };
+	struct agg_table t;
 	struct timespec now;
-	size_t i;
-	int b;
 
+	if (!func && o->ftrace && o->ftrace->ngraph)
+		func = o->ftrace->graph[0];
+	fagg_table(a, o, &spec, &t);
+	if (!t.g) {
+		free(t.bpool);
+		tp_oom();
+		return;
+	}
+	t.lost = lost;
+	if (a->latency) {
+		join.start = join.end = func;
+		spec.join = &join;
+		oa.start = oa.end = func;
+	}
 	clock_gettime(CLOCK_REALTIME, &now);
-	if (o->json) {
-		struct json j;
-
-		json_init(&j, stdout, false);
-		json_obj_open(&j, NULL);
-		json_str(&j, "type", a->latency ? "latency" : "count");
-		if (a->latency) {
-			json_str(&j, "start", func);
-			json_str(&j, "end", func);
-			json_str(&j, "unit", "ns");
-		} else {
-			json_uint(&j, "ts_ns", now.tv_sec * 1000000000ULL + now.tv_nsec);
-			json_uint(&j, "interval_ns", (unsigned long long)(secs * 1e9));
-		}
-		json_arr_open(&j, "by");
-		if (!a->latency || a->by_func)
-			json_str(&j, NULL, "func");
-		if (a->by_comm)
-			json_str(&j, NULL, "comm");
-		json_arr_close(&j);
-		json_arr_open(&j, a->latency ? "groups" : "rows");
-		for (i = 0; i < a->n && (!o->top || i < o->top) && a->rows[i].count; i++) {
-			struct frow *r = &a->rows[i];
-
-			json_obj_open(&j, NULL);
-			json_obj_open(&j, "key");
-			if (!a->latency || a->by_func)
-				json_str_or_null(&j, "func", r->name);
-			if (a->by_comm)
-				json_str_or_null(&j, "comm", r->comm);
-			json_obj_close(&j);
-			json_uint(&j, "count", r->count);
-			if (a->latency) {
-				json_uint(&j, "sum", r->sum);
-				json_uint(&j, "min", r->min);
-				json_uint(&j, "max", r->max);
-				json_arr_open(&j, "buckets");
-				for (b = 0; b < 64; b++) {
-					if (!r->buckets[b])
-						continue;
-					json_obj_open(&j, NULL);
-					json_uint(&j, "min", b ? 1ULL << b : 0);
-					json_uint(&j, "max", 1ULL << (b + 1));
-					json_uint(&j, "count", r->buckets[b]);
-					json_obj_close(&j);
-				}
-				json_arr_close(&j);
-			}
-			json_obj_close(&j);
-		}
-		json_arr_close(&j);
-		if (a->latency)
-			json_uint(&j, "unmatched", 0);
-		json_uint(&j, "lost", lost);
-		json_obj_close(&j);
-		json_end_line(&j);
-		return;
-	}
-	if (title)
-		printf("%s\n", title);
-	if (!a->latency) {
-		printf("%12s  %-40s%s\n", "COUNT", "FUNCTION", a->by_comm ? "  COMM" : "");
-		for (i = 0; i < a->n && (!o->top || i < o->top) && a->rows[i].count; i++) {
-			struct frow *r = &a->rows[i];
-
-			if (a->by_comm)
-				printf("%12llu  %-40s  %s\n", r->count, r->name ? r->name : "?",
-				       r->comm ? r->comm : "?");
-			else
-				printf("%12llu  %s\n", r->count, r->name ? r->name : "?");
-		}
-		return;
-	}
-	for (i = 0; i < a->n && (!o->top || i < o->top); i++) {
-		struct frow *r = &a->rows[i];
-		unsigned long long most = 0;
-
-		for (b = 0; b < 64; b++)
-			most = r->buckets[b] > most ? r->buckets[b] : most;
-		if (a->by_comm)
-			printf("comm = %s\n", r->comm ? r->comm : "?");
-		printf("%s: %llu calls, avg %.3f us, min %.3f us, max %.3f us\n",
-		       a->by_func ? (r->name ? r->name : "?") : func, r->count,
-		       r->count ? r->sum / 1e3 / r->count : 0.0, r->min / 1e3, r->max / 1e3);
-		for (b = 0; b < 64; b++) {
-			int bar, k;
-
-			if (!r->buckets[b])
-				continue;
-			bar = most ? (int)(r->buckets[b] * 40 / most) : 0;
-			printf("  [%llu ns, %llu ns) %10llu |", b ? 1ULL << b : 0, 1ULL << (b + 1),
-			       r->buckets[b]);
-			for (k = 0; k < 40; k++)
-				putchar(k < bar ? '@' : ' ');
-			printf("|\n");
-		}
-		printf("\n");
-	}
+	oa.ts_ns = now.tv_sec * TP_NS_PER_S + now.tv_nsec;
+	oa.interval_ns = secs * TP_NS_PER_S;
+	output_agg(stdout, o->json ? OUTPUT_JSON : OUTPUT_TEXT, &t, &oa);
+	free(t.bpool);
+	free(t.g);
 }
 
-/* A title as count's: "HH:MM:SS (0.50 s)", or "totals (...)". */
+/* A title as count's: "HH:MM:SS (0.50 s)", or "totals (...)" (output_agg_title). */
 static void fagg_title(char *buf, size_t size, bool totals, double secs)
 {
-	time_t wall = time(NULL);
-	struct tm tm;
-	size_t n;
-
-	localtime_r(&wall, &tm);
-	n = totals ? (size_t)snprintf(buf, size, "totals") : strftime(buf, size, "%H:%M:%S", &tm);
-	snprintf(buf + n, size - n, " (%.2f s)", secs);
+	output_agg_title(buf, size, totals, secs, 0);
 }
 
 /* count --interval: this interval's rows printed, their counts added to the totals. */
@@ -494,7 +478,7 @@ static int fagg_tick(struct fagg *a, const struct agg_opts *o, unsigned long lon
 	size_t i;
 
 	fagg_finish(a);
-	fagg_title(title, sizeof(title), false, secs);
+	output_agg_title(title, sizeof(title), false, secs, lost);
 	fagg_print(a, o, NULL, lost, secs, title);
 	if (!o->json)
 		putchar('\n');

@@ -187,20 +187,26 @@ void json_uint(struct json *j, const char *key, uint64_t v)
 	fprintf(j->f, "%" PRIu64, v);
 }
 
-void json_i128(struct json *j, const char *key, __int128 v)
+char *json_i128_digits(char *end, __int128 v)
 {
 	unsigned __int128 u = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
-	char buf[48], *p = buf + sizeof(buf);
 
-	*--p = '\0';
+	*--end = '\0';
 	do {
-		*--p = '0' + (int)(u % 10);
+		*--end = '0' + (int)(u % 10);
 		u /= 10;
 	} while (u);
 	if (v < 0)
-		*--p = '-';
+		*--end = '-';
+	return end;
+}
+
+void json_i128(struct json *j, const char *key, __int128 v)
+{
+	char buf[JSON_I128_LEN];
+
 	member(j, key);
-	fputs(p, j->f);
+	fputs(json_i128_digits(buf + sizeof(buf), v), j->f);
 }
 
 void json_bool(struct json *j, const char *key, bool v)

@@ -42,6 +42,13 @@ void json_int(struct json *j, const char *key, int64_t v);
 void json_uint(struct json *j, const char *key, uint64_t v);
 /* Exact beyond 64 bits: bucket bounds run from -2^63 to 2^64. */
 void json_i128(struct json *j, const char *key, __int128 v);
+/*
+ * The decimal digits of v (a '-' first when negative) written backwards so
+ * that they end, NUL and all, at end: returns where they start.  end needs
+ * JSON_I128_LEN bytes before it.
+ */
+#define JSON_I128_LEN 42
+char *json_i128_digits(char *end, __int128 v);
 void json_bool(struct json *j, const char *key, bool v);
 void json_null(struct json *j, const char *key);
 

@@ -225,7 +225,7 @@ static struct tep_handle *kernel_tep(bool text)
 	int size = 0;
 
 	if (!tep) {
-		tp_error("out of memory");
+		tp_oom();
 		return NULL;
 	}
 	buf = tracefs_instance_file_read(NULL, "events/header_page", &size);
@@ -376,7 +376,7 @@ static int resolve_events(struct live *l)
 		ret = probe_session_make(s->probes, s->nprobes, &l->evs);
 	for (i = 0; !ret && s->strings && i < l->evs.n; i++)
 		if (tfs_event_list_add(&l->named, l->evs.v[i].system, l->evs.v[i].name) < 0) {
-			tp_error("out of memory");
+			tp_oom();
 			ret = TP_FAIL;
 		}
 	if (!ret && s->strings) {
@@ -692,7 +692,7 @@ static int input_events(struct live *l)
 		if (tfs_event_list_add(&have, all[i]->system, all[i]->name) < 0)
 			ret = TP_FAIL;
 	if (!all || ret) {
-		tp_error("out of memory");
+		tp_oom();
 		tfs_event_list_free(&have);
 		return TP_FAIL;
 	}
@@ -988,7 +988,7 @@ int live_open(struct live **lp, const struct live_spec *spec)
 	l->overrun0 = calloc(l->ncpu, sizeof(*l->overrun0));
 	l->dropped0 = calloc(l->ncpu, sizeof(*l->dropped0));
 	if (!l->cpus || !l->overrun0 || !l->dropped0) {
-		tp_error("out of memory");
+		tp_oom();
 		ret = TP_FAIL;
 	} else {
 		ret = spec->input ? open_input(l) : open_live(l);

@@ -191,8 +191,7 @@ int opt_parse(int argc, char **argv, const struct tp_cmd_spec *spec, struct tp_a
 	if (!lo || !shorts) {
 		free(lo);
 		free(shorts);
-		tp_error("out of memory");
-		return TP_FAIL;
+		return tp_oom();
 	}
 	s = shorts;
 	if (spec->flags & OPT_STOP_AT_ARG)

@@ -199,6 +199,35 @@ struct output_agg {
 /* Write one table to f; -1 (errno set) when writing failed. */
 int output_agg(FILE *f, enum output_mode mode, const struct agg_table *t,
 	       const struct output_agg *o);
+/*
+ * The title of a table of --interval: "HH:MM:SS (0.50 s)" (now, local time),
+ * "totals (...)" for the whole run's, ", N events lost" within the brackets
+ * when lost.
+ */
+void output_agg_title(char *buf, size_t size, bool totals, double secs, unsigned long long lost);
+
+/*
+ * The table of `tpctl latency sched`, as schedlat.c makes it (sched_table()):
+ * a row per task, in sort order.
+ */
+struct sched_task {
+	int pid;
+	const char *comm;		/* the last name seen; NULL when none */
+	uint64_t runtime_ns;
+	uint64_t switches;
+	uint64_t avg_delay_ns;		/* total delay / switches, rounded down */
+	uint64_t max_delay_ns;
+	uint64_t max_delay_ts_ns;	/* when the longest delay began (record timestamp) */
+	uint64_t max_delay_end_ns;	/* and ended (0 and 0 when every delay was 0) */
+	uint64_t total_delay_ns;
+};
+
+struct sched_table {
+	size_t n;
+	struct sched_task *tasks;	/* in sort order */
+	uint64_t runtime_ns;		/* all tasks': perf's TOTAL line */
+	uint64_t switches;
+};
 
 /*
  * The table of `tpctl latency sched` (schedlat.h): text as perf sched latency
@@ -208,7 +237,6 @@ int output_agg(FILE *f, enum output_mode mode, const struct agg_table *t,
  * ns_clock false: the timestamps are a counter's, printed raw in the text.
  * -1 (errno set) when writing failed.
  */
-struct sched_table;
 int output_sched(FILE *f, enum output_mode mode, const struct sched_table *t, bool ns_clock);
 
 #endif

@@ -321,7 +321,7 @@ int output_idle(struct output *o)
 	/* an entry whose CPU said nothing more for GRAPH_HOLD_NS: "func() {" */
 	if (o->graph && o->graph->n) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		ns = now.tv_sec * 1000000000ULL + now.tv_nsec;
+		ns = now.tv_sec * TP_NS_PER_S + now.tv_nsec;
 		if (!o->graph->idle)
 			o->graph->idle = ns;
 		else if (ns - o->graph->idle >= GRAPH_HOLD_NS && graph_drain(o, true) < 0)
@@ -329,7 +329,7 @@ int output_idle(struct output *o)
 	}
 	if (q && q->head != q->tail) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		ns = now.tv_sec * 1000000000ULL + now.tv_nsec;
+		ns = now.tv_sec * TP_NS_PER_S + now.tv_nsec;
 		for (cpu = 0; cpu < q->ncpu; cpu++) {
 			struct pend *p;
 

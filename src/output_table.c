@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * output_table - the tables of count, hist and latency (agg.h) and of
- * latency sched (schedlat.h), as text or one JSON object.
+ * latency sched (output.h), as text or one JSON object: the same walk of a
+ * table writes either (print.h).
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "agg.h"
-#include "json.h"
 #include "output_local.h"
-#include "schedlat.h"
+#include "print.h"
 #include "util.h"
 
 #define BAR_WIDTH 52
@@ -24,6 +25,10 @@ static void agg_cell_text(char *buf, size_t size, enum agg_col_type type, const 
 
 	switch (type) {
 	case AGG_COL_STR:
+		if (!c->s) {
+			snprintf(buf, size, "?");	/* nothing knows it */
+			break;
+		}
 		for (i = 0; c->s[i] && i < size - 1; i++)
 			buf[i] = (unsigned char)c->s[i] < 0x20 || c->s[i] == 0x7f ? '?' : c->s[i];
 		buf[i] = '\0';
@@ -37,7 +42,7 @@ static void agg_cell_text(char *buf, size_t size, enum agg_col_type type, const 
 }
 
 /* A frame of a stack key: "name+0xoff" (the kernel's sym-offset form), a marker, or the address. */
-static void agg_frame_text(FILE *f, uint64_t addr)
+static void agg_frame_text(struct print *p, uint64_t addr)
 {
 	unsigned long long off = 0;
 	const char *name;
@@ -45,30 +50,15 @@ static void agg_frame_text(FILE *f, uint64_t addr)
 
 	name = frame_name(addr, &off, &sym);
 	if (sym)
-		fprintf(f, "    %s+0x%llx\n", name, off);
+		print_text(p, "    %s+0x%llx\n", name, off);
 	else if (name)
-		fprintf(f, "    %s\n", name);
+		print_text(p, "    %s\n", name);
 	else
-		fprintf(f, "    0x%016llx\n", (unsigned long long)addr);
+		print_text(p, "    0x%016llx\n", (unsigned long long)addr);
 }
 
-/* The keys of a group or row that is printed as a block: "k=v k=v" and the frames after. */
-static int agg_block_keys(FILE *f, const struct agg_table *t, const struct agg_group *g)
-{
-	const struct agg_spec *s = t->spec;
-	char buf[512];
-	int k, n = 0;
-
-	for (k = 0; k < s->nkeys; k++) {
-		if (t->type[k] == AGG_COL_STACK)
-			continue;
-		agg_cell_text(buf, sizeof(buf), t->type[k], &g->key[k]);
-		fprintf(f, "%s%s=%s", n++ ? " " : "", s->name[k], buf);
-	}
-	return n;
-}
-
-static void agg_block_frames(FILE *f, const struct agg_table *t, const struct agg_group *g)
+/* The frames of the stack keys of a row printed as a block, in the text after its line. */
+static void agg_block_frames(struct print *p, const struct agg_table *t, const struct agg_group *g)
 {
 	size_t i;
 	int k;
@@ -77,9 +67,9 @@ static void agg_block_frames(FILE *f, const struct agg_table *t, const struct ag
 		if (t->type[k] != AGG_COL_STACK)
 			continue;
 		if (!g->key[k].v)
-			fputs("    (no stack)\n", f);
+			print_text(p, "    (no stack)\n");
 		for (i = 0; i < g->key[k].v; i++)
-			agg_frame_text(f, g->key[k].frames[i]);
+			agg_frame_text(p, g->key[k].frames[i]);
 	}
 }
 
@@ -91,25 +81,11 @@ static void agg_value_text(char *buf, size_t size, bool sign, uint64_t v)
 		snprintf(buf, size, "%llu", (unsigned long long)v);
 }
 
-static char *i128_text(char *end, __int128 v)
-{
-	unsigned __int128 u = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
-
-	*--end = '\0';
-	do {
-		*--end = '0' + (int)(u % 10);
-		u /= 10;
-	} while (u);
-	if (v < 0)
-		*--end = '-';
-	return end;
-}
-
 /* A log2 bound as bpftrace writes it: 512, 1K, 4M, 16E. */
 static void pow2_text(char *buf, size_t size, __int128 v)
 {
 	static const char sfx[] = "KMGTPE";
-	char tmp[48];
+	char tmp[JSON_I128_LEN];
 	int i = -1;
 
 	while (v >= 1024 && !(v % 1024) && i < 5) {
@@ -117,9 +93,9 @@ static void pow2_text(char *buf, size_t size, __int128 v)
 		i++;
 	}
 	if (i >= 0)
-		snprintf(buf, size, "%s%c", i128_text(tmp + sizeof(tmp), v), sfx[i]);
+		snprintf(buf, size, "%s%c", json_i128_digits(tmp + sizeof(tmp), v), sfx[i]);
 	else
-		snprintf(buf, size, "%s", i128_text(tmp + sizeof(tmp), v));
+		snprintf(buf, size, "%s", json_i128_digits(tmp + sizeof(tmp), v));
 }
 
 /*
@@ -189,9 +165,9 @@ static void bucket_label(char *buf, size_t size, bool log2, bool dur, const stru
 		pow2_text(hi, sizeof(hi), b->hi);
 		snprintf(buf, size, "[%s, %s)", lo, hi);
 	} else {
-		snprintf(buf, size, "[%s, ", i128_text(lo + sizeof(lo), b->lo));
+		snprintf(buf, size, "[%s, ", json_i128_digits(lo + sizeof(lo), b->lo));
 		snprintf(buf + strlen(buf), size - strlen(buf), "%s)",
-			 i128_text(hi + sizeof(hi), b->hi));
+			 json_i128_digits(hi + sizeof(hi), b->hi));
 	}
 }
 
@@ -208,7 +184,7 @@ static struct agg_bucket bucket_next(bool log2, __int128 unit, const struct agg_
 }
 
 /* One bar of a histogram: label, count, '@' as many as count is of maxc. */
-static void hist_line(FILE *f, const char *label, size_t lw, uint64_t count, size_t cw,
+static void hist_line(struct print *p, const char *label, size_t lw, uint64_t count, size_t cw,
 		      uint64_t maxc)
 {
 	size_t len = maxc ? (size_t)((unsigned __int128)count * BAR_WIDTH / maxc) : 0;
@@ -217,11 +193,11 @@ static void hist_line(FILE *f, const char *label, size_t lw, uint64_t count, siz
 	memset(bar, '@', len);
 	memset(bar + len, ' ', BAR_WIDTH - len);
 	bar[BAR_WIDTH] = '\0';
-	fprintf(f, "%-*s %*llu |%s|\n", (int)lw, label, (int)cw, (unsigned long long)count, bar);
+	print_text(p, "%-*s %*llu |%s|\n", (int)lw, label, (int)cw, (unsigned long long)count, bar);
 }
 
 /* --buckets: every bucket of the list from the first that holds values to the last. */
-static void list_hist_group(FILE *f, const struct agg_table *t, const struct agg_group *g)
+static void list_hist_group(struct print *p, const struct agg_table *t, const struct agg_group *g)
 {
 	const struct agg_spec *s = t->spec;
 	int first = (int)g->buckets[0].index, last = (int)g->buckets[g->nbuckets - 1].index, k;
@@ -248,11 +224,12 @@ static void list_hist_group(FILE *f, const struct agg_table *t, const struct agg
 	}
 	for (k = first; k <= last; k++) {
 		list_label(label, sizeof(label), s, s->join != NULL, &all[k - first]);
-		hist_line(f, label, lw, all[k - first].count, cw, maxc);
+		hist_line(p, label, lw, all[k - first].count, cw, maxc);
 	}
 }
 
-static void text_hist_group(FILE *f, const struct agg_table *t, const struct agg_group *g)
+/* A group's histogram in the text: a bar per bucket, the empty ones between shown. */
+static void text_hist_group(struct print *p, const struct agg_table *t, const struct agg_group *g)
 {
 	bool log2 = t->spec->scale == AGG_SCALE_LOG2, dur = t->spec->join != NULL;
 	/* the first log2 bucket: [0] for values, [0, 1us) for latency (counted in us) */
@@ -265,7 +242,7 @@ static void text_hist_group(FILE *f, const struct agg_table *t, const struct agg
 	if (!g->nbuckets)
 		return;
 	if (t->spec->scale == AGG_SCALE_LIST) {
-		list_hist_group(f, t, g);
+		list_hist_group(p, t, g);
 		return;
 	}
 	if (!log2) {
@@ -296,304 +273,345 @@ static void text_hist_group(FILE *f, const struct agg_table *t, const struct agg
 	}
 	for (i = 0; i < n; i++) {
 		bucket_label(label, sizeof(label), log2, dur, &all[i]);
-		hist_line(f, label, lw, all[i].count, cw, maxc);
+		hist_line(p, label, lw, all[i].count, cw, maxc);
 	}
 	free(all);
 }
 
-static void text_agg(FILE *f, const struct agg_table *t, const struct output_agg *o)
-{
-	const struct agg_spec *s = t->spec;
-	size_t w[AGG_MAX_KEYS + 1], i;
-	bool stack = false;
-	char buf[512];
-	int k;
-
-	for (k = 0; k < s->nkeys; k++)
-		stack |= t->type[k] == AGG_COL_STACK;
-
-	if (o->clear)
-		fputs("\033[H\033[2J", f);
-	if (o->title)
-		fprintf(f, "%s\n", o->title);
-	if (o->start) {
-		fprintf(f, "%s -> %s", o->start, o->end);
-		if (t->unmatched)
-			fprintf(f, " (%llu without an end)", (unsigned long long)t->unmatched);
-		fputs("\n\n", f);
-	}
-	if (o->hist || o->start) {
-		for (i = 0; i < t->n; i++) {
-			const struct agg_group *g = &t->g[i];
-			char sum[32], min[32], max[32];
-
-			if (agg_block_keys(f, t, g))
-				fputs("  ", f);
-			if (o->start) {
-				dur_text(sum, sizeof(sum), g->count ? g->sum / g->count : 0);
-				dur_text(min, sizeof(min), g->min);
-				dur_text(max, sizeof(max), g->max);
-				fprintf(f, "count=%llu avg=%s min=%s max=%s\n",
-					(unsigned long long)g->count, sum, min, max);
-			} else {
-				agg_value_text(sum, sizeof(sum), t->vsign, g->sum);
-				agg_value_text(min, sizeof(min), t->vsign, g->min);
-				agg_value_text(max, sizeof(max), t->vsign, g->max);
-				fprintf(f, "count=%llu sum=%s min=%s max=%s\n",
-					(unsigned long long)g->count, sum, min, max);
-			}
-			agg_block_frames(f, t, g);
-			text_hist_group(f, t, g);
-			if (i + 1 < t->n)
-				putc('\n', f);
-		}
-		if (!t->n)
-			fprintf(f, "count=0\n");
-	} else if (stack) {
-		/* a stack does not fit a column: a block per row, as hist has it */
-		for (i = 0; i < t->n; i++) {
-			if (agg_block_keys(f, t, &t->g[i]))
-				fputs("  ", f);
-			fprintf(f, "count=%llu\n", (unsigned long long)t->g[i].count);
-			agg_block_frames(f, t, &t->g[i]);
-			if (i + 1 < t->n)
-				putc('\n', f);
-		}
-	} else {
-		/* column widths: the header and every cell */
-		for (k = 0; k < s->nkeys; k++)
-			w[k] = strlen(s->name[k]);
-		w[k] = 5;
-		for (i = 0; i < t->n; i++) {
-			for (k = 0; k < s->nkeys; k++) {
-				agg_cell_text(buf, sizeof(buf), t->type[k], &t->g[i].key[k]);
-				if (strlen(buf) > w[k])
-					w[k] = strlen(buf);
-			}
-			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)t->g[i].count);
-			if (strlen(buf) > w[k])
-				w[k] = strlen(buf);
-		}
-		/* keys named as given (a field may be called count), then COUNT */
-		for (k = 0; k < s->nkeys; k++)
-			fprintf(f, t->type[k] == AGG_COL_STR ? "%-*s  " : "%*s  ", (int)w[k],
-				s->name[k]);
-		fprintf(f, "%*s\n", (int)w[k], "COUNT");
-		for (i = 0; i < t->n; i++) {
-			for (k = 0; k < s->nkeys; k++) {
-				agg_cell_text(buf, sizeof(buf), t->type[k], &t->g[i].key[k]);
-				fprintf(f, t->type[k] == AGG_COL_STR ? "%-*s  " : "%*s  ", (int)w[k],
-					buf);
-			}
-			fprintf(f, "%*llu\n", (int)w[k], (unsigned long long)t->g[i].count);
-		}
-	}
-	if (t->n < t->nall)
-		fprintf(f, "... %zu more\n", t->nall - t->n);
-}
-
-static void json_agg_value(struct json *j, const char *key, bool sign, uint64_t v)
-{
-	if (sign)
-		json_int(j, key, (int64_t)v);
-	else
-		json_uint(j, key, v);
-}
-
-/* A stack key, as in docs/DESIGN.md section 2: [{"addr":N,"sym":"name","off":N},...] */
-static void json_agg_frames(struct json *j, const char *key, const struct agg_cell *c)
+/* A stack key in JSON as the stacks of events are: [{"addr":N,"sym":"name","off":N},...] */
+static void agg_frames_json(struct print *p, const char *key, const struct agg_cell *c)
 {
 	unsigned long long off;
 	const char *name;
 	size_t i;
 	bool sym;
 
-	json_arr_open(j, key);
+	print_open_array(p, key);
 	for (i = 0; i < c->v; i++) {
 		off = 0;
 		name = frame_name(c->frames[i], &off, &sym);
-		json_obj_open(j, NULL);
-		json_uint(j, "addr", c->frames[i]);
-		json_str(j, "sym", name);
+		print_open_object(p, NULL);
+		print_uint(p, PRINT_JSON, "addr", NULL, c->frames[i]);
+		print_string(p, PRINT_JSON, "sym", NULL, name);
 		if (sym)
-			json_uint(j, "off", off);
+			print_uint(p, PRINT_JSON, "off", NULL, off);
 		else
-			json_null(j, "off");
-		json_obj_close(j);
+			print_null(p, PRINT_JSON, "off", NULL, NULL);
+		print_close_object(p);
 	}
-	json_arr_close(j);
+	print_close_array(p);
 }
 
-static void json_agg(FILE *f, const struct agg_table *t, const struct output_agg *o)
+/*
+ * Key k of a row: a member of its "key" object in JSON (a task nothing
+ * knows the name of is null), its text through fmt; a stack is JSON's here,
+ * the text has its frames below the row's line (agg_block_frames).
+ */
+static void agg_key_cell(struct print *p, const struct agg_table *t, const struct agg_group *g,
+			 int k, const char *fmt)
 {
 	const struct agg_spec *s = t->spec;
-	struct json j;
-	size_t i, b;
+	const struct agg_cell *c = &g->key[k];
+	char buf[512];
+
+	if (t->type[k] == AGG_COL_STACK) {
+		agg_frames_json(p, s->name[k], c);
+		return;
+	}
+	if (s->kind[k] == AGG_KEY_COMM && c->s && !strcmp(c->s, "<...>"))
+		print_null(p, PRINT_JSON, s->name[k], NULL, NULL);
+	else if (t->type[k] == AGG_COL_STR)
+		print_string(p, PRINT_JSON, s->name[k], NULL, c->s);
+	else if (t->type[k] == AGG_COL_INT)
+		print_int(p, PRINT_JSON, s->name[k], NULL, (int64_t)c->v);
+	else
+		print_uint(p, PRINT_JSON, s->name[k], NULL, c->v);
+	agg_cell_text(buf, sizeof(buf), t->type[k], c);
+	print_string(p, PRINT_TEXT, NULL, fmt, buf);
+}
+
+/* The keys of a row printed as a block: "k=v k=v" and two spaces in the text, if any. */
+static void agg_block_keys(struct print *p, const struct agg_table *t, const struct agg_group *g)
+{
+	int k, n = 0;
+
+	for (k = 0; k < t->spec->nkeys; k++) {
+		if (t->type[k] != AGG_COL_STACK)
+			print_text(p, "%s%s=", n++ ? " " : "", t->spec->name[k]);
+		agg_key_cell(p, t, g, k, "%s");
+	}
+	if (n)
+		print_text(p, "  ");
+}
+
+/* A value of the rows (sum, min, max): signed as the table says; the text through fmt. */
+static void agg_stat(struct print *p, const struct agg_table *t, bool dur, const char *key,
+		     const char *fmt, uint64_t v)
+{
+	char buf[32];
+
+	if (t->vsign)
+		print_int(p, PRINT_JSON, key, NULL, (int64_t)v);
+	else
+		print_uint(p, PRINT_JSON, key, NULL, v);
+	if (dur)
+		dur_text(buf, sizeof(buf), v);
+	else
+		agg_value_text(buf, sizeof(buf), t->vsign, v);
+	print_string(p, PRINT_TEXT, NULL, fmt, buf);
+}
+
+/*
+ * A group of hist or latency after its keys: "count=N sum=S min=M max=X"
+ * (latency: avg= and durations) in the text, its frames and its histogram
+ * below; count, sum, min, max and the non-empty buckets in JSON.
+ */
+static void agg_group(struct print *p, const struct agg_table *t, const struct agg_group *g,
+		      bool dur)
+{
+	char avg[32];
+	size_t b;
+
+	print_uint(p, PRINT_ANY, "count", "count=%llu", g->count);
+	dur_text(avg, sizeof(avg), g->count ? g->sum / g->count : 0);
+	if (dur)
+		print_string(p, PRINT_TEXT, NULL, " avg=%s", avg);
+	agg_stat(p, t, dur, "sum", dur ? NULL : " sum=%s", g->sum);
+	agg_stat(p, t, dur, "min", " min=%s", g->min);
+	agg_stat(p, t, dur, "max", " max=%s\n", g->max);
+	agg_block_frames(p, t, g);
+	text_hist_group(p, t, g);
+	print_open_array(p, "buckets");
+	for (b = 0; b < g->nbuckets; b++) {
+		print_open_object(p, NULL);
+		print_i128(p, PRINT_JSON, "min", NULL, g->buckets[b].lo);
+		print_i128(p, PRINT_JSON, "max", NULL, g->buckets[b].hi);
+		print_uint(p, PRINT_JSON, "count", NULL, g->buckets[b].count);
+		print_close_object(p);
+	}
+	print_close_array(p);
+}
+
+/*
+ * hist and latency (groups), and count with a stack key (a stack does not
+ * fit a column): a block per row, an empty line between them.
+ */
+static void agg_blocks(struct print *p, const struct agg_table *t, const struct output_agg *o,
+		       bool groups)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		print_open_object(p, NULL);
+		print_open_object(p, "key");
+		agg_block_keys(p, t, &t->g[i]);
+		print_close_object(p);
+		if (groups) {
+			agg_group(p, t, &t->g[i], o->start != NULL);
+		} else {
+			print_uint(p, PRINT_ANY, "count", "count=%llu\n", t->g[i].count);
+			agg_block_frames(p, t, &t->g[i]);
+		}
+		print_close_object(p);
+		if (i + 1 < t->n)
+			print_nl(p);
+	}
+	if (groups && !t->n)
+		print_text(p, "count=0\n");
+}
+
+/*
+ * count: a column per key (strings left-aligned), then COUNT; the text's
+ * widths from the header and every cell.  fmt[k]: column k's text format.
+ */
+static void agg_columns(struct print *p, const struct agg_table *t)
+{
+	const struct agg_spec *s = t->spec;
+	char fmt[AGG_MAX_KEYS + 1][16], buf[512];
+	size_t w[AGG_MAX_KEYS + 1], i;
 	int k;
 
-	bool groups = o->hist || o->start;
-
-	json_init(&j, f, false);
-	json_obj_open(&j, NULL);
-	json_str(&j, "type", o->start ? "latency" : o->hist ? "hist" : "count");
-	json_uint(&j, "ts_ns", o->ts_ns);
-	json_uint(&j, "interval_ns", o->interval_ns);
-	if (o->start) {
-		json_str(&j, "start", o->start);
-		json_str(&j, "end", o->end);
-		json_str(&j, "unit", "ns");
-	} else if (o->hist) {
-		json_str(&j, "field", o->field);
-	}
-	json_arr_open(&j, "by");
 	for (k = 0; k < s->nkeys; k++)
-		json_str(&j, NULL, s->name[k]);
-	json_arr_close(&j);
-	json_arr_open(&j, groups ? "groups" : "rows");
+		w[k] = strlen(s->name[k]);
+	w[k] = 5;
 	for (i = 0; i < t->n; i++) {
-		const struct agg_group *g = &t->g[i];
-
-		json_obj_open(&j, NULL);
-		json_obj_open(&j, "key");
 		for (k = 0; k < s->nkeys; k++) {
-			if (s->kind[k] == AGG_KEY_COMM && !strcmp(g->key[k].s, "<...>"))
-				json_null(&j, s->name[k]);	/* nothing knows it */
-			else if (t->type[k] == AGG_COL_STR)
-				json_str(&j, s->name[k], g->key[k].s);
-			else if (t->type[k] == AGG_COL_STACK)
-				json_agg_frames(&j, s->name[k], &g->key[k]);
-			else
-				json_agg_value(&j, s->name[k], t->type[k] == AGG_COL_INT, g->key[k].v);
+			agg_cell_text(buf, sizeof(buf), t->type[k], &t->g[i].key[k]);
+			if (strlen(buf) > w[k])
+				w[k] = strlen(buf);
 		}
-		json_obj_close(&j);
-		json_uint(&j, "count", g->count);
-		if (groups) {
-			json_agg_value(&j, "sum", t->vsign, g->sum);
-			json_agg_value(&j, "min", t->vsign, g->min);
-			json_agg_value(&j, "max", t->vsign, g->max);
-			json_arr_open(&j, "buckets");
-			for (b = 0; b < g->nbuckets; b++) {
-				json_obj_open(&j, NULL);
-				json_i128(&j, "min", g->buckets[b].lo);
-				json_i128(&j, "max", g->buckets[b].hi);
-				json_uint(&j, "count", g->buckets[b].count);
-				json_obj_close(&j);
-			}
-			json_arr_close(&j);
-		}
-		json_obj_close(&j);
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)t->g[i].count);
+		if (strlen(buf) > w[k])
+			w[k] = strlen(buf);
 	}
-	json_arr_close(&j);
-	if (o->start)
-		json_uint(&j, "unmatched", t->unmatched);
-	json_uint(&j, "lost", t->lost);
-	json_obj_close(&j);
-	json_end_line(&j);
+	/* keys named as given (a field may be called count), then COUNT */
+	for (k = 0; k < s->nkeys; k++) {
+		snprintf(fmt[k], sizeof(fmt[k]),
+			 t->type[k] == AGG_COL_STR ? "%%-%zus  " : "%%%zus  ", w[k]);
+		print_string(p, PRINT_TEXT, NULL, fmt[k], s->name[k]);
+	}
+	print_text(p, "%*s\n", (int)w[k], "COUNT");
+	snprintf(fmt[k], sizeof(fmt[k]), "%%%zullu\n", w[k]);
+	for (i = 0; i < t->n; i++) {
+		print_open_object(p, NULL);
+		print_open_object(p, "key");
+		for (k = 0; k < s->nkeys; k++)
+			agg_key_cell(p, t, &t->g[i], k, fmt[k]);
+		print_close_object(p);
+		print_uint(p, PRINT_ANY, "count", fmt[k], t->g[i].count);
+		print_close_object(p);
+	}
+}
+
+/* What the table is: the text's title and START -> END line; JSON's type, times and keys. */
+static void agg_head(struct print *p, const struct agg_table *t, const struct output_agg *o)
+{
+	int k;
+
+	if (o->clear)
+		print_text(p, "\033[H\033[2J");
+	if (o->title)
+		print_text(p, "%s\n", o->title);
+	print_string(p, PRINT_JSON, "type", NULL, o->start ? "latency" : o->hist ? "hist" : "count");
+	print_uint(p, PRINT_JSON, "ts_ns", NULL, o->ts_ns);
+	print_uint(p, PRINT_JSON, "interval_ns", NULL, o->interval_ns);
+	if (o->start) {
+		print_string(p, PRINT_ANY, "start", "%s -> ", o->start);
+		print_string(p, PRINT_ANY, "end", "%s", o->end);
+		print_string(p, PRINT_JSON, "unit", NULL, "ns");
+		if (t->unmatched)
+			print_text(p, " (%llu without an end)", (unsigned long long)t->unmatched);
+		print_text(p, "\n\n");
+	} else if (o->hist) {
+		print_string(p, PRINT_JSON, "field", NULL, o->field);
+	}
+	print_open_array(p, "by");
+	for (k = 0; k < t->spec->nkeys; k++)
+		print_string(p, PRINT_JSON, NULL, NULL, t->spec->name[k]);
+	print_close_array(p);
 }
 
 int output_agg(FILE *f, enum output_mode mode, const struct agg_table *t,
 	       const struct output_agg *o)
 {
-	if (mode == OUTPUT_JSON)
-		json_agg(f, t, o);
+	bool groups = o->hist || o->start, stack = false;
+	struct print p;
+	int k;
+
+	for (k = 0; k < t->spec->nkeys; k++)
+		stack |= t->type[k] == AGG_COL_STACK;
+	print_start(&p, f, mode == OUTPUT_JSON);
+	agg_head(&p, t, o);
+	print_open_array(&p, groups ? "groups" : "rows");
+	if (groups || stack)
+		agg_blocks(&p, t, o, groups);
 	else
-		text_agg(f, t, o);
+		agg_columns(&p, t);
+	print_close_array(&p);
+	if (t->n < t->nall)
+		print_text(&p, "... %zu more\n", t->nall - t->n);
+	if (o->start)
+		print_uint(&p, PRINT_JSON, "unmatched", NULL, t->unmatched);
+	print_uint(&p, PRINT_JSON, "lost", NULL, t->lost);
+	print_end(&p);
 	return flush_table(f);
 }
 
-/* ns as perf prints milliseconds ("%9.3f"): rounded to the microsecond, here without a double */
-static void text_ms(FILE *f, const char *pre, uint64_t ns, int width)
+void output_agg_title(char *buf, size_t size, bool totals, double secs, unsigned long long lost)
+{
+	time_t wall = time(NULL);
+	struct tm tm;
+	size_t n;
+
+	localtime_r(&wall, &tm);
+	n = totals ? (size_t)snprintf(buf, size, "totals") : strftime(buf, size, "%H:%M:%S", &tm);
+	n += snprintf(buf + n, size - n, " (%.2f s", secs);
+	if (lost)
+		n += snprintf(buf + n, size - n, ", %llu events lost", lost);
+	snprintf(buf + n, size - n, ")");
+}
+
+/*
+ * ns as perf prints milliseconds ("%9.3f"): rounded to the microsecond, here
+ * without a double; in JSON as key (NULL: none), in ns.
+ */
+static void sched_ms(struct print *p, const char *key, const char *pre, uint64_t ns, int width)
 {
 	uint64_t us = (ns + 500) / 1000;
 	char buf[48];
 
+	if (key)
+		print_uint(p, PRINT_JSON, key, NULL, ns);
 	snprintf(buf, sizeof(buf), "%" PRIu64 ".%03" PRIu64, us / 1000, us % 1000);
-	fprintf(f, "%s%*s ms", pre, width, buf);
+	print_text(p, "%s%*s ms", pre, width, buf);
 }
 
-static void text_s(FILE *f, const char *pre, uint64_t ns, int width, bool ns_clock)
+/* A timestamp in seconds (ns_clock false: the counter's raw value); in JSON as key. */
+static void sched_s(struct print *p, const char *key, const char *pre, uint64_t ns, int width,
+		    bool ns_clock)
 {
 	char buf[48];
 
+	if (key)
+		print_uint(p, PRINT_JSON, key, NULL, ns);
 	if (ns_clock)
-		snprintf(buf, sizeof(buf), "%" PRIu64 ".%06" PRIu64, ns / 1000000000,
+		snprintf(buf, sizeof(buf), "%" PRIu64 ".%06" PRIu64, (uint64_t)(ns / TP_NS_PER_S),
 			 ns / 1000 % 1000000);
 	else
 		snprintf(buf, sizeof(buf), "%" PRIu64, ns);
-	fprintf(f, "%s%*s s", pre, width, buf);
+	print_text(p, "%s%*s s", pre, width, buf);
 }
 
-static void text_rule(FILE *f, int width)
+static void sched_rule(struct print *p, int width)
 {
-	fputc(' ', f);
+	print_text(p, " ");
 	while (width--)
-		fputc('-', f);
-	fputc('\n', f);
+		print_text(p, "-");
+	print_nl(p);
 }
 
-static void text_sched(FILE *f, const struct sched_table *t, bool ns_clock)
+/* A task's row: perf's line in the text, an object in JSON. */
+static void sched_task(struct print *p, const struct sched_task *k, bool ns_clock)
 {
 	char name[64];
-	size_t i;
 
-	fputc('\n', f);
-	text_rule(f, 139);
-	fprintf(f, "  %-22s|   Runtime ms  | Switches | Avg delay ms    | Max delay ms    |"
-		" Max delay start           | Max delay end          |\n", "Task");
-	text_rule(f, 139);
-	for (i = 0; i < t->n; i++) {
-		const struct sched_task *k = &t->tasks[i];
-
-		snprintf(name, sizeof(name), "%s:%d", k->comm ? k->comm : "<...>", k->pid);
-		fprintf(f, "  %-22s|", name);
-		text_ms(f, "", k->runtime_ns, 10);
-		fprintf(f, " |%9" PRIu64 " |", k->switches);
-		text_ms(f, " avg:", k->avg_delay_ns, 8);
-		text_ms(f, " | max:", k->max_delay_ns, 8);
-		text_s(f, " | max start:", k->max_delay_ts_ns, 12, ns_clock);
-		text_s(f, " | max end:", k->max_delay_end_ns, 12, ns_clock);
-		fputc('\n', f);
-	}
-	text_rule(f, 139);
-	fprintf(f, "  %-22s|", "TOTAL:");
-	text_ms(f, "", t->runtime_ns, 10);
-	fprintf(f, " |%9" PRIu64 " |\n", t->switches);
-	text_rule(f, 51);
-	fputc('\n', f);
-}
-
-static void json_sched(FILE *f, const struct sched_table *t)
-{
-	struct json j;
-	size_t i;
-
-	json_init(&j, f, false);
-	json_obj_open(&j, NULL);
-	json_str(&j, "type", "sched");
-	json_arr_open(&j, "tasks");
-	for (i = 0; i < t->n; i++) {
-		const struct sched_task *k = &t->tasks[i];
-
-		json_obj_open(&j, NULL);
-		json_int(&j, "pid", k->pid);
-		json_str(&j, "comm", k->comm);
-		json_uint(&j, "runtime_ns", k->runtime_ns);
-		json_uint(&j, "switches", k->switches);
-		json_uint(&j, "avg_delay_ns", k->avg_delay_ns);
-		json_uint(&j, "max_delay_ns", k->max_delay_ns);
-		json_uint(&j, "max_delay_ts_ns", k->max_delay_ts_ns);
-		json_obj_close(&j);
-	}
-	json_arr_close(&j);
-	json_obj_close(&j);
-	json_end_line(&j);
+	snprintf(name, sizeof(name), "%s:%d", k->comm ? k->comm : "<...>", k->pid);
+	print_open_object(p, NULL);
+	print_int(p, PRINT_JSON, "pid", NULL, k->pid);
+	print_string(p, PRINT_JSON, "comm", NULL, k->comm);
+	print_text(p, "  %-22s|", name);
+	sched_ms(p, "runtime_ns", "", k->runtime_ns, 10);
+	print_uint(p, PRINT_ANY, "switches", " |%9llu |", k->switches);
+	sched_ms(p, "avg_delay_ns", " avg:", k->avg_delay_ns, 8);
+	sched_ms(p, "max_delay_ns", " | max:", k->max_delay_ns, 8);
+	sched_s(p, "max_delay_ts_ns", " | max start:", k->max_delay_ts_ns, 12, ns_clock);
+	sched_s(p, NULL, " | max end:", k->max_delay_end_ns, 12, ns_clock);
+	print_nl(p);
+	print_close_object(p);
 }
 
 int output_sched(FILE *f, enum output_mode mode, const struct sched_table *t, bool ns_clock)
 {
-	if (mode == OUTPUT_JSON)
-		json_sched(f, t);
-	else
-		text_sched(f, t, ns_clock);
+	struct print p;
+	size_t i;
+
+	print_start(&p, f, mode == OUTPUT_JSON);
+	print_string(&p, PRINT_JSON, "type", NULL, "sched");
+	print_nl(&p);
+	sched_rule(&p, 139);
+	print_text(&p, "  %-22s|   Runtime ms  | Switches | Avg delay ms    | Max delay ms    |"
+		   " Max delay start           | Max delay end          |\n", "Task");
+	sched_rule(&p, 139);
+	print_open_array(&p, "tasks");
+	for (i = 0; i < t->n; i++)
+		sched_task(&p, &t->tasks[i], ns_clock);
+	print_close_array(&p);
+	sched_rule(&p, 139);
+	print_text(&p, "  %-22s|", "TOTAL:");
+	sched_ms(&p, NULL, "", t->runtime_ns, 10);
+	print_text(&p, " |%9" PRIu64 " |\n", t->switches);
+	sched_rule(&p, 51);
+	print_nl(&p);
+	print_end(&p);
 	return flush_table(f);
 }

@@ -42,6 +42,7 @@
 #include <tracefs.h>
 
 #include "percpu.h"
+#include "reader.h"
 #include "util.h"
 
 /* The nap after a poll that woke with no whole sub-buffer to take. */
@@ -117,7 +118,7 @@ static int deliver(struct pc_thread *t, int cpu, size_t len)
 static ssize_t take_whole(struct pc_thread *t, int cpu)
 {
 	struct percpu *p = t->p;
-	ssize_t n, got = 0;
+	ssize_t n;
 	int ret;
 
 	if (t->no_splice) {
@@ -126,8 +127,7 @@ static ssize_t take_whole(struct pc_thread *t, int cpu)
 			return errno == EAGAIN || errno == EINTR || errno == ENODATA ? 0 : -1;
 		return ret;
 	}
-	n = splice(p->s.fd[cpu], NULL, t->pipe[1], NULL, (size_t)p->s.subbuf * t->batch,
-		   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	n = reader_splice(p->s.fd[cpu], t->pipe, t->buf, (size_t)p->s.subbuf * t->batch);
 	if (n < 0 && errno == EINVAL) {
 		/* not a ring buffer (a copy of tracefs): plain reads */
 		t->no_splice = true;
@@ -135,17 +135,6 @@ static ssize_t take_whole(struct pc_thread *t, int cpu)
 	}
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -1;
-	/* the pipe was empty, so it holds exactly these: empty it at once */
-	while (got < n) {
-		ssize_t m = read(t->pipe[0], t->buf + got, n - got);
-
-		if (m <= 0) {
-			if (m < 0 && errno == EINTR)
-				continue;
-			return -1;
-		}
-		got += m;
-	}
 	return n;
 }
 
@@ -406,7 +395,7 @@ int percpu_start(struct percpu **pp, const struct percpu_spec *spec)
 	tp_debug("%d reader thread(s) for %d CPU(s)", nt, ncpu);
 	return TP_OK;
 oom:
-	tp_error("out of memory");
+	tp_oom();
 	if (p && p->t)
 		for (i = 0; i < p->nt; i++)
 			thread_free(&p->t[i]);

@@ -615,7 +615,7 @@ int probe_parse(const char *spec, char **args, int nargs, const char *name, stru
 	else if (!ret)
 		ret = parse_kprobe(spec + len, p);
 	if (!ret && !p->name) {
-		tp_error("out of memory");
+		tp_oom();
 		ret = TP_FAIL;
 	}
 	if (!ret)
@@ -739,7 +739,7 @@ int probe_create(const struct probe *p, const char *group)
 		/* cannot promise its removal: remove it now */
 		tracefs_instance_file_append(NULL, "dynamic_events", undo);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		tp_error("out of memory");
+		tp_oom();
 		ret = TP_FAIL;
 		goto out;
 	}
@@ -775,7 +775,7 @@ int probe_session_make(char **words, int n, struct tfs_event_list *evs)
 	for (i = 0; !ret && i < n; i++) {
 		ret = probe_create(&p[i], probe_run_group());
 		if (!ret && tfs_event_list_add(evs, probe_run_group(), p[i].name) < 0) {
-			tp_error("out of memory");
+			tp_oom();
 			ret = TP_FAIL;
 		}
 	}

@@ -289,15 +289,37 @@ static int take_any(struct reader *r, struct rcpu *c)
 	return ret > 0;
 }
 
+ssize_t reader_splice(int fd, const int pipe[2], char *buf, size_t len)
+{
+	ssize_t n = splice(fd, NULL, pipe[1], NULL, len, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	ssize_t got = 0;
+
+	if (n < 0)
+		return -1;
+	/* the pipe was empty, so it holds exactly these; empty it at once */
+	while (got < n) {
+		ssize_t m = read(pipe[0], buf + got, n - got);
+
+		if (m <= 0) {
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (!m)
+				errno = EIO;
+			return -1;
+		}
+		got += m;
+	}
+	return n;
+}
+
 /* Whole sub-buffers into c->buf: how many (0 when there is none yet), -1 on error. */
 static int take_whole(struct reader *r, struct rcpu *c)
 {
-	ssize_t n, got = 0;
+	ssize_t n;
 
 	if (r->no_splice)
 		return take_any(r, c);
-	n = splice(c->fd, NULL, r->pipe[1], NULL, (size_t)r->subbuf * r->batch,
-		   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	n = reader_splice(c->fd, r->pipe, c->buf, (size_t)r->subbuf * r->batch);
 	r->seq++;
 	if (n < 0 && errno == EINVAL) {
 		/* not a ring buffer (a copy of tracefs): plain reads, partial or not */
@@ -307,17 +329,6 @@ static int take_whole(struct reader *r, struct rcpu *c)
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -1;
 	r->splices++;
-	/* the pipe was empty, so it holds exactly these; empty it at once */
-	while (got < n) {
-		ssize_t m = read(r->pipe[0], c->buf + got, n - got);
-
-		if (m <= 0) {
-			if (m < 0 && errno == EINTR)
-				continue;
-			return -1;
-		}
-		got += m;
-	}
 	c->buf_seq = r->seq;
 	/* whole sub-buffers from a ring buffer; anything else is padded to them */
 	if (n % r->subbuf)

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <event-parse.h>
 
@@ -100,5 +101,14 @@ bool reader_eof(struct reader *r);
 /* Sub-buffers read and sub-buffers that said events were missed, over all CPUs. */
 void reader_counts(struct reader *r, unsigned long long *pages, unsigned long long *lost_pages,
 		   unsigned long long *lost_events);
+
+/*
+ * Up to len bytes of whole sub-buffers from fd (a CPU's trace_pipe_raw),
+ * spliced into the empty non-blocking pipe and read out of it into buf at
+ * once: bytes, or -1 with errno (EAGAIN: none now; EINVAL: fd is no ring
+ * buffer but a copy of tracefs, to be read instead).  reader.c's and
+ * percpu.c's readers both take their pages so.
+ */
+ssize_t reader_splice(int fd, const int pipe[2], char *buf, size_t len);
 
 #endif

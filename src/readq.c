@@ -272,10 +272,8 @@ int readq_start(struct readq **qp, struct reader *r, int subbuf, size_t ring)
 	int err;
 
 	*qp = NULL;
-	if (posix_memalign((void **)&q, 64, sizeof(*q))) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (posix_memalign((void **)&q, 64, sizeof(*q)))
+		return tp_oom();
 	memset(q, 0, sizeof(*q));
 	q->r = r;
 	for (q->cap = 64; q->cap < (ring ? ring : RING_BYTES) || q->cap < 4 * (size_t)subbuf;

@@ -144,8 +144,7 @@ int sched_new(struct sched **sp, struct tep_handle *tep)
 
 	*sp = NULL;
 	if (!s) {
-		tp_error("out of memory");
-		return TP_FAIL;
+		return tp_oom();
 	}
 	s->tep = tep;
 	for (i = 0; i < EV_N; i++) {

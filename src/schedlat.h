@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "output.h"
+
 struct tep_handle;
 struct tep_record;
 struct sched;
@@ -94,25 +96,7 @@ struct sched_sort {
  */
 int sched_sort_parse(struct sched_sort *sort, const char *spec);
 
-struct sched_task {
-	int pid;
-	const char *comm;		/* the last name seen; NULL when none */
-	uint64_t runtime_ns;
-	uint64_t switches;
-	uint64_t avg_delay_ns;		/* total delay / switches, rounded down */
-	uint64_t max_delay_ns;
-	uint64_t max_delay_ts_ns;	/* when the longest delay began (record timestamp) */
-	uint64_t max_delay_end_ns;	/* and ended (0 and 0 when every delay was 0) */
-	uint64_t total_delay_ns;
-};
-
-struct sched_table {
-	size_t n;
-	struct sched_task *tasks;	/* in sort order */
-	uint64_t runtime_ns;		/* all tasks': perf's TOTAL line */
-	uint64_t switches;
-};
-
+/* struct sched_table, what sched_table() gives, is the output layer's (output.h). */
 /*
  * The table so far (the tasks with at least one switch, as perf lists them);
  * NULL when out of memory.  Its names point into s: valid until the next

@@ -222,7 +222,7 @@ int web_config_load(const char *path, struct web_config *wc)
 			if (h)
 				wc->hash = h;
 			if (!u || !h) {
-				tp_error("out of memory");
+				tp_oom();
 				ret = -1;
 			} else {
 				wc->user[wc->nusers] = key;

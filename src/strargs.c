@@ -221,8 +221,7 @@ static int make_probe(const char *event, const char *sys, const char *target, ch
 	p.args = args;
 	if (!p.name || !p.target_sys || !p.target_event) {
 		probe_free(&p);
-		tp_error("out of memory");
-		return TP_FAIL;
+		return tp_oom();
 	}
 	ret = probe_create(&p, group);
 	if (!ret) {
@@ -232,8 +231,7 @@ static int make_probe(const char *event, const char *sys, const char *target, ch
 		out->name = p.name;
 		p.name = NULL;
 		if (!out->system || !out->name) {
-			tp_error("out of memory");
-			ret = TP_FAIL;
+			ret = tp_oom();
 		}
 	}
 	probe_free(&p);
@@ -286,7 +284,7 @@ static int make_join(struct strings *s, struct tep_event *enter, struct tep_even
 	r = tfs_synth_create(*synth, fields, false);
 	goto out;
 oom:
-	tp_error("out of memory");
+	tp_oom();
 out:
 	free(fields);
 	free(save);
@@ -324,10 +322,8 @@ static int make_one(struct tep_handle *tep, struct strings *s, struct tfs_event 
 		}
 	}
 	args = probe_args(enter, ret);
-	if (!args) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!args)
+		return tp_oom();
 	r = at_entry ? TP_OK : make_join(s, enter, exit, ret, &synth);
 	if (!r)
 		r = make_probe(ev->name, at_entry ? "syscalls" : "synthetic",
@@ -348,10 +344,8 @@ int strings_make(struct tep_handle *tep, struct tfs_event_list *evs, struct stri
 	int ret = TP_OK;
 
 	*sp = NULL;
-	if (!s) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!s)
+		return tp_oom();
 	for (i = 0; i < evs->n; i++)
 		n += !strcmp(evs->v[i].system, "syscalls") &&
 		     !strncmp(evs->v[i].name, "sys_enter_", 10);

@@ -473,7 +473,7 @@ int stream_cpu_start(struct stream_cpu **sp, struct live *l, enum output_mode mo
 	*sp = s;
 	return TP_OK;
 oom:
-	tp_error("out of memory");
+	tp_oom();
 	stream_cpu_free(s);
 	return TP_FAIL;
 }

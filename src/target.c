@@ -73,14 +73,6 @@ static void on_sigchld(int sig)
 	state_wake();
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 void target_init(struct target *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -131,10 +123,8 @@ int target_parse_pids(struct target *t, const char *list)
 		if (!tp_parse_uint(num, &v) || v == 0 || v > INT_MAX)
 			goto bad;
 		np = realloc(t->pids, (t->npids + 1) * sizeof(*np));
-		if (!np) {
-			tp_error("out of memory");
-			return TP_FAIL;
-		}
+		if (!np)
+			return tp_oom();
 		t->pids = np;
 		t->pids[t->npids++] = (int)v;
 		p += len;
@@ -279,10 +269,8 @@ static int user_resolve(struct target *t)
 	t->gid = pw->pw_gid;
 	t->user_name = strdup(pw->pw_name);
 	t->user_home = strdup(pw->pw_dir);
-	if (!t->user_name || !t->user_home) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!t->user_name || !t->user_home)
+		return tp_oom();
 	return TP_OK;
 }
 
@@ -640,10 +628,8 @@ static int pidfds_open(struct target *t)
 	size_t i;
 
 	t->pidfds = malloc(t->npids * sizeof(*t->pidfds));
-	if (!t->pidfds) {
-		tp_error("out of memory");
-		return TP_FAIL;
-	}
+	if (!t->pidfds)
+		return tp_oom();
 	for (i = 0; i < t->npids; i++) {
 		/* -1: exited already (ESRCH), or no pidfd here: kill(pid, 0) then */
 		t->pidfds[i] = syscall(SYS_pidfd_open, t->pids[i], 0);
@@ -808,7 +794,7 @@ bool target_done(struct target *t)
 	}
 	if (!t->npids && !t->cgroup_dir)
 		return false;
-	now = now_s();
+	now = tp_now_s();
 	if (now < t->next_check)
 		return false;
 	t->next_check = now + CHECK_INTERVAL_S;
@@ -868,11 +854,11 @@ void target_finish(struct target *t)
 	t->ended = true;
 	tp_debug("'%s' still runs: SIGTERM", t->argv[0]);
 	kill(t->child, SIGTERM);
-	end = now_s() + TARGET_GRACE_MS / 1000.0;
+	end = tp_now_s() + TARGET_GRACE_MS / 1000.0;
 	while (!child_reap(t, WNOHANG)) {
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 
-		if (now_s() >= end) {
+		if (tp_now_s() >= end) {
 			tp_debug("'%s' did not end on SIGTERM: SIGKILL", t->argv[0]);
 			kill(t->child, SIGKILL);
 			child_reap(t, 0);

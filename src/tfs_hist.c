@@ -102,12 +102,12 @@ int tfs_synth_create(const char *name, const char *fields, bool quiet)
 	path = tracefs_get_tracing_file("synthetic_events");
 	if (!path || asprintf(&def, "%s %s", name, fields) < 0 ||
 	    asprintf(&undo, "!%s", name) < 0) {
-		tp_error("out of memory");
+		tp_oom();
 		goto out;
 	}
 	/* journaled to go once the triggers that name it are gone (with the instance) */
 	if (state_journal_late(path, undo) < 0) {
-		tp_error("out of memory");
+		tp_oom();
 		goto out;
 	}
 	tp_debug("synthetic event: %s", def);

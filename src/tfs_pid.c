@@ -46,7 +46,7 @@ int tfs_pids_set(struct tracefs_instance *inst, bool notrace, const int *pids, s
 	int ret = TP_OK;
 
 	if (!path || !val) {
-		tp_error("out of memory");
+		tp_oom();
 		ret = TP_FAIL;
 	} else if (state_write(path, val, STATE_LIST) < 0) {
 		int err = errno;

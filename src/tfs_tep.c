@@ -24,7 +24,7 @@ struct tep_handle *tfs_tep_load(const struct tfs_event_list *events)
 	size_t i;
 
 	if (!tep) {
-		tp_error("out of memory");
+		tp_oom();
 		return NULL;
 	}
 	buf = tracefs_instance_file_read(NULL, "events/header_page", &size);

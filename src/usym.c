@@ -19,10 +19,11 @@
 #include <elfutils/libdwfl.h>
 
 #include "usym.h"
+#include "util.h"
 
 #define USYM_PROCS 32
 #define RETRY_NS 100000000ULL
-#define RECHECK_NS 1000000000ULL
+#define RECHECK_NS TP_NS_PER_S
 
 struct uproc {
 	int tgid;
@@ -45,7 +46,7 @@ static unsigned long long now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	return ts.tv_sec * TP_NS_PER_S + ts.tv_nsec;
 }
 
 /* No separate debug info: it may be large, slow to find, or (debuginfod) remote. */

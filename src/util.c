@@ -320,7 +320,8 @@ bool tp_parse_duration(const char *s, unsigned long long *ns)
 	if (!duration_split(s, &v, &mul))
 		return false;
 	/* 1e9 * 1e-9 is not quite 1: count in the unit's own ns */
-	n = mul >= 1 ? v * (mul * 1e9) : v * (double)(unsigned long long)(mul * 1e9 + 0.5);
+	n = mul >= 1 ? v * (mul * (double)TP_NS_PER_S) :
+			 v * (double)(unsigned long long)(mul * (double)TP_NS_PER_S + 0.5);
 	if (n >= 1.8e19)
 		return false;
 	*ns = (unsigned long long)(n + 0.5);

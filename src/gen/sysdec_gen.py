@@ -172,10 +172,10 @@ def main():
             rows.sort(reverse=True)
         elif kind == "flags":     # the bits with most set first: composites before their parts
             rows.sort(key=lambda r: (r[0] & (r[0] - 1) == 0, r[0]))
+        else:                     # enums: by value, for the binary search
+            rows.sort()
         if name in LAST:
             rows.sort(key=lambda r: r[1] in LAST[name])
-        else:
-            rows.sort()
         print("static const struct sysdec_xlat xl_%s[] = {" % name)
         for v, label in rows:
             print("\t{ %#xULL, \"%s\" }," % (v, label))

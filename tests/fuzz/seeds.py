@@ -119,3 +119,14 @@ for pretty in (0, 1):
         prog += bytes([3, len(h)]) + h + bytes([0, len(h)]) + h   # member h: string h
     prog += bytes([9])
     put("json", prog)
+
+# flame: stacks (see fuzz_flame.c: frames, then each frame's kind, name length, name; then
+# five bytes of weight and a shift), random and with names that are markup or split lines
+for n in (16, 64, 256, 1024):
+    for _ in range(4):
+        put("flame", rnd.randbytes(n))
+names = [b"<svg onload=1>", b"a;b", b"x\ny", b"&amp;", b"]]>", b"\xef\xbf\xbe", b"\xff\xfe", b"'\""]
+prog = b""
+for i, h in enumerate(names):
+    prog += bytes([2, 0, 4]) + b"comm" + bytes([i % 3, len(h)]) + h + bytes([0, 0, 1, 0, i + 1, 0])
+put("flame", prog)

@@ -24,6 +24,9 @@
 #define FUZZ_ENTRY fuzz_json_one
 #include "../fuzz/fuzz_json.c"
 #undef FUZZ_ENTRY
+#define FUZZ_ENTRY fuzz_flame_one
+#include "../fuzz/fuzz_flame.c"
+#undef FUZZ_ENTRY
 #define FUZZ_ENTRY fuzz_sysdec_one
 #include "../fuzz/fuzz_sysdec.c"
 #undef FUZZ_ENTRY
@@ -37,6 +40,7 @@ static const struct {
 	{ "format", fuzz_format_one },
 	{ "dat", fuzz_dat_one },
 	{ "json", fuzz_json_one },
+	{ "flame", fuzz_flame_one },
 	{ "sysdec", fuzz_sysdec_one },
 };
 

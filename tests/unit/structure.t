@@ -6,11 +6,13 @@
 # cmd.h.  Its whole report is printed as diagnostics.  Then deps.py must fail on faults
 # planted in a copy of the objects' nm listing (no second build): a leaf that calls a
 # command, a file the map does not place, a file that includes cmd.h.  Last, no file of
-# src/ or tests/ cites a document outside the repository.
+# src/ or tests/ cites a document outside the repository, and no function of src/ is over
+# 100 lines but the two per-record printers HACKING.md names (tests/funclen.py), which must
+# fail on a long function planted in a copy.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "1..5"
+echo "1..7"
 n=0
 fail=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -72,6 +74,8 @@ for path in paths:
     for i, line in enumerate(text.splitlines(), 1):
         for m in re.finditer(r"[\w./-]*\.md\b", line):
             doc = m.group(0)
+            if m.start() and line[m.start() - 1] == "$" and "/" in doc:
+                doc = doc.split("/", 1)[1]    # $TOP/README.md: from the top
             if not (os.path.isfile(doc) or
                     os.path.isfile(os.path.join(os.path.dirname(path), doc))):
                 print("%s:%d: cites %s, which is not in the repository" % (path, i, doc))
@@ -87,5 +91,28 @@ if [ "$rc" -eq 0 ]; then
 else
 	printf '%s\n' "$out" | sed 's/^/# /'
 	notok "no file of src/ or tests/ cites a document outside the repository"
+fi
+out=$(python3 "$top/tests/funclen.py" --dir "$top/src" 2>&1)
+rc=$?
+printf '%s\n' "$out" | sed 's/^/# /'
+if [ "$rc" -eq 0 ]; then
+	ok "no function of src/ over 100 lines but HACKING.md's exceptions"
+else
+	notok "functions of src/ over 100 lines (tests/funclen.py exit $rc)"
+fi
+mkdir "$tmp/src"
+{
+	printf 'int planted(void)\n{\n'
+	i=0
+	while [ $i -lt 100 ]; do echo "	i++;"; i=$((i + 1)); done
+	printf '}\n'
+} > "$tmp/src/planted.c"
+out=$(python3 "$top/tests/funclen.py" --dir "$tmp/src" 2>&1)
+rc=$?
+if [ "$rc" -eq 1 ] && printf '%s\n' "$out" | grep -q '^LONG planted.c:2 planted() 102 lines$'; then
+	ok "planted: a function of 102 lines fails"
+else
+	printf '%s\n' "$out" | sed 's/^/# /'
+	notok "planted: a function of 102 lines fails (exit $rc)"
 fi
 exit $fail

@@ -280,8 +280,9 @@ rows = {r["key"].get("comm"): r["count"] for d in docs for r in d.get("rows", []
 t.ok(v.rc("fn_count") == 0 and not bad and rows.get("funcload") == 1000,
      "count --function vfs_read --by comm: funcload 1000 (%r)" % rows, v.step_diag("fn_count"))
 lines = v.text("fn_count_text.out").splitlines()
-t.ok(v.rc("fn_count_text") == 0 and any(re.match(r"^ +\d+  vfs_read$", l) for l in lines),
-     "count --function (text): a row per function", v.step_diag("fn_count_text"))
+t.ok(v.rc("fn_count_text") == 0 and re.match(r"^func +COUNT$", lines[0] if lines else "") and
+     any(re.match(r"^vfs_read +\d+$", l) for l in lines),
+     "count --function (text): count's table, a row per function", v.step_diag("fn_count_text"))
 docs, bad = v.ndjson("fn_latency")
 g = {x["key"].get("comm"): x for d in docs for x in d.get("groups", [])}
 fl = g.get("funcload", {})
@@ -310,6 +311,15 @@ t.ok(v.rc("fn_lat_input_all") == 0 and len(text_ns) >= 1000 and al.get("count") 
      "latency of a recording: %s samples, sum %s ns; the graph's own text: %d calls, %d ns" %
      (al.get("count"), al.get("sum"), len(text_ns), total),
      v.step_diag("fn_lat_input_all") + v.step_diag("fn_lat_report"))
+# the text as latency's: START -> END, the group's line, bars 52 wide, buckets of us
+lines = v.text("fn_lat_input_text.out").splitlines()
+bars = [l for l in lines if re.match(r"^\[.*\) +\d+ \|[@ ]{52}\|$", l)]
+m = re.match(r"^count=(\d+) avg=\S+ min=\S+ max=\S+$", lines[2]) if len(lines) > 2 else None
+t.ok(v.rc("fn_lat_input_text") == 0 and lines[:2] == ["vfs_read -> vfs_read", ""] and m and
+     int(m.group(1)) >= 1000 and sum(int(l.split("|")[0].split()[-1]) for l in bars) ==
+     int(m.group(1)),
+     "latency --function (text): latency's table, its 52-column histogram",
+     v.step_diag("fn_lat_input_text"))
 # count --function --by comm of a shell's children: funcload, not null or sh
 d = v.json_doc("fn_count_child")
 rows = {r["key"].get("comm"): r["count"] for r in (d or {}).get("rows", [])}
@@ -334,7 +344,7 @@ t.ok(v.rc("fn_count_interval") == 0 and not bad and len(docs) >= 3 and sum(per) 
      "count --function --interval 0.2 --json: %d documents, vfs_read calls %r, 600 in all" %
      (len(docs), per), v.step_diag("fn_count_interval"))
 txt = v.text("fn_count_interval_text.out")
-tot = re.search(r"^totals \(.*\)\n +COUNT +FUNCTION *\n +(\d+)  vfs_read$", txt, re.M)
+tot = re.search(r"^totals \(.*\)\nfunc +COUNT\nvfs_read +(\d+)$", txt, re.M)
 t.ok(v.rc("fn_count_interval_text") == 0 and
      len(re.findall(r"^\d\d:\d\d:\d\d \(", txt, re.M)) >= 3 and tot and int(tot.group(1)) >= 600,
      "count --function --interval (text): a table per interval, then the totals",

@@ -114,6 +114,8 @@ step fn_latency tpctl latency --json --by comm --function vfs_read -- funcload p
 step fn_lat_record tpctl record -o /tmp/lat.dat --graph vfs_read --depth 1 -- funcload pipe 1000
 step fn_lat_input tpctl latency --json --by comm --function vfs_read --input /tmp/lat.dat
 step fn_lat_input_all tpctl latency --json --function vfs_read --input /tmp/lat.dat
+# the text: latency's table (its START -> END line, its 52-column bars)
+step fn_lat_input_text tpctl latency --function vfs_read --input /tmp/lat.dat
 step fn_lat_report tpctl report /tmp/lat.dat
 step fn_count_input tpctl count --json --function vfs_read --input /tmp/lat.dat
 fn_state >$F/state_after_runs

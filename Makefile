@@ -67,6 +67,11 @@ tpctl: $(OBJS)
 src/%.o: src/%.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# strace's tables from this system's headers (src/gen/sysdec_gen.py), not in git
+src/sysdec_tab.h: src/gen/sysdec_gen.py
+	python3 $< $(CC) > $@.tmp && mv $@.tmp $@
+src/sysdec.o: src/sysdec_tab.h
+
 plugins/%.so: plugins/%.c
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $< $(PKG_LIBS)
 
@@ -118,7 +123,7 @@ uninstall:
 		$(DESTDIR)$(FISHCOMPDIR)/tpctl.fish
 
 clean:
-	rm -f tpctl src/*.o src/*.d plugins/*.so plugins/*.d
+	rm -f tpctl src/*.o src/*.d plugins/*.so plugins/*.d src/sysdec_tab.h
 	rm -rf tests/unit/bin build/deb
 
 # The package is built in a copy of the tree (what git tracks, and new files it

@@ -25,6 +25,7 @@ int cmd_hist(int argc, char **argv);
 int cmd_latency(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_strace(int argc, char **argv);
 /* report decodes in a child process unless this is false (fuzzing) */
 extern bool report_isolate;
 

@@ -40,6 +40,7 @@ static const struct command commands[] = {
 	{ "hist",    cmd_hist,    "the distribution of a field's values, per key" },
 	{ "latency", cmd_latency, "how long from one event to another: histograms per key" },
 	{ "probe",   cmd_probe,   "uprobes, kprobes and event probes: list, add, remove" },
+	{ "strace",  cmd_strace,  "strace's lines from the syscall tracepoints, without stopping the program" },
 	{ "serve",   cmd_serve,   "tracepoint metrics for Prometheus over HTTP (count, hist, latency)" },
 	{ "reset",   cmd_reset,   "disable what tpctl can see enabled" },
 	{ NULL, NULL, NULL },

@@ -1,6 +1,6 @@
 # Fuzzing with libFuzzer (clang): included by the top-level Makefile.
 #
-#   make fuzz [FUZZ_SECONDS=N] [FUZZ_TARGETS="page format dat json"] [FUZZ_JOBS=2]
+#   make fuzz [FUZZ_SECONDS=N] [FUZZ_TARGETS="page format dat json flame sysdec"] [FUZZ_JOBS=2]
 #             [FUZZ_FORK=]
 #       build every target, seed its corpus from the unit-test fixtures and
 #       run it for N seconds (default 60), FUZZ_JOBS targets at a time, at
@@ -14,6 +14,7 @@
 #   json    the JSON writer with arbitrary bytes in strings; output must parse
 #   flame   the folded and SVG writers with any frame names and weights: the
 #           folded lines split back into the same frames, the SVG is XML
+#   sysdec  the syscall decoder: numbers, arguments, strings -> strace's text
 #
 # The same target code, built without libFuzzer, replays tests/fuzz/regress/
 # in `make check` (tests/unit/fuzz-regress.c).
@@ -21,7 +22,7 @@
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= 2
-FUZZ_TARGETS ?= page format dat json flame
+FUZZ_TARGETS ?= page format dat json flame sysdec
 # Fork mode keeps a run going past a crash (each is saved), so one bug in a
 # system library does not end a long run; FUZZ_FORK= stops at the first.
 FUZZ_FORK    ?= -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1
@@ -48,6 +49,8 @@ fuzz-build: $(FUZZ_BINS)
 $(FUZZ_OUT)/obj/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_OUT)/obj/sysdec.o: src/sysdec_tab.h
 
 $(FUZZ_OUT)/obj/fuzz_common.o: tests/fuzz/fuzz_common.c tests/fuzz/fuzz_common.h
 	@mkdir -p $(@D)

@@ -27,6 +27,9 @@
 #define FUZZ_ENTRY fuzz_flame_one
 #include "../fuzz/fuzz_flame.c"
 #undef FUZZ_ENTRY
+#define FUZZ_ENTRY fuzz_sysdec_one
+#include "../fuzz/fuzz_sysdec.c"
+#undef FUZZ_ENTRY
 #include "../fuzz/fuzz_common.c"
 
 static const struct {
@@ -38,6 +41,7 @@ static const struct {
 	{ "dat", fuzz_dat_one },
 	{ "json", fuzz_json_one },
 	{ "flame", fuzz_flame_one },
+	{ "sysdec", fuzz_sysdec_one },
 };
 
 int main(int argc, char **argv)

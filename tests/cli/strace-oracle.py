@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""
+strace-oracle.py TPCTL: each command of the corpus under `strace -f -o` and
+under `tpctl strace -f -o`, compared process by process (pids mapped in the
+order they appear) after both sides lose what a reader without the strings
+cannot know: quoted strings, structs, arrays, addresses and comments become
+"_", an unfinished call is joined with its resumption, the padding before
+" = " is one space.  Prints TAP: a line per command (at least 90 % of
+strace's lines equal), the total (at least 95 %), and the lines that differ
+as comments.  The caller holds the live-tracefs lock.
+"""
+import difflib
+import re
+import subprocess
+import sys
+import tempfile
+
+CORPUS = [
+    "true",
+    "cat /etc/hostname",
+    "ls /",
+    "cat /nonexistent",
+    "sh -c 'echo hi | cat'",
+    "sh -c 'exit 3'",
+    "sh -c 'kill -TERM $$'",
+    "sh -c 'sleep 0.05 & wait'",
+    "head -c 100 /dev/zero",
+    "dd if=/dev/zero of=/dev/null bs=512 count=20",
+    "sh -c 'mkdir /tmp/tpctl-oracle.$$ && rmdir /tmp/tpctl-oracle.$$'",
+    "sh -c 'yes | head -1'",
+    "env true",
+    "sh -c 'ls /nonexistent; true'",
+]
+
+
+def norm_args(text):
+    text = re.sub(r'"(\\.|[^"\\])*"(\.\.\.)?', "_", text)
+    for _ in range(5):
+        text = re.sub(r"\{[^{}]*\}", "_", text)
+        text = re.sub(r"\[[^\[\]]*\]", "_", text)
+    text = re.sub(r" ?/\* .*? \*/", "", text)
+    text = re.sub(r"0x[0-9a-f]+", "_", text)
+    text = re.sub(r"(?<=[(, ])\?(?=[,)])", "_", text)
+    text = text.replace("~_", "_")
+    # the tracer is the parent of the command: its pid differs
+    text = re.sub(r"^getppid\(\) += \d+", "getppid() = _", text)
+    return re.sub(r"\s+= ", " = ", text)
+
+
+def lines_by_pid(path):
+    procs, order, pending = {}, [], {}
+    for line in open(path, errors="replace"):
+        m = re.match(r"(\d+)\s+(.*)$", line.rstrip("\n"))
+        if not m:
+            continue
+        pid, text = m.group(1), m.group(2)
+        if pid not in procs:
+            procs[pid] = []
+            order.append(pid)
+        if text.endswith(" <unfinished ...>"):
+            pending[pid] = text[: -len(" <unfinished ...>")]
+            continue
+        r = re.match(r"<\.\.\. \w+ resumed>(.*)$", text)
+        if r and pid in pending:
+            text = pending.pop(pid) + r.group(1)
+        procs[pid].append(text)
+    for pid, text in pending.items():
+        procs[pid].append(text + " <unfinished ...>")
+    return [procs[p] for p in order], order
+
+
+def mapped(lists, order):
+    """the pids in the text are "P" (which process a line is of is the comparison's)"""
+    out = []
+    for lines in lists:
+        out.append([re.sub(r"\b\d+\b", lambda m: "P" if m.group(0) in order else m.group(0),
+                           norm_args(t)) for t in lines])
+    return out
+
+
+def pair(s, t):
+    """each of strace's processes with the closest of tpctl's, greedily"""
+    left, out = list(range(len(t))), []
+    for sl in s:
+        best, score = None, -1.0
+        for j in left:
+            r = difflib.SequenceMatcher(None, sl, t[j], autojunk=False).ratio()
+            if r > score:
+                best, score = j, r
+        if best is not None:
+            left.remove(best)
+        out.append(t[best] if best is not None else [])
+    return out
+
+
+def run(tpctl, cmd, tmp):
+    subprocess.run("strace -f -o %s/s.txt %s >/dev/null 2>&1" % (tmp, cmd), shell=True)
+    subprocess.run("%s strace -f -o %s/t.txt -- %s >/dev/null 2>&1" % (tpctl, tmp, cmd),
+                   shell=True)
+    s, so = lines_by_pid(tmp + "/s.txt")
+    t, to = lines_by_pid(tmp + "/t.txt")
+    s, t = mapped(s, so), mapped(t, to)
+    return s, pair(s, t)
+
+
+def main():
+    tpctl = sys.argv[1]
+    total = equal = 0
+    print("1..%d" % (len(CORPUS) + 1))
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, cmd in enumerate(CORPUS, 1):
+            s, t = run(tpctl, cmd, tmp)
+            ns = sum(len(x) for x in s)
+            eq, diffs = 0, []
+            for i, sl in enumerate(s):
+                tl = t[i]
+                sm = difflib.SequenceMatcher(None, sl, tl, autojunk=False)
+                eq += sum(b.size for b in sm.get_matching_blocks())
+                for tag, a1, a2, b1, b2 in sm.get_opcodes():
+                    if tag != "equal":
+                        diffs += ["- " + x for x in sl[a1:a2]] + ["+ " + x for x in tl[b1:b2]]
+            pct = 100.0 * eq / ns if ns else 0
+            total += ns
+            equal += eq
+            print("%s %d - %s: %d of %d strace lines equal (%.1f %%)" %
+                  ("ok" if pct >= 90 else "not ok", n, cmd, eq, ns, pct))
+            for d in diffs[:40]:
+                print("#   " + d)
+    pct = 100.0 * equal / total if total else 0
+    print("%s %d - overall: %d of %d lines equal (%.1f %%)" %
+          ("ok" if pct >= 95 else "not ok", len(CORPUS) + 1, equal, total, pct))
+
+
+if __name__ == "__main__":
+    main()

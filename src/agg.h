@@ -83,6 +83,14 @@ struct agg_join {
 	bool skip_idle;			/* pairs of pid 0 (the idle task) do not count */
 	bool end_owns;			/* comm and pid are the END's task (else the START's) */
 	size_t max_open;		/* STARTs kept waiting; the oldest go first (0: default) */
+	/*
+	 * START and END are one event (sched_switch) whose END fields are the
+	 * START's of the other task: a task's record on a CPU it was not
+	 * switched in on shows a switch in the kernel did not record, and its
+	 * pair ends at that CPU's previous record (agg_join.c, agg_inferred())
+	 */
+	bool infer_in;
+	const char *also;		/* traced only to place such a switch (NULL: none) */
 };
 
 struct agg_spec {
@@ -196,6 +204,15 @@ void agg_kjoin_release(struct agg_kjoin *kj);
 int agg_kernel_join_ev(const struct agg *a);
 /* String keys of --strings events the kernel could not fetch, counted as "(fault)". */
 unsigned long long agg_faults(const struct agg *a);
+/*
+ * latency: only the pairs of these tasks count (the target's, as its
+ * set_event_pid lists them; follow: and the children they fork, from the
+ * fork records), not those of the tasks the kernel's pid filter passes with
+ * them (a switch passes when either side is traced).  0 or -1 (no memory).
+ */
+int agg_own(struct agg *a, const int *pids, size_t n, bool follow);
+/* Switches in inferred (agg_join.infer_in); cpus: "CPU 1: 3, CPU 2: 1", the CPUs' counts. */
+unsigned long long agg_inferred(const struct agg *a, char *cpus, size_t size);
 
 int agg_kernel_update(struct agg *a, int i, const char *text, uint64_t *dropped);
 

@@ -545,7 +545,8 @@ size_t agg_slot_len(const struct agg *a, int k, const unsigned char *p)
 	return 2 + l16;
 }
 
-static void join_side(struct agg *a, const struct jside *js, const struct tep_record *rec)
+/* A record of one side; true when it closed a pair. */
+static bool join_side(struct agg *a, const struct jside *js, const struct tep_record *rec)
 {
 	const struct agg_join *j = a->spec->join;
 	unsigned char mkey[AGG_MATCH_MAX * 8 + 4], part[KEY_MAX], key[KEY_MAX];
@@ -561,11 +562,14 @@ static void join_side(struct agg *a, const struct jside *js, const struct tep_re
 		pid = (int32_t)v;
 	}
 	if (j->skip_idle && pid == 0)
-		return;
+		return false;
+	/* the task of a switch the pid filter passed for the other side's sake */
+	if (js->pid && pid > 0 && !agg_own_has(a, pid))
+		return false;
 	if (js->cond) {
 		decode_int(js->cond, data, rec->size, &v);
 		if (v & a->runnable_mask)
-			return;
+			return false;
 	}
 	for (m = 0; m < js->nm; m++) {
 		if (js->m[m])
@@ -586,11 +590,11 @@ static void join_side(struct agg *a, const struct jside *js, const struct tep_re
 		if (js->task && pid > 0 && a->comm_fn && !pcomm_find(a, pid))
 			agg_pcomm_learn(a, pid, rec->ts);
 		open_add(a, mkey, mlen, h, rec, part, plen, js->task && pid > 0 ? pid : 0);
-		return;
+		return false;
 	}
 	idx = open_find(a, mkey, mlen, h);
 	if (!idx)
-		return;
+		return false;
 	{
 		struct jopen *o = &a->open[idx - 1];
 
@@ -598,7 +602,7 @@ static void join_side(struct agg *a, const struct jside *js, const struct tep_re
 		if (rec->ts < o->ts) {
 			a->unmatched++;
 			agg_open_unlink(a, idx);
-			return;
+			return false;
 		}
 		plen = join_slots(a, js, rec, pid, part);
 		jidx = a->jev + 1;
@@ -626,6 +630,7 @@ static void join_side(struct agg *a, const struct jside *js, const struct tep_re
 		agg_open_unlink(a, idx);
 	}
 	agg_rows_add(a, &a->cur, key, k, v, 1);
+	return true;
 }
 
 void agg_set_pair_fn(struct agg *a, uint64_t over_ns, agg_pair_fn fn, void *ctx)
@@ -635,8 +640,101 @@ void agg_set_pair_fn(struct agg *a, uint64_t over_ns, agg_pair_fn fn, void *ctx)
 	a->over = over_ns;
 }
 
+/* ---------------------------------------------------------------- switches not recorded */
+
+/*
+ * Kernels can leave switches out: this 6.18 host's CPU 1 records no switch
+ * out of the idle task, so a task woken there runs with no switch in
+ * recorded, and its START would wait until its next one (schedlat.c says
+ * the same of latency sched).  Every record says who is current on its CPU
+ * (common_pid): a switch out of a task that waits for its END, on a CPU
+ * where it was not switched in, shows the switch in that is missing.  It
+ * is inferred at the CPU's previous record (on an idle CPU the task runs
+ * right after the wakeup recorded there, which is why the recipe traces
+ * the wakeups too): an END made of the switch out, its END fields (next_*)
+ * given the START's (prev_*) of the task.  The first record of a CPU only
+ * tells who is current there.
+ */
+static const struct jside *role_side(const struct agg *a, const struct ev *e, bool end)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (e->jside[i] && a->js[e->jside[i] - 1].end == end)
+			return &a->js[e->jside[i] - 1];
+	return NULL;
+}
+
+/* f's bytes in rec copied to g's place in buf (same size): false when they cannot be. */
+static bool field_copy(unsigned char *buf, const struct tep_record *rec,
+		       const struct dec_field *f, const struct dec_field *g)
+{
+	if (!f || !g || f->dynamic || g->dynamic || f->size != g->size ||
+	    f->offset + f->size > rec->size || g->offset + g->size > rec->size)
+		return false;
+	memcpy(buf + g->offset, (const unsigned char *)rec->data + f->offset, f->size);
+	return true;
+}
+
+static void infer_in(struct agg *a, const struct ev *e, const struct tep_record *rec)
+{
+	const struct jside *ss = role_side(a, e, false), *es = role_side(a, e, true);
+	unsigned char buf[512];
+	struct jcpu *c;
+	uint64_t v = 0;
+	int pid = decode_pid(rec->data), m;
+	bool ok;
+
+	if (rec->cpu < 0 || rec->cpu >= 4096 ||
+	    !tp_array_grow(&a->jcpu, &a->njcpu, rec->cpu + 1, sizeof(*a->jcpu)))
+		return;
+	c = &a->jcpu[rec->cpu];
+	if (c->known && pid > 0 && pid != c->cur && ss && es && ss->pid && es->pid &&
+	    (size_t)rec->size <= sizeof(buf) && decode_int(ss->pid, rec->data, rec->size, &v) &&
+	    (int)v == pid) {
+		struct tep_record end = *rec;
+
+		memcpy(buf, rec->data, rec->size);
+		ok = field_copy(buf, rec, ss->pid, es->pid) &&
+		     (!es->comm || field_copy(buf, rec, ss->comm, es->comm));
+		for (m = 0; ok && m < es->nm; m++)
+			ok = field_copy(buf, rec, ss->m[m], es->m[m]);
+		end.data = buf;
+		end.ts = c->last_ts;
+		if (ok && join_side(a, es, &end))
+			c->inferred++;
+	}
+	c->known = true;
+	c->last_ts = rec->ts;
+	c->cur = pid;
+	/* after a switch: the task switched in */
+	if (es && es->pid && decode_int(es->pid, rec->data, rec->size, &v))
+		c->cur = (int)v;
+}
+
+unsigned long long agg_inferred(const struct agg *a, char *cpus, size_t size)
+{
+	unsigned long long n = 0;
+	size_t len = 0;
+	int i;
+
+	if (size)
+		cpus[0] = '\0';
+	for (i = 0; i < a->njcpu; i++) {
+		if (!a->jcpu[i].inferred)
+			continue;
+		n += a->jcpu[i].inferred;
+		if (len < size)
+			len += snprintf(cpus + len, size - len, "%sCPU %d: %llu", len ? ", " : "", i,
+					(unsigned long long)a->jcpu[i].inferred);
+	}
+	return n;
+}
+
 static void join_record(struct agg *a, const struct ev *e, const struct tep_record *rec)
 {
+	if (a->spec->join->infer_in)
+		infer_in(a, e, rec);
 	if (e->jside[0])
 		join_side(a, &a->js[e->jside[0] - 1], rec);
 	if (e->jside[1])

@@ -162,6 +162,7 @@ struct nameev {
 	const struct dec_field *pid;	/* NULL: the task that traced it */
 	const struct dec_field *comm;
 	bool path;			/* comm is an exec's file: its basename */
+	bool fork;			/* sched_process_fork: the child of an own task is own */
 };
 #define NAMEEV_MAX COMM_RENAME_EVENTS
 
@@ -222,6 +223,20 @@ struct agg {
 	agg_pair_fn pair_fn;		/* --over */
 	void *pair_ctx;
 	uint64_t over;
+	/* latency: the target's tasks (agg_own), an open-addressed set of pids */
+	int *own;
+	size_t nown, aown;
+	bool own_on, own_follow;
+	/* infer_in: who is current on each CPU by its records */
+	struct jcpu *jcpu;
+	int njcpu;
+};
+
+struct jcpu {
+	bool known;			/* a record was seen */
+	int cur;			/* the task current after it */
+	uint64_t last_ts;		/* its timestamp */
+	uint64_t inferred;		/* switches in inferred here */
 };
 
 /* An event waiting for its stack: its key before and after the stack's place. */
@@ -325,6 +340,9 @@ bool agg_nameev_record(struct agg *a, int id, const struct tep_record *rec);
 int32_t agg_comm_key(struct agg *a, int pid);
 /* Is the task met as p still there (the idle task always is)? */
 bool agg_task_alive(const struct pcomm *p);
+/* Is pid one of agg_own()'s (true when there are none: every task counts)? */
+bool agg_own_has(const struct agg *a, int pid);
+int agg_own_add(struct agg *a, int pid);
 
 /* ---------------------------------------------------------------- agg_join.c */
 

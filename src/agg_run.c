@@ -186,6 +186,17 @@ static bool event_taken(const struct agg_set *set, const struct job *j, const ch
 
 #define TAKEN "another metric has a hist trigger on this event (one hist file holds both)"
 
+/* Is a side's task a field of the record (a switch's prev_pid), not the task that traced it? */
+static bool join_task_side(const struct agg_join *jn)
+{
+	int s;
+
+	for (s = 0; s < jn->nside; s++)
+		if (jn->side[s].pid)
+			return true;
+	return false;
+}
+
 static int kernel_plan(const struct agg_set *set, struct job *j)
 {
 	bool must = j->o->engine == AGG_ENGINE_KERNEL;
@@ -203,6 +214,10 @@ static int kernel_plan(const struct agg_set *set, struct job *j)
 			ret = TP_FAIL;
 		} else if (j->o->over) {
 			why = "'--over' prints the records of each pair";
+		} else if (join_task_side(j->o->spec.join) && j->o->target &&
+			   target_lists(j->o->target)) {
+			why = "the kernel's pid filter passes the switches of other tasks with "
+			      "the target's, and only the user engine leaves them out";
 		} else {
 			why = agg_kernel_join(j->agg, name, j->o->filter, &j->kj);
 		}
@@ -735,15 +750,15 @@ static int set_session(struct agg_set *set)
 		.arm = kernel_arm,
 		.ctx = set,
 	};
+	unsigned long long kbs = 0;
 	char kb[32];
 	int k, i, n = 0, ret;
 
-	if (o->buffer_kb) {
-		snprintf(kb, sizeof(kb), "%llu", o->buffer_kb);
-		spec.buffer_kb = kb;
-	}
 	set->reading = false;
 	for (k = 0; k < set->njobs; k++) {
+		/* one buffer for all: the largest asked for */
+		if (set->jobs[k].o->buffer_kb > kbs)
+			kbs = set->jobs[k].o->buffer_kb;
 		set->reading |= !set->jobs[k].try_kernel;
 		n += set->jobs[k].o->nevents;
 		spec.strings |= set->jobs[k].o->strings;
@@ -756,6 +771,8 @@ static int set_session(struct agg_set *set)
 			pats[n++] = set->jobs[k].o->events[i];
 	spec.events = pats;
 	spec.nevents = n;
+	if (kbs && snprintf(kb, sizeof(kb), "%llu", kbs) > 0)
+		spec.buffer_kb = kb;
 	/* the probes of every job, made once for the session */
 	for (k = 0, n = 0; k < set->njobs; k++)
 		n += set->jobs[k].o->probes.n;
@@ -780,6 +797,9 @@ static int set_session(struct agg_set *set)
 			if (as->kind[i] == AGG_KEY_COMM)
 				spec.flags |= LIVE_NAMES;
 		}
+		/* the forks of the target's tasks: their children are the target's (agg_own) */
+		if (!set->jobs[k].try_kernel && as->join)
+			spec.flags |= LIVE_NAMES;
 	}
 	if (!set->reading)
 		spec.flags |= LIVE_NOREAD;
@@ -883,6 +903,20 @@ int agg_set_start(struct agg_set *set)
 	 * events before live_start() returns; the first interval covers
 	 * everything from tracing's start to the last event read.
 	 */
+	const int *pids;
+	bool follow;
+	size_t n;
+	int k;
+
+	/* a latency counts the pairs of the target's tasks only */
+	for (k = 0; k < set->njobs; k++) {
+		const struct agg_opts *o = set->jobs[k].o;
+
+		if (!set->jobs[k].kernel && o->spec.join && !o->input && o->target &&
+		    target_tasks(o->target, &pids, &n, &follow) &&
+		    agg_own(set->jobs[k].agg, pids, n, follow) < 0)
+			return tp_oom();
+	}
 	set->start = set->last = tp_now_s();
 	return live_start(set->l);
 }
@@ -1192,7 +1226,9 @@ static int flame_end(struct agg *agg, const struct agg_opts *o, struct flame_fil
 static int agg_end(struct agg_set *set, const struct agg_opts *o, struct flame_file *ff, int ret)
 {
 	struct agg *agg = agg_set_agg(set, 0);
+	unsigned long long inferred;
 	struct agg_table *tab;
+	char cpus[256];
 
 	if (o->folded || o->flamegraph) {
 		ret = flame_end(agg, o, ff, ret);
@@ -1206,11 +1242,16 @@ static int agg_end(struct agg_set *set, const struct agg_opts *o, struct flame_f
 		emit(set, true, set->screen);
 	}
 	tab = agg_snapshot(agg, true, 1);
-	if (tab && tab->lost)
-		tp_warn("%llu events lost: %s", (unsigned long long)tab->lost,
-			agg_set_kernel(set, 0) ? "the kernel's hist table was full" :
-			"the ring buffer overflowed before they were read");
+	if (tab && tab->lost && agg_set_kernel(set, 0))
+		tp_warn("%llu events lost: the kernel's hist table was full ('--engine user' "
+			"keeps them)", (unsigned long long)tab->lost);
+	else if (tab && tab->lost)
+		live_warn_lost(tab->lost);
 	agg_table_free(tab);
+	inferred = agg_inferred(agg, cpus, sizeof(cpus));
+	if (inferred)
+		tp_warn("%llu switches in that the kernel did not record were inferred (%s: a task "
+			"switched out on a CPU where it was never switched in)", inferred, cpus);
 	output_faults_report(agg_faults(agg));
 	if (set->out_failed)
 		ret = live_stdout_failed(set->out_errno, ret);

@@ -193,6 +193,7 @@ void agg_nameev_find(struct agg *a)
 		n->pid = agg_field_find(de, comm_rename_events[i].pid);
 		n->comm = agg_field_find(de, comm_rename_events[i].comm);
 		n->path = comm_rename_events[i].path;
+		n->fork = !strcmp(comm_rename_events[i].name, "sched_process_fork");
 		if (!n->comm || n->comm->kind != DK_STR || (n->pid && n->pid->kind != DK_INT))
 			continue;
 		a->nnameev++;
@@ -221,6 +222,9 @@ bool agg_nameev_record(struct agg *a, int id, const struct tep_record *rec)
 			return true;
 		pid = (int)v;
 	}
+	/* a child of the target's tasks is one of them (agg_own) */
+	if (n->fork && a->own_follow && agg_own_has(a, decode_pid(rec->data)))
+		agg_own_add(a, pid);
 	if (pid <= 0 || !decode_span(n->comm, rec->data, rec->size, &p, &len) || !len)
 		return true;
 	if (n->path && (b = memrchr(p, '/', len))) {
@@ -267,3 +271,56 @@ bool agg_task_alive(const struct pcomm *p)
 	return p->start && comm_proc(p->pid, 0, buf, sizeof(buf), &start) && start == p->start;
 }
 
+/* The target's tasks (agg_own): an open-addressed set of pids, 0 free. */
+static size_t own_slot(const int *set, size_t n, int pid)
+{
+	size_t i;
+
+	for (i = ((unsigned)pid * 2654435761u) & (n - 1); set[i] && set[i] != pid; i = (i + 1) & (n - 1))
+		;
+	return i;
+}
+
+bool agg_own_has(const struct agg *a, int pid)
+{
+	return !a->own_on || (a->aown && a->own[own_slot(a->own, a->aown, pid)] == pid);
+}
+
+int agg_own_add(struct agg *a, int pid)
+{
+	size_t i;
+
+	if (pid <= 0)
+		return 0;
+	if ((a->nown + 1) * 2 > a->aown) {
+		size_t n = a->aown ? a->aown * 2 : 64;
+		int *set = calloc(n, sizeof(*set));
+
+		if (!set)
+			return -1;
+		for (i = 0; i < a->aown; i++)
+			if (a->own[i])
+				set[own_slot(set, n, a->own[i])] = a->own[i];
+		free(a->own);
+		a->own = set;
+		a->aown = n;
+	}
+	i = own_slot(a->own, a->aown, pid);
+	if (!a->own[i]) {
+		a->own[i] = pid;
+		a->nown++;
+	}
+	return 0;
+}
+
+int agg_own(struct agg *a, const int *pids, size_t n, bool follow)
+{
+	size_t i;
+
+	a->own_on = true;
+	a->own_follow = follow;
+	for (i = 0; i < n; i++)
+		if (agg_own_add(a, pids[i]) < 0)
+			return -1;
+	return 0;
+}

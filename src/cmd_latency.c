@@ -21,6 +21,7 @@
 #include "live.h"
 #include "opt.h"
 #include "output.h"
+#include "percpu.h"
 #include "probe.h"
 #include "schedlat.h"
 #include "state.h"
@@ -97,6 +98,8 @@ static const struct recipe {
 		},
 		.nside = 2, .start = "sched:sched_switch", .end = "sched:sched_switch",
 		.skip_idle = true, .end_owns = true,
+		/* a switch in the kernel did not record, placed at the wakeup before it */
+		.infer_in = true, .also = "sched:sched_wakeup",
 	} },
 };
 
@@ -142,7 +145,7 @@ static int sched_print(struct sched *s, struct live *l, bool json)
 	sched_warn_gaps(s);
 	lost = live_lost(l);
 	if (lost)
-		tp_warn("%llu events lost: the ring buffer overflowed before they were read", lost);
+		live_warn_lost(lost);
 	return ret;
 }
 
@@ -161,6 +164,7 @@ static int sched_run(const struct agg_opts *o)
 	struct live_tool tool = { .record = sched_rec, .duration = o->duration };
 	struct sched *s = NULL;
 	struct live *l = NULL;
+	char kb[32];
 	int ret, err;
 
 	if (tp.instance) {
@@ -171,6 +175,8 @@ static int sched_run(const struct agg_opts *o)
 	for (spec.nevents = 0; ev[spec.nevents]; spec.nevents++)
 		;
 	spec.events = (char **)ev;
+	if (o->buffer_kb && snprintf(kb, sizeof(kb), "%llu", o->buffer_kb) > 0)
+		spec.buffer_kb = kb;
 	ret = live_open(&l, &spec);
 	if (!ret)
 		ret = sched_new(&s, live_tep(l));
@@ -376,9 +382,13 @@ static int pairs_parse(struct agg_opts *o, struct latency_words *w)
 			return agg_parse_end(o, &w->args, w->top, ret);
 	}
 	o->over = w->over;
-	/* the session traces the sides' events, each once */
-	for (s = 0; s < o->spec.join->nside; s++) {
-		const char *ev = o->spec.join->side[s].event;
+	/* the session traces the sides' events, each once, and the one the join also wants */
+	for (s = 0; s <= o->spec.join->nside; s++) {
+		const char *ev = s < o->spec.join->nside ? o->spec.join->side[s].event :
+				 o->spec.join->also;
+
+		if (!ev)
+			break;
 		size_t k;
 
 		for (k = 0; k < n && strcmp(o->join_events[k], ev); k++)
@@ -421,6 +431,7 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		AGG_OPTS(o, &w.top, "only the events matching EXPR (START's and END's)",
 			 "only the N histograms with the most pairs",
 			 "histograms every SEC seconds (of that interval), the totals at the end"),
+		BUFFER_KB_OPT(&o->buffer_kb),
 		TARGET_OPTS(tgt),
 		OPT_END(),
 	};
@@ -430,7 +441,7 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		"                     [--filter EXPR] [--top N]\n"
 		"                     [--interval SEC] [--duration SEC] [--json] [--engine ENGINE]\n"
 		"                     [--input FILE] [--sort KEY,...] [--probe SPEC]...\n"
-		"                     [--function FUNC]\n"
+		"                     [--function FUNC] [--buffer-kb N]\n"
 		"                     " TARGET_USAGE,
 		opts, OPT_COMMAND, NULL,
 	};

@@ -226,7 +226,7 @@ static void finish_meta(struct recorder *r)
 		free(s);
 	}
 	if (lost)
-		tp_warn("%lld events were lost (ring buffer full); try a larger --buffer-kb",
+		tp_warn("%lld events were lost (ring buffer full); a larger --buffer-kb keeps them",
 			lost);
 }
 

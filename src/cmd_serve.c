@@ -31,6 +31,7 @@
 
 #include "agg_run.h"
 #include "opt.h"
+#include "percpu.h"
 #include "serve.h"
 #include "serve_http.h"
 #include "state.h"
@@ -75,6 +76,7 @@ static struct {
 	struct config *cfg;
 	struct agg_set *set;
 	size_t max_series;
+	unsigned long long buffer_kb;	/* --buffer-kb: the session's per-CPU buffer (0: default) */
 	struct web_config wc;
 	struct {
 		char *text;		/* the last /metrics of the format, or NULL */
@@ -418,6 +420,9 @@ static int set_open(struct config *c)
 	/* the kernel's tables are made as large as the rows kept */
 	for (i = 0; i < c->n; i++) {
 		c->m[i].o.max_rows = srv.max_series;
+		/* --buffer-kb: the session's buffer, unless a metric asks for more */
+		if (srv.buffer_kb > c->m[i].o.buffer_kb)
+			c->m[i].o.buffer_kb = srv.buffer_kb;
 		o[i] = &c->m[i].o;
 	}
 	ret = agg_set_open(&srv.set, o, c->n);
@@ -768,6 +773,7 @@ int cmd_serve(int argc, char **argv)
 	const char *cert = NULL, *key = NULL;
 	unsigned long long max_series = 10000;
 	const struct tp_opt opts[] = {
+		BUFFER_KB_OPT(&srv.buffer_kb),
 		OPT_ARG("METRIC", "a metric: a count, hist or latency command line with its\n"
 			"options and a name of its own, one argument each (tpctl-serve(1))"),
 		OPT_STRING('l', "listen", &listen, "ADDR:PORT",
@@ -787,7 +793,7 @@ int cmd_serve(int argc, char **argv)
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
-		"tpctl serve [--listen ADDR:PORT] [--config FILE] [--max-series N]\n"
+		"tpctl serve [--listen ADDR:PORT] [--config FILE] [--max-series N] [--buffer-kb N]\n"
 		"                   [--web-config FILE] [--tls-cert FILE --tls-key FILE] [METRIC...]",
 		opts, 0, NULL,
 	};

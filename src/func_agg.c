@@ -530,6 +530,7 @@ static int fagg_open(struct fagg *a, struct live **l, const struct agg_opts *o, 
 	struct live_spec spec = {
 		.target = o->target, .ftrace = fs, .flags = LIVE_EARLY_STOP,
 	};
+	char kb[32];
 	int ret;
 
 	if (tp.instance) {
@@ -537,6 +538,8 @@ static int fagg_open(struct fagg *a, struct live **l, const struct agg_opts *o, 
 			 tp.instance);
 		return TP_USAGE;
 	}
+	if (o->buffer_kb && snprintf(kb, sizeof(kb), "%llu", o->buffer_kb) > 0)
+		spec.buffer_kb = kb;
 	/* a recording with function records (record --function/--graph): read as it is */
 	if (o->input) {
 		spec.input = o->input;
@@ -589,7 +592,7 @@ static int fagg_end(struct fagg_run *r, int ret)
 	if (fflush(stdout) || ferror(stdout))
 		ret = live_stdout_failed(errno, ret);
 	if (lost)
-		tp_warn("%llu events lost: the ring buffer overflowed before they were read", lost);
+		live_warn_lost(lost);
 	return ret;
 }
 

@@ -1099,6 +1099,12 @@ unsigned long long live_lost(struct live *l)
 	return n;
 }
 
+void live_warn_lost(unsigned long long lost)
+{
+	tp_warn("%llu events lost: the ring buffer overflowed before they were read (a larger "
+		"--buffer-kb keeps them)", lost);
+}
+
 bool live_loss_report(struct live *l, bool force)
 {
 	unsigned long long pages = 0, lost_pages = 0, lost_events, o, d, to = 0, td = 0;
@@ -1133,7 +1139,7 @@ bool live_loss_report(struct live *l, bool force)
 		return false;
 	if (!tp.quiet || force)
 		fprintf(stderr, "tpctl: %s: events lost: %llu overwritten, %llu dropped (%s), "
-			"%llu of %llu pages marked lost\n", tp.cmd, to, td,
+			"%llu of %llu pages marked lost; a larger --buffer-kb keeps them\n", tp.cmd, to, td,
 			len ? buf : "per cpu 0/0", lost_pages, pages);
 	return true;
 }

@@ -258,6 +258,12 @@ unsigned long long live_lost(struct live *l);
  * -q, or always with force.
  */
 bool live_loss_report(struct live *l, bool force);
+/*
+ * The warning of lost events at a table's end (count, hist, latency), with
+ * the option that keeps them: "N events lost: the ring buffer overflowed
+ * before they were read (a larger --buffer-kb keeps them)".
+ */
+void live_warn_lost(unsigned long long lost);
 
 /* COMMAND's process and how it ended, finishing it first (see target.h); false: none. */
 bool live_target_exit(struct live *l, int *pid, int *status, int *sig);

@@ -93,6 +93,7 @@ void target_free(struct target *t)
 			close(t->pidfds[i]);
 	free(t->pidfds);
 	free(t->pids);
+	free(t->tasks);
 	free(t->cgroup_dir);
 	free(t->path);
 	free(t->user_name);
@@ -713,8 +714,23 @@ int target_apply(struct target *t, struct tracefs_instance *inst)
 	}
 out:
 	free(cur);
-	free(listed);
+	free(t->tasks);
+	t->tasks = listed;
+	t->ntasks = nlisted;
 	return ret;
+}
+
+bool target_lists(const struct target *t)
+{
+	return !t->all && (t->argv || t->npids || t->cgroup);
+}
+
+bool target_tasks(const struct target *t, const int **pids, size_t *n, bool *follow)
+{
+	*pids = t->tasks;
+	*n = t->ntasks;
+	*follow = t->child || t->follow || t->cgroup_dir;
+	return target_lists(t) && t->inst;
 }
 
 int target_release(struct target *t)

@@ -95,6 +95,8 @@ struct target {
 	pid_t child;		/* COMMAND's process, 0 before target_start() */
 	int go_fd, err_fd;	/* the release pipe and the exec error pipe */
 	int *pidfds;		/* --pid without --follow: one per process */
+	int *tasks;		/* what target_apply() listed in set_event_pid */
+	size_t ntasks;
 	bool released, reaped, ended;	/* ended: target_finish() had to stop it */
 	bool traced, stopped;	/* it stops at its exec (ptrace); it is stopped there now */
 	int wstatus;
@@ -166,6 +168,16 @@ int target_start(struct target *t);
  * appears.  With no target (or -a) only the notrace entry is written.
  */
 int target_apply(struct target *t, struct tracefs_instance *inst);
+
+/* The target names its tasks (COMMAND without -a, --pid, --cgroup): not every task is traced. */
+bool target_lists(const struct target *t);
+
+/*
+ * After target_apply(): the tasks it listed in set_event_pid (sorted), and
+ * whether the kernel adds the children they fork (event-fork).  false when
+ * the target lists none (every task is traced).
+ */
+bool target_tasks(const struct target *t, const int **pids, size_t *n, bool *follow);
 
 /*
  * Let COMMAND exec (no-op without it).  Call once tracing is on.  Waits

@@ -289,6 +289,12 @@ fl = g.get("funcload", {})
 t.ok(v.rc("fn_latency") == 0 and not bad and fl.get("count") == 1000 and
      sum(b["count"] for b in fl.get("buckets", [])) == 1000 and 0 < fl.get("min", 0) <= fl.get("max", 0),
      "latency --function vfs_read --by comm: 1000 samples of funcload", v.step_diag("fn_latency"))
+docs, bad = v.ndjson("fn_lat_dd")
+n = sum(x.get("count", 0) for d in docs for x in d.get("groups", []))
+t.ok(v.rc("fn_lat_dd") == 0 and not bad and n == 500 and
+     b"events lost" not in v.read("fn_lat_dd.err"),
+     "latency --function vfs_read -- dd bs=1 count=500: 500 calls on the default buffer, "
+     "none lost (%d)" % n, v.step_diag("fn_lat_dd"))
 docs, bad = v.ndjson("fn_lat_input")
 g = {x["key"].get("comm"): x for d in docs for x in d.get("groups", [])}
 fl = g.get("funcload", {})

@@ -151,6 +151,9 @@ static int dump(struct flight *f, const char *path, bool resume)
 	}
 	if (!ret)
 		tp_note("wrote '%s'", path);
+	/* what a failed dump left behind is dropped: the next one holds what comes after */
+	else if (resume)
+		tfs_buffer_clear(f->inst);
 	if (resume && tfs_tracing_set(f->inst, true))
 		ret = TP_FAIL;
 	return ret;

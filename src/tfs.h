@@ -193,6 +193,8 @@ int tfs_trigger_add(struct tracefs_instance *inst, const struct tfs_event *ev, c
  */
 int tfs_tracing_set(struct tracefs_instance *inst, bool on);
 int tfs_tracing_is_on(struct tracefs_instance *inst);
+/* What the instance's buffers hold is dropped (its trace file truncated). */
+int tfs_buffer_clear(struct tracefs_instance *inst);
 /* Journaled write of an instance file (tracing_on, buffer_size_kb, ...). */
 int tfs_instance_write(struct tracefs_instance *inst, const char *file, const char *val);
 /* The instance has this file (set_event_notrace_pid appeared in Linux 5.8). */

@@ -121,6 +121,14 @@ int tfs_tracing_set(struct tracefs_instance *inst, bool on)
 	return TP_FAIL;
 }
 
+int tfs_buffer_clear(struct tracefs_instance *inst)
+{
+	if (tracefs_instance_file_clear(inst, "trace") >= 0)
+		return TP_OK;
+	tp_error("cannot clear the buffers of %s: %s", tfs_instance_label(inst), strerror(errno));
+	return TP_FAIL;
+}
+
 int tfs_tracing_is_on(struct tracefs_instance *inst)
 {
 	long long v;

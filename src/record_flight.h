@@ -40,9 +40,10 @@ int flight_stop_opt(const struct tp_opt *o, const char *arg);
 	OPT_BOOL(0, "flight", &(f)->on,						\
 		 "a flight recorder: the newest events kept in the buffers,\n"	\
 		 "written to FILE.1, FILE.2, ... on SIGUSR1, to FILE at the end"), \
-	OPT_CALLBACK(0, "stop-on", (f), "'EVENT [if FILTER]'", flight_stop_opt, \
-		     "with --flight: the kernel stops the buffers at this event\n" \
-		     "(a traceoff trigger), FILE is written and record ends (repeatable)"), \
+	OPT_CALLBACK(0, "stop-on", (f), "EVENT", flight_stop_opt,		\
+		     "with --flight: 'EVENT [if FILTER]', the kernel stops the buffers\n" \
+		     "at this event (a traceoff trigger), FILE is written and record\n" \
+		     "ends (repeatable)"),						\
 	OPT_BOOL(0, "rearm", &(f)->rearm,					\
 		 "with --stop-on: write FILE.N and arm the trigger again")
 

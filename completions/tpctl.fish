@@ -183,6 +183,7 @@ complete -c tpctl -n '__tpctl_prev_arg | string match -qr "^(DIR|PATH)\$"' -a '(
 complete -c tpctl -n '__tpctl_prev_arg | string match -qr "^(FILE|OUT)\$"' -F
 complete -c tpctl -n '__tpctl_prev_arg | string match -q "PID,..."' -a '(__fish_complete_pids)'
 complete -c tpctl -n '__tpctl_prev_arg | string match -q USER' -a '(__fish_complete_users)'
+complete -c tpctl -n '__tpctl_prev_arg | string match -q EVENT' -a '(__tpctl_events)'
 
 # commands
 complete -c tpctl -n '__tpctl_no_command; and __tpctl_wants_word' -a '(__tpctl_run --list-commands)'

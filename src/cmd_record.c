@@ -30,6 +30,8 @@
 #include "opt.h"
 #include "percpu.h"
 #include "probe.h"
+#include "record_flight.h"
+#include "record_rotate.h"
 #include "state.h"
 #include "strargs.h"
 #include "target.h"
@@ -59,6 +61,9 @@ struct recorder {
 	unsigned long long *cpu_bytes;	/* per CPU, written by its thread */
 	struct tracefs_cpu **tcpu;
 	int *fds;
+	struct meta *m;			/* --flight, --switch-output: each file's header */
+	int version;
+	bool flight;
 };
 
 static void meta_free(struct meta *m)
@@ -225,7 +230,8 @@ static void finish_meta(struct recorder *r)
 		dat_set_cmdlines(r->dat, s, size);
 		free(s);
 	}
-	if (lost)
+	/* a flight recorder's oldest events are overwritten: the CPUSTAT options say how many */
+	if (lost && !r->flight)
 		tp_warn("%lld events were lost (ring buffer full); a larger --buffer-kb keeps them",
 			lost);
 }
@@ -363,7 +369,8 @@ static struct dat_writer *open_output(struct recorder *r, const char *path, stru
 	in.cmdlines_len = m->cmdlines ? m->cmdlines_len : 0;
 	in.clock = m->clock;
 	in.uname = uname_s;
-	in.version_text = "tpctl " TPCTL_VERSION;
+	in.version_text = r->flight ? "tpctl " TPCTL_VERSION " flight recorder" :
+				      "tpctl " TPCTL_VERSION;
 	r->subbuf = subbuf;
 	w = dat_create(path, &in);
 	if (!w)
@@ -396,6 +403,62 @@ static int record_end(struct recorder *r, int ret)
 	return ret;
 }
 
+/* record_rotate.h's files: each a new file with the recording's header, and its end */
+static struct dat_writer *file_create(void *ctx, const char *path)
+{
+	struct recorder *r = ctx;
+
+	return open_output(r, path, r->m, r->subbuf, r->version);
+}
+
+static void file_end(void *ctx, struct dat_writer *w)
+{
+	struct recorder *r = ctx;
+	struct dat_writer *keep = r->dat;
+
+	r->dat = w;
+	finish_meta(r);
+	r->dat = keep;
+}
+
+/* --flight and --switch-output: the run, its files written through record_rotate.h */
+static int record_files(struct recorder *r, const struct flight_opts *fo,
+			const struct rot_switch *sw, double duration, unsigned nthreads)
+{
+	const struct rot_spec rs = {
+		.l = r->l, .ncpus = r->ncpus, .subbuf = r->subbuf, .version = r->version,
+		.nthreads = nthreads, .hide = !fo->on, .create = file_create, .end = file_end,
+		.ctx = r,
+	};
+	int ret;
+
+	if (!fo->on)
+		return rotate_record(&rs, &(struct rotate_run){
+			.base = r->output, .bytes = sw->bytes, .seconds = sw->seconds,
+			.max_files = sw->max_files, .duration = duration,
+		});
+	ret = flight_arm(r->l, fo);
+	return ret ? ret : flight_record(&rs, r->output, fo, duration);
+}
+
+/* The options that go with --flight or --switch-output only: TP_OK or TP_USAGE. */
+static int files_usage(const struct flight_opts *fo, const struct rot_switch *sw)
+{
+	bool rotating = sw->bytes || sw->seconds;
+
+	if ((fo->nstop || fo->rearm) && !fo->on)
+		tp_error("--stop-on and --rearm go with --flight");
+	else if (fo->rearm && !fo->nstop)
+		tp_error("--rearm goes with --stop-on");
+	else if (sw->max_files && !rotating)
+		tp_error("--max-files goes with --switch-output");
+	else if (fo->on && rotating)
+		tp_error("--flight and --switch-output do not go together");
+	else
+		return TP_OK;
+	return TP_USAGE;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	const char *output = NULL, *filter = NULL, *buffer_kb = NULL;
@@ -410,6 +473,8 @@ int cmd_record(int argc, char **argv)
 	bool kstack = false, ustack = false, strings = false;
 	struct probe_words probes = { .n = 0 };
 	struct ftr_spec fs = { .nfunc = 0 };
+	struct flight_opts fo = { .on = false };
+	struct rot_switch sw = { 0 };
 	const struct tp_opt opts[] = {
 		OPT_STRING('o', "output", &output, "FILE",
 			   "the trace.dat file to write (default: trace.dat)"),
@@ -423,6 +488,8 @@ int cmd_record(int argc, char **argv)
 		OPT_UINT(0, "file-version", &version, "V", 6, 7,
 			 "trace.dat version 7 (zstd-compressed pages, the default) or 6"),
 		THREADS_OPT(&nthreads),
+		FLIGHT_OPTS(&fo),
+		ROT_OPTS(&sw),
 		PROBE_OPTS(&probes),
 		STRINGS_OPT(&strings),
 		FTR_OPTS(&fs),
@@ -432,6 +499,8 @@ int cmd_record(int argc, char **argv)
 	const struct tp_cmd_spec spec = {
 		"tpctl record [-o FILE] EVENT... [--filter EXPR] [--duration SEC] [--buffer-kb N]\n"
 		"                    [--stack] [--user-stack] [--file-version 6|7] [--threads N]\n"
+		"                    [--flight [--stop-on 'EVENT [if FILTER]']... [--rearm]]\n"
+		"                    [--switch-output SIZE|DURATION [--max-files N]]\n"
 		"                    [--probe SPEC]... [--strings] [--function PATTERN]... [--graph FUNC]...\n"
 		"                    [--graph-notrace FUNC]... [--depth N]\n"
 		"                    " TARGET_USAGE,
@@ -455,11 +524,15 @@ int cmd_record(int argc, char **argv)
 		output = NULL;
 	else if (tp.instance)
 		tp_error("record always traces in a private instance; '-i' does not apply");
-	if (!output || (!args.argc && !probes.n && !ftr_given(&fs)) || tp.instance) {
+	if (!output || (!args.argc && !probes.n && !ftr_given(&fs)) || tp.instance ||
+	    files_usage(&fo, &sw)) {
 		target_free(&tgt);
 		return TP_USAGE;
 	}
 	r.output = output;
+	r.m = &m;
+	r.version = version;
+	r.flight = fo.on;
 	ret = live_open(&r.l, &(struct live_spec){
 		.events = args.argv, .nevents = args.argc, .filter = filter,
 		.buffer_kb = buffer_kb, .target = &tgt, .probes = probes.v, .nprobes = probes.n,
@@ -473,6 +546,12 @@ int cmd_record(int argc, char **argv)
 		r.ncpus = live_page_ncpus(r.l);
 		ret = meta_collect(&r, live_events(r.l), &m, kstack, ftr_given(&fs));
 	}
+	/* --flight, --switch-output: their own files and loop */
+	if (!ret && (fo.on || sw.bytes || sw.seconds)) {
+		r.subbuf = live_page_size(r.l);
+		ret = record_files(&r, &fo, &sw, duration, nthreads);
+		goto out;
+	}
 	if (!ret) {
 		r.dat = open_output(&r, output, &m, live_page_size(r.l), version);
 		if (!r.dat)
@@ -485,6 +564,7 @@ int cmd_record(int argc, char **argv)
 		ret = live_start(r.l);
 	if (!ret)
 		ret = record_loop(&r, duration);
+out:
 	ret = live_close(r.l, record_end(&r, ret));
 	target_free(&tgt);
 	free(r.flushed);

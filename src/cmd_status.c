@@ -92,6 +92,36 @@ static ssize_t buffer_kb(struct tracefs_instance *inst)
 }
 
 /* The instance's settings: a line each in the text, members in JSON. */
+/* options/overwrite: the newest events push the oldest out (a flight recorder's window) */
+static void print_overwrite(struct print *p, struct tracefs_instance *inst)
+{
+	char *v = read_trimmed(inst, "options/overwrite");
+
+	if (!v)
+		print_null(p, PRINT_JSON, "overwrite", NULL, NULL);
+	else
+		print_bool(p, PRINT_JSON, "overwrite", NULL, !strcmp(v, "1"));
+	if (v)
+		print_string(p, PRINT_TEXT, NULL, "overwrite:       %s\n", v);
+	free(v);
+}
+
+/* An event's triggers armed (its trigger file, the comment lines left out). */
+static void print_triggers(struct print *p, struct tracefs_instance *inst,
+			   const struct tfs_event *ev)
+{
+	char *text = tracefs_event_file_read(inst, ev->system, ev->name, "trigger", NULL);
+	char *save = NULL, *line;
+
+	print_open_array(p, "triggers");
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (*line != '#')
+			print_string(p, PRINT_ANY, NULL, "  trigger: %s", line);
+	print_close_array(p);
+	free(text);
+}
+
 static void print_settings(struct print *p, struct tracefs_instance *inst)
 {
 	char *tracer = read_trimmed(inst, "current_tracer"), *clock = tracefs_get_clock(inst);
@@ -117,6 +147,7 @@ static void print_settings(struct print *p, struct tracefs_instance *inst)
 	else
 		print_int(p, PRINT_ANY, "buffer_size_kb", "buffer_size_kb:  %lld (per CPU)\n",
 			  bufkb);
+	print_overwrite(p, inst);
 	free(tracer);
 	free(clock);
 }
@@ -147,6 +178,7 @@ static void print_events(struct print *p, struct tracefs_instance *inst)
 		print_string(p, PRINT_JSON, "filter", NULL, filter);
 		if (filter)
 			print_string(p, PRINT_TEXT, NULL, "  filter: %s", filter);
+		print_triggers(p, inst, &ev);
 		print_nl(p);
 		print_close_object(p);
 		free(filter);

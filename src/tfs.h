@@ -185,6 +185,16 @@ int tfs_synth_create(const char *name, const char *fields, bool quiet);
 int tfs_trigger_add(struct tracefs_instance *inst, const struct tfs_event *ev, const char *cmd,
 		    bool quiet);
 
+/*
+ * tracing_on of the private instance switched without a journal entry each
+ * time (a flight recorder's dumps): the session journaled it once, and the
+ * instance goes at the end.  tfs_tracing_is_on(): 1, 0 (a traceoff trigger
+ * fired, or it was switched off), -1 when it cannot be read.
+ */
+int tfs_tracing_set(struct tracefs_instance *inst, bool on);
+int tfs_tracing_is_on(struct tracefs_instance *inst);
+/* What the instance's buffers hold is dropped (its trace file truncated). */
+int tfs_buffer_clear(struct tracefs_instance *inst);
 /* Journaled write of an instance file (tracing_on, buffer_size_kb, ...). */
 int tfs_instance_write(struct tracefs_instance *inst, const char *file, const char *val);
 /* The instance has this file (set_event_notrace_pid appeared in Linux 5.8). */

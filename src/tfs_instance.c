@@ -113,6 +113,31 @@ int tfs_instance_write(struct tracefs_instance *inst, const char *file, const ch
 	return TP_OK;
 }
 
+int tfs_tracing_set(struct tracefs_instance *inst, bool on)
+{
+	if (tracefs_instance_file_write(inst, "tracing_on", on ? "1" : "0") >= 0)
+		return TP_OK;
+	tp_error("cannot write 'tracing_on' of %s: %s", tfs_instance_label(inst), strerror(errno));
+	return TP_FAIL;
+}
+
+int tfs_buffer_clear(struct tracefs_instance *inst)
+{
+	if (tracefs_instance_file_clear(inst, "trace") >= 0)
+		return TP_OK;
+	tp_error("cannot clear the buffers of %s: %s", tfs_instance_label(inst), strerror(errno));
+	return TP_FAIL;
+}
+
+int tfs_tracing_is_on(struct tracefs_instance *inst)
+{
+	long long v;
+
+	if (tracefs_instance_file_read_number(inst, "tracing_on", &v) < 0)
+		return -1;
+	return v != 0;
+}
+
 int tfs_option_set(struct tracefs_instance *inst, const char *name, bool on)
 {
 	char file[128];

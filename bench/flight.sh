@@ -2,8 +2,8 @@
 # The cost of a waiting flight recorder (tpctl record --flight): the CPU time
 # tpctl spends (utime + stime of /proc/PID/stat, every thread) while
 # 3,000,000 getpid events pass through its buffers, three runs.  The aim is
-# under 0.05 s a run: nothing is read until a dump.  Run as root, under
-# flock /tmp/tpctl-live.lock where others share tracefs:
+# under 0.05 s a run: nothing is read until a dump.  Run as root, with no other
+# tracing on the machine:
 #   bench/flight.sh [CALLS]      (bench/gen is built from bench/gen.c)
 set -e
 TOP=$(cd "$(dirname "$0")/.." && pwd)

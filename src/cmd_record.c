@@ -459,6 +459,57 @@ static int files_usage(const struct flight_opts *fo, const struct rot_switch *sw
 	return TP_USAGE;
 }
 
+/*
+ * The usage errors of record's arguments (events: any EVENT, probe or
+ * function tracer given): TP_OK, or TP_USAGE after one error line.
+ */
+static int record_usage(bool events, const struct ftr_spec *fs, const struct flight_opts *fo,
+			const struct rot_switch *sw)
+{
+	if (!events) {
+		tp_error("no event given");
+		return TP_USAGE;
+	}
+	if (ftr_usage(fs))
+		return TP_USAGE;
+	if (tp.instance) {
+		tp_error("record always traces in a private instance; '-i' does not apply");
+		return TP_USAGE;
+	}
+	return files_usage(fo, sw);
+}
+
+/*
+ * Once the session is open: the file's metadata, then --flight's or
+ * --switch-output's files, or the one file and its loop.
+ */
+static int record_run(struct recorder *r, const struct flight_opts *fo,
+		      const struct rot_switch *sw, bool kstack, bool ftrace, double duration,
+		      unsigned nthreads)
+{
+	int ret;
+
+	r->inst = live_instance(r->l);
+	r->ncpus = live_page_ncpus(r->l);
+	ret = meta_collect(r, live_events(r->l), r->m, kstack, ftrace);
+	if (ret)
+		return ret;
+	if (fo->on || sw->bytes || sw->seconds) {
+		r->subbuf = live_page_size(r->l);
+		return record_files(r, fo, sw, duration, nthreads);
+	}
+	r->dat = open_output(r, r->output, r->m, live_page_size(r->l), r->version);
+	if (!r->dat)
+		return TP_FAIL;
+	/* the threads start before tracing does: their own events are hidden by then */
+	ret = start_threads(r, nthreads);
+	if (!ret)
+		ret = live_start(r->l);
+	if (!ret)
+		ret = record_loop(r, duration);
+	return ret;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	const char *output = NULL, *filter = NULL, *buffer_kb = NULL;
@@ -518,14 +569,7 @@ int cmd_record(int argc, char **argv)
 	/* as trace-cmd record */
 	if (!output)
 		output = "trace.dat";
-	if (!args.argc && !probes.n && !ftr_given(&fs))
-		tp_error("no event given");
-	else if (ftr_usage(&fs))
-		output = NULL;
-	else if (tp.instance)
-		tp_error("record always traces in a private instance; '-i' does not apply");
-	if (!output || (!args.argc && !probes.n && !ftr_given(&fs)) || tp.instance ||
-	    files_usage(&fo, &sw)) {
+	if (record_usage(args.argc || probes.n || ftr_given(&fs), &fs, &fo, &sw)) {
 		target_free(&tgt);
 		return TP_USAGE;
 	}
@@ -541,30 +585,8 @@ int cmd_record(int argc, char **argv)
 		.flags = LIVE_PAGES | LIVE_HOLD | (kstack ? LIVE_KSTACK : 0) |
 			 (ustack ? LIVE_USTACK : 0),
 	});
-	if (!ret) {
-		r.inst = live_instance(r.l);
-		r.ncpus = live_page_ncpus(r.l);
-		ret = meta_collect(&r, live_events(r.l), &m, kstack, ftr_given(&fs));
-	}
-	/* --flight, --switch-output: their own files and loop */
-	if (!ret && (fo.on || sw.bytes || sw.seconds)) {
-		r.subbuf = live_page_size(r.l);
-		ret = record_files(&r, &fo, &sw, duration, nthreads);
-		goto out;
-	}
-	if (!ret) {
-		r.dat = open_output(&r, output, &m, live_page_size(r.l), version);
-		if (!r.dat)
-			ret = TP_FAIL;
-	}
-	/* the threads start before tracing does: their own events are hidden by then */
 	if (!ret)
-		ret = start_threads(&r, nthreads);
-	if (!ret)
-		ret = live_start(r.l);
-	if (!ret)
-		ret = record_loop(&r, duration);
-out:
+		ret = record_run(&r, &fo, &sw, kstack, ftr_given(&fs), duration, nthreads);
 	ret = live_close(r.l, record_end(&r, ret));
 	target_free(&tgt);
 	free(r.flushed);

@@ -37,7 +37,7 @@
 struct strace_opts {
 	bool follow, json, only_ok, only_failed, summary, summary_too, call_time, relative;
 	int stamps, quiet;
-	unsigned long long strsize;
+	unsigned long long strsize, kb;
 	const char *outfile, *buffer_kb;
 	char kbuf[32];
 	bool *trace;		/* per syscall number: traced (NULL: all) */
@@ -252,8 +252,8 @@ static int strace_parse(struct strace_opts *o, int argc, char **argv)
 		OPT_CALLBACK('q', "quiet", &o->quiet, NULL, opt_more,
 			     "no attach notes; -qq: no exit lines either"),
 		OPT_BOOL(0, "json", &o->json, "NDJSON: one object per call"),
-		OPT_STRING(0, "buffer-kb", &o->buffer_kb, "N",
-			   "per-CPU ring buffer (default: 128 MiB over the CPUs)"),
+		OPT_UINT(0, "buffer-kb", &o->kb, "N", 1, 1ULL << 30,
+			 "per-CPU ring buffer, in KiB (default: 128 MiB over the CPUs)"),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
@@ -952,7 +952,10 @@ static int strace_open(struct strace *s, struct strace_opts *o)
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	int ret;
 
-	if (!o->buffer_kb) {
+	if (o->kb) {
+		snprintf(o->kbuf, sizeof(o->kbuf), "%llu", o->kb);
+		o->buffer_kb = o->kbuf;
+	} else {
 		long kb = STRACE_BUFFER_KB_TOTAL / (ncpu > 0 ? ncpu : 1);
 
 		snprintf(o->kbuf, sizeof(o->kbuf), "%ld", kb > STRACE_BUFFER_KB_MIN ? kb :

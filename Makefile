@@ -62,6 +62,11 @@ tpctl: $(OBJS)
 src/%.o: src/%.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# errno names from this system's headers (src/gen/errname_gen.sh), not in git
+src/errname_tab.h: src/gen/errname_gen.sh
+	sh $< $(CC) > $@.tmp && mv $@.tmp $@
+src/errname.o: src/errname_tab.h
+
 plugins/%.so: plugins/%.c
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< $(PKG_LIBS)
 
@@ -109,7 +114,7 @@ uninstall:
 		$(DESTDIR)$(FISHCOMPDIR)/tpctl.fish
 
 clean:
-	rm -f tpctl src/*.o src/*.d plugins/*.so plugins/*.d
+	rm -f tpctl src/*.o src/*.d plugins/*.so plugins/*.d src/errname_tab.h
 	rm -rf tests/unit/bin
 
 # Optional fragments owned by other parts of the tree (VM test, benchmarks, fuzzing).

@@ -328,6 +328,8 @@ enum agg_col_type agg_col_type_of(const struct col *c)
 	case AGG_KEY_FIELD:
 		if (c->str || c->sym != DEC_SYM_NONE || c->sysname)
 			return AGG_COL_STR;
+		if (c->f->err)
+			return AGG_COL_ERRNO;
 		return c->f->sign ? AGG_COL_INT : AGG_COL_UINT;
 	default:
 		return AGG_COL_STR;
@@ -946,6 +948,7 @@ static int cell_cmp(const struct agg_cell *x, const struct agg_cell *y, enum agg
 				return x->frames[i] < y->frames[i] ? -1 : 1;
 		return x->v < y->v ? -1 : x->v > y->v;
 	case AGG_COL_INT:
+	case AGG_COL_ERRNO:
 		return (int64_t)x->v < (int64_t)y->v ? -1 : (int64_t)x->v > (int64_t)y->v;
 	default:
 		return x->v < y->v ? -1 : x->v > y->v;

@@ -22,6 +22,7 @@
 
 #include "agg_local.h"
 #include "names.h"
+#include "near.h"
 #include "util.h"
 
 /* ---------------------------------------------------------------- rows */
@@ -294,25 +295,44 @@ int agg_nevents(const struct agg *a)
 
 
 
-/* "unknown field 'x' in 'sys:ev' (its fields: a, b, c)" */
+/*
+ * "unknown field 'x' in 'sys:ev' (its fields: a, b, c)"; a --by key (what
+ * "key"): "unknown key 'x' in 'sys:ev' (the keys: event, comm, ..., a, b)";
+ * with the closest name first when one is close.
+ */
 int agg_field_unknown(const struct dec_event *de, const char *what, const char *name,
 			 const char *label)
 {
-	char list[512];
-	size_t len = 0;
+	static const char *const keys[] = { "event", "comm", "pid", "cpu", "stack" };
+	bool key = !strcmp(what, "key");
+	char list[512], hint[160] = "";
+	size_t len = 0, k;
+	struct near near;
+	const char *best;
 	int i;
 
 	list[0] = '\0';
+	near_init(&near, name, 1);
+	for (k = 0; key && k < sizeof(keys) / sizeof(keys[0]); k++) {
+		len += snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "", keys[k]);
+		near_add(&near, keys[k], strlen(keys[k]));
+	}
 	for (i = 0; i < de->nfields && len < sizeof(list) - 1; i++) {
 		if (!strncmp(de->fields[i].name, "common_", 7))
 			continue;
 		len += snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "",
 				de->fields[i].name);
+		near_add(&near, de->fields[i].name, strlen(de->fields[i].name));
 	}
 	if (len >= sizeof(list) - 1)
 		strcpy(list + sizeof(list) - 5, "...");
-	tp_error("unknown %s '%s' in '%s' (its fields: %s)", what, name, label,
-		 len ? list : "none");
+	/* a suggestion only where it is close: at most a third of the name changed */
+	best = near_best(&near, (strlen(name) + 2) / 3);
+	if (best)
+		snprintf(hint, sizeof(hint), "did you mean '%.100s'? ", best);
+	tp_error("unknown %s '%s' in '%s' (%s%s: %s)", what, name, label, hint,
+		 key ? "the keys" : "its fields", len ? list : "none");
+	near_free(&near);
 	return TP_USAGE;
 }
 
@@ -425,7 +445,7 @@ int agg_add_event(struct agg *a, const char *sys, const char *name, const char *
 			return TP_USAGE;
 		}
 		if (!c->f)
-			return agg_field_unknown(de, "field", spec->field[k], e->label);
+			return agg_field_unknown(de, "key", spec->field[k], e->label);
 		if (c->f->kind == DK_STR) {
 			c->str = true;
 		} else if (c->f->kind == DK_INT) {

@@ -336,6 +336,27 @@ int agg_field_unknown(const struct dec_event *de, const char *what, const char *
 	return TP_USAGE;
 }
 
+/*
+ * A key that is a pointer (a syscall's const char *filename): its values
+ * are addresses, not the strings; said once, with how to have the strings.
+ */
+static void key_pointer_note(const struct dec_field *f, const char *label)
+{
+	static bool said;
+	const char *type = f->field ? f->field->type : NULL;
+
+	if (said || !type || !strchr(type, '*'))
+		return;
+	said = true;
+	if (strstr(type, "char") && !strncmp(label, "syscalls:", 9))
+		tp_note("key '%s' of '%s' is a pointer (%s): its values are the addresses the "
+			"process passed, not the strings; '--strings' reads the strings where the "
+			"kernel has event probes", f->name, label, type);
+	else
+		tp_note("key '%s' of '%s' is a pointer (%s): its values are addresses",
+			f->name, label, type);
+}
+
 enum agg_col_type agg_col_type_of(const struct col *c)
 {
 	switch (c->kind) {
@@ -450,6 +471,8 @@ int agg_add_event(struct agg *a, const char *sys, const char *name, const char *
 			c->str = true;
 		} else if (c->f->kind == DK_INT) {
 			c->sym = decode_format_field_sym(fmt, fmtlen, c->f->name);
+			if (c->sym == DEC_SYM_NONE)
+				key_pointer_note(c->f, e->label);
 		} else {
 			tp_error("field '%s' of '%s' is an array: keys are numbers or strings",
 				 c->f->name, e->label);

@@ -69,6 +69,7 @@ bool probe_kernel_has_eprobes(void)
 	return ok;
 }
 
+/* The kernel has this kind of probe; else said, and TP_FAIL (a kernel without a feature: 1). */
 static int kernel_check(enum probe_kind kind)
 {
 	switch (kind) {
@@ -77,19 +78,19 @@ static int kernel_check(enum probe_kind kind)
 		if (tracefs_has("uprobe_events"))
 			return TP_OK;
 		tp_error("this kernel has no uprobe events (CONFIG_UPROBE_EVENTS is off)");
-		return TP_USAGE;
+		return TP_FAIL;
 	case PROBE_KPROBE:
 	case PROBE_KRETPROBE:
 		if (tracefs_has("kprobe_events"))
 			return TP_OK;
 		tp_error("this kernel has no kprobe events (CONFIG_KPROBE_EVENTS is off)");
-		return TP_USAGE;
+		return TP_FAIL;
 	case PROBE_EPROBE:
 	default:
 		if (probe_kernel_has_eprobes())
 			return TP_OK;
 		tp_error("this kernel has no event probes (CONFIG_EPROBE_EVENTS is off)");
-		return TP_USAGE;
+		return TP_FAIL;
 	}
 }
 

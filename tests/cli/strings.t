@@ -49,7 +49,7 @@ else
 		count) args=(count syscalls:sys_enter_openat --by filename) ;;
 		hist) args=(hist syscalls:sys_enter_openat --field ret --by filename) ;;
 		esac
-		expect_status "$c --strings without event probes: exit 2" 2 "$TPCTL" "${args[@]}" \
+		expect_status "$c --strings without event probes: exit 1" 1 "$TPCTL" "${args[@]}" \
 			--strings -- true
 		echo "tpctl: $c: '--strings' needs event probes, which this kernel does not have" \
 			"(CONFIG_EPROBE_EVENTS is off)" > "$TMP/want"

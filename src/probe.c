@@ -608,13 +608,15 @@ int probe_parse(const char *spec, char **args, int nargs, const char *name, stru
 		}
 		p->name = strdup(name);
 	}
-	ret = kernel_check(p->kind);
-	if (!ret && (p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE))
+	/* a SPEC's own faults first (usage, 2), then the kernel's lack of the kind (1) */
+	if (p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE)
 		ret = parse_uprobe(spec + len, spec, p);
-	else if (!ret && p->kind == PROBE_EPROBE)
+	else if (p->kind == PROBE_EPROBE)
 		ret = parse_eprobe(spec + len, spec, p);
-	else if (!ret)
+	else
 		ret = parse_kprobe(spec + len, p);
+	if (!ret)
+		ret = kernel_check(p->kind);
 	if (!ret && !p->name) {
 		tp_error("out of memory");
 		ret = TP_FAIL;

@@ -56,8 +56,8 @@ static int unknown_command(const char *word)
 	near_init(&near, word, 1);
 	for (c = commands; c->name; c++)
 		near_add(&near, c->name, strlen(c->name));
-	/* at most half of the word changed (stat: status is two letters added) */
-	best = near_best(&near, strlen(word) / 2 + 1);
+	/* at most a third of the word changed, or two letters (stat: status) */
+	best = near_best(&near, strlen(word) < 6 ? 2 : (strlen(word) + 2) / 3);
 	if (best)
 		tp_error("unknown command '%s' (did you mean '%s'?); try 'tpctl --help'", word,
 			 best);

@@ -71,6 +71,10 @@ src/%.o: src/%.c
 src/sysdec_tab.h: src/gen/sysdec_gen.py
 	python3 $< $(CC) > $@.tmp && mv $@.tmp $@
 src/sysdec.o: src/sysdec_tab.h
+# errno names from this system's headers (src/gen/errname_gen.sh), not in git
+src/errname_tab.h: src/gen/errname_gen.sh
+	sh $< $(CC) > $@.tmp && mv $@.tmp $@
+src/errname.o: src/errname_tab.h
 
 plugins/%.so: plugins/%.c
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $< $(PKG_LIBS)
@@ -123,7 +127,7 @@ uninstall:
 		$(DESTDIR)$(FISHCOMPDIR)/tpctl.fish
 
 clean:
-	rm -f tpctl src/*.o src/*.d plugins/*.so plugins/*.d src/sysdec_tab.h
+	rm -f tpctl src/*.o src/*.d plugins/*.so plugins/*.d src/sysdec_tab.h src/errname_tab.h
 	rm -rf tests/unit/bin build/deb
 
 # The package is built in a copy of the tree (what git tracks, and new files it

@@ -181,6 +181,7 @@ complete -c tpctl -n '__tpctl_typing_option; and not __tpctl_after_dashdash' -a 
 complete -c tpctl -n '__tpctl_no_command; and __tpctl_prev_arg | string match -q NAME' -a '(__tpctl_instances)'
 complete -c tpctl -n '__tpctl_prev_arg | string match -qr "^(DIR|PATH)\$"' -a '(__fish_complete_directories)'
 complete -c tpctl -n '__tpctl_prev_arg | string match -qr "^(FILE|OUT)\$"' -F
+complete -c tpctl -n '__tpctl_prev_arg | string match -q EVENT' -a '(__tpctl_events)'
 complete -c tpctl -n '__tpctl_prev_arg | string match -q "PID,..."' -a '(__fish_complete_pids)'
 complete -c tpctl -n '__tpctl_prev_arg | string match -q USER' -a '(__fish_complete_users)'
 complete -c tpctl -n '__tpctl_prev_arg | string match -q EVENT' -a '(__tpctl_events)'

@@ -22,6 +22,7 @@
 
 #include "agg_local.h"
 #include "names.h"
+#include "near.h"
 #include "util.h"
 
 /* ---------------------------------------------------------------- rows */
@@ -290,26 +291,66 @@ int agg_nevents(const struct agg *a)
 
 
 
-/* "unknown field 'x' in 'sys:ev' (its fields: a, b, c)" */
+/*
+ * "unknown field 'x' in 'sys:ev' (its fields: a, b, c)"; a --by key (what
+ * "key"): "unknown key 'x' in 'sys:ev' (the keys: event, comm, ..., a, b)";
+ * with the closest name first when one is close.
+ */
 int agg_field_unknown(const struct dec_event *de, const char *what, const char *name,
 			 const char *label)
 {
-	char list[512];
-	size_t len = 0;
+	static const char *const keys[] = { "event", "comm", "pid", "cpu", "stack" };
+	bool key = !strcmp(what, "key");
+	char list[512], hint[160] = "";
+	size_t len = 0, k;
+	struct near near;
+	const char *best;
 	int i;
 
 	list[0] = '\0';
+	near_init(&near, name, 1);
+	for (k = 0; key && k < sizeof(keys) / sizeof(keys[0]); k++) {
+		len += snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "", keys[k]);
+		near_add(&near, keys[k], strlen(keys[k]));
+	}
 	for (i = 0; i < de->nfields && len < sizeof(list) - 1; i++) {
 		if (!strncmp(de->fields[i].name, "common_", 7))
 			continue;
 		len += snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "",
 				de->fields[i].name);
+		near_add(&near, de->fields[i].name, strlen(de->fields[i].name));
 	}
 	if (len >= sizeof(list) - 1)
 		strcpy(list + sizeof(list) - 5, "...");
-	tp_error("unknown %s '%s' in '%s' (its fields: %s)", what, name, label,
-		 len ? list : "none");
+	/* a suggestion only where it is close: at most a third of the name changed */
+	best = near_best(&near, (strlen(name) + 2) / 3);
+	if (best)
+		snprintf(hint, sizeof(hint), "did you mean '%.100s'? ", best);
+	tp_error("unknown %s '%s' in '%s' (%s%s: %s)", what, name, label, hint,
+		 key ? "the keys" : "its fields", len ? list : "none");
+	near_free(&near);
 	return TP_USAGE;
+}
+
+/*
+ * A key that is a pointer (a syscall's const char *filename): its values
+ * are addresses, not the strings; said once, with how to have the strings.
+ */
+static void key_pointer_note(const struct dec_field *f, const char *label)
+{
+	static bool said;
+	const char *type = f->field ? f->field->type : NULL;
+
+	if (said || !type || !strchr(type, '*'))
+		return;
+	said = true;
+	if (strstr(type, "char") && !strncmp(label, "syscalls:", 9))
+		tp_note("key '%s' of '%s' is a pointer (%s): its values are the addresses the "
+			"process passed, not the strings; '--strings' reads the strings where the "
+			"kernel has event probes", f->name, label, type);
+	else
+		tp_note("key '%s' of '%s' is a pointer (%s): its values are addresses",
+			f->name, label, type);
 }
 
 enum agg_col_type agg_col_type_of(const struct col *c)
@@ -324,6 +365,8 @@ enum agg_col_type agg_col_type_of(const struct col *c)
 	case AGG_KEY_FIELD:
 		if (c->str || c->sym != DEC_SYM_NONE || c->sysname)
 			return AGG_COL_STR;
+		if (c->f->err)
+			return AGG_COL_ERRNO;
 		return c->f->sign ? AGG_COL_INT : AGG_COL_UINT;
 	default:
 		return AGG_COL_STR;
@@ -396,11 +439,13 @@ static int field_key(struct agg *a, struct col *c, const struct dec_event *de,
 	if (!c->f && !strcmp(spec->name[k], "syscall"))
 		return syscall_key(a, c, de, e);
 	if (!c->f)
-		return agg_field_unknown(de, "field", spec->field[k], e->label);
+		return agg_field_unknown(de, "key", spec->field[k], e->label);
 	if (c->f->kind == DK_STR) {
 		c->str = true;
 	} else if (c->f->kind == DK_INT) {
 		c->sym = decode_format_field_sym(fmt, fmtlen, c->f->name);
+		if (c->sym == DEC_SYM_NONE)
+			key_pointer_note(c->f, e->label);
 	} else {
 		tp_error("field '%s' of '%s' is an array: keys are numbers or strings",
 			 c->f->name, e->label);
@@ -989,6 +1034,7 @@ static int cell_cmp(const struct agg_cell *x, const struct agg_cell *y, enum agg
 				return x->frames[i] < y->frames[i] ? -1 : 1;
 		return x->v < y->v ? -1 : x->v > y->v;
 	case AGG_COL_INT:
+	case AGG_COL_ERRNO:
 		return (int64_t)x->v < (int64_t)y->v ? -1 : (int64_t)x->v > (int64_t)y->v;
 	default:
 		return x->v < y->v ? -1 : x->v > y->v;

@@ -254,12 +254,13 @@ enum agg_col_type {
 	AGG_COL_STR,
 	AGG_COL_INT,
 	AGG_COL_UINT,
+	AGG_COL_ERRNO,		/* a syscall's return value: AGG_COL_INT with its errno name */
 	AGG_COL_STACK,		/* kernel frames, innermost first */
 };
 
 struct agg_cell {
 	const char *s;		/* AGG_COL_STR */
-	uint64_t v;		/* AGG_COL_INT (two's complement), AGG_COL_UINT; STACK: frames */
+	uint64_t v;		/* AGG_COL_INT and ERRNO (two's complement), UINT; STACK: frames */
 	const uint64_t *frames;	/* AGG_COL_STACK: v return addresses */
 };
 

@@ -31,6 +31,7 @@ int count_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	const struct tp_opt opts[] = {
 		OPT_ARG("EVENT", "system:event, system or a glob; traced in a private instance\n"
 			"that is removed on exit"),
+		OPT_EVENT(),
 		OPT_STRING(0, "by", &by, "KEY,...", "count per key: event (the default), comm, pid,\n"
 			   "cpu, stack, syscall (of syscall events, by name) or a field\n"
 			   "of the events (fields.NAME for a field called like one of the\n"

@@ -26,6 +26,7 @@ int hist_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	const struct tp_opt opts[] = {
 		OPT_ARG("EVENT", "system:event, system or a glob; traced in a private instance\n"
 			"that is removed on exit"),
+		OPT_EVENT(),
 		OPT_STRING(0, "field", &field, "FIELD", "the numeric field whose values are counted"),
 		OPT_STRING(0, "by", &by, "KEY,...", "one histogram per key: event, comm, pid, cpu,\n"
 			   "stack or a field of the events (default: one for all)"),

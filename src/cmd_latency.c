@@ -408,6 +408,7 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	const struct tp_opt opts[] = {
 		OPT_ARG("START END | RECIPE", "the events that begin and end what is timed, or a\n"
 			"recipe: wakeup, syscall, irq, softirq, block, offcpu, sched"),
+		OPT_EVENT(),
 		OPT_STRING(0, "match", &w.match, "FIELD[=FIELD]",
 			   "START and END pair when these fields are equal\n"
 			   "(START's field=END's field, or one name for both)"),

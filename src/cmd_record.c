@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -54,6 +55,7 @@ struct recorder {
 	struct dat_writer *dat;
 	int ncpus;
 	unsigned long long bytes;
+	long long events, lost;		/* at the end: read and lost, from the CPUs' stats */
 	const char *output;
 	int subbuf;
 	struct percpu *pc;		/* the reader threads */
@@ -207,7 +209,7 @@ static long long stat_field(const char *stats, const char *name)
 /* CPUSTAT options and saved_cmdlines as they are at the end; warns about loss. */
 static void finish_meta(struct recorder *r)
 {
-	long long lost = 0;
+	long long lost = 0, events = 0;
 	char *s;
 	int size;
 
@@ -219,6 +221,7 @@ static void finish_meta(struct recorder *r)
 		if (!s)
 			continue;
 		lost += stat_field(s, "overrun") + stat_field(s, "dropped events");
+		events += stat_field(s, "read events");
 		if (asprintf(&text, "CPU: %d\n%s", c, s) > 0) {
 			dat_set_cpustat(r->dat, c, text);
 			free(text);
@@ -234,6 +237,25 @@ static void finish_meta(struct recorder *r)
 	if (lost && !r->flight)
 		tp_warn("%lld events were lost (ring buffer full); a larger --buffer-kb keeps them",
 			lost);
+	r->events = events;
+	r->lost = lost;
+}
+
+/* What the file holds, as trace-cmd says what it wrote: one line on stderr (-q: none). */
+static void record_summary(const struct recorder *r)
+{
+	struct stat st;
+	char size[32];
+
+	if (stat(r->output, &st) < 0)
+		return;
+	if (st.st_size >= 10 << 20)
+		snprintf(size, sizeof(size), "%.1f MiB", st.st_size / 1048576.0);
+	else if (st.st_size >= 10 << 10)
+		snprintf(size, sizeof(size), "%.1f KiB", st.st_size / 1024.0);
+	else
+		snprintf(size, sizeof(size), "%lld bytes", (long long)st.st_size);
+	tp_note("wrote '%s': %lld events, %lld lost, %s", r->output, r->events, r->lost, size);
 }
 
 /*
@@ -398,8 +420,10 @@ static int record_end(struct recorder *r, int ret)
 		tp_error("cannot write '%s': %s", r->output, strerror(errno));
 		ret = TP_FAIL;
 	}
-	if (!ret)
+	if (!ret) {
 		tp_debug("wrote %llu bytes of trace data to '%s'", r->bytes, r->output);
+		record_summary(r);
+	}
 	return ret;
 }
 
@@ -530,6 +554,7 @@ int cmd_record(int argc, char **argv)
 		OPT_STRING('o', "output", &output, "FILE",
 			   "the trace.dat file to write (default: trace.dat)"),
 		OPT_ARG("EVENT", "system, system:event or a glob (sched:sched_*)"),
+		OPT_EVENT(),
 		OPT_STRING('f', "filter", &filter, "EXPR", "record only events matching EXPR (every event)"),
 		OPT_SECONDS('d', "duration", &duration, "SEC", "stop after SEC seconds"),
 		OPT_UINT('b', "buffer-kb", &kb, "N", 1, 1ULL << 30,

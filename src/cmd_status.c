@@ -158,7 +158,9 @@ static void print_events(struct print *p, struct tracefs_instance *inst)
 	char *set_event = tracefs_instance_file_read(inst, "set_event", NULL);
 	char *save = NULL, *line;
 
-	print_text(p, "enabled events:\n");
+	/* none: said, not an empty list under its title */
+	print_text(p, set_event && strchr(set_event, ':') ? "enabled events:\n" :
+		   "enabled events: none\n");
 	print_open_array(p, "events");
 	for (line = set_event ? strtok_r(set_event, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {

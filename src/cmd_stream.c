@@ -267,6 +267,7 @@ static int stream_parse(struct stream_opts *o, int argc, char **argv)
 	const struct tp_opt opts[] = {
 		OPT_ARG("EVENT", "system:event, system or a glob; traced in a private instance\n"
 			"that is removed on exit (without EVENT: read what is enabled)"),
+		OPT_EVENT(),
 		OPT_BOOL('j', "json", &o->json,
 			 "NDJSON, one object per line, instead of the kernel's text"),
 		OPT_STRING('f', "filter", &o->filter, "EXPR",

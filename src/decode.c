@@ -531,6 +531,80 @@ static int type_elem_size(const char *type)
 }
 
 /*
+ * The size and signedness of a scalar integer type as C declares it ("int",
+ * "unsigned short", "umode_t"), const and volatile aside; false for a type
+ * not known here (a pointer, a struct, plain char, whose sign the kernel's
+ * build chooses).  For a 64-bit kernel: a trace.dat of a 32-bit one stores
+ * its longs in 4 bytes, narrower than these, and keeps its own.
+ */
+static bool type_int_decl(const char *type, int *size, bool *sign)
+{
+	static const struct { const char *name; signed char size; } t[] = {
+		/* size < 0: signed */
+		{ "signed char", -1 }, { "s8", -1 }, { "__s8", -1 }, { "int8_t", -1 },
+		{ "unsigned char", 1 }, { "u8", 1 }, { "__u8", 1 }, { "uint8_t", 1 },
+		{ "bool", 1 }, { "_Bool", 1 },
+		{ "short", -2 }, { "short int", -2 }, { "signed short", -2 }, { "s16", -2 },
+		{ "__s16", -2 }, { "int16_t", -2 },
+		{ "unsigned short", 2 }, { "unsigned short int", 2 }, { "u16", 2 },
+		{ "__u16", 2 }, { "uint16_t", 2 }, { "umode_t", 2 },
+		{ "int", -4 }, { "signed int", -4 }, { "signed", -4 }, { "s32", -4 },
+		{ "__s32", -4 }, { "int32_t", -4 }, { "pid_t", -4 }, { "clockid_t", -4 },
+		{ "key_t", -4 }, { "mqd_t", -4 }, { "timer_t", -4 }, { "key_serial_t", -4 },
+		{ "rwf_t", -4 },
+		{ "unsigned int", 4 }, { "unsigned", 4 }, { "uint", 4 }, { "u32", 4 },
+		{ "__u32", 4 }, { "uint32_t", 4 }, { "uid_t", 4 }, { "gid_t", 4 },
+		{ "qid_t", 4 }, { "gfp_t", 4 },
+		{ "long", -8 }, { "long int", -8 }, { "signed long", -8 }, { "long long", -8 },
+		{ "long long int", -8 }, { "s64", -8 }, { "__s64", -8 }, { "int64_t", -8 },
+		{ "loff_t", -8 }, { "off_t", -8 }, { "ssize_t", -8 }, { "time64_t", -8 },
+		{ "unsigned long", 8 }, { "unsigned long long", 8 }, { "u64", 8 },
+		{ "__u64", 8 }, { "uint64_t", 8 }, { "size_t", 8 },
+	};
+	size_t i, n;
+
+	for (;;) {
+		if (!strncmp(type, "const ", 6))
+			type += 6;
+		else if (!strncmp(type, "volatile ", 9))
+			type += 9;
+		else
+			break;
+	}
+	n = strlen(type);
+	while (n && type[n - 1] == ' ')
+		n--;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (strlen(t[i].name) == n && !strncmp(type, t[i].name, n)) {
+			*size = t[i].size < 0 ? -t[i].size : t[i].size;
+			*sign = t[i].size < 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * An integer field whose declared type is narrower than its storage or
+ * signed where the format says unsigned (a syscall's "int dfd" in 8
+ * bytes, signed:0) is read as that type: the low bytes, its sign.
+ */
+static void field_declared(struct dec_field *df, const char *type)
+{
+	bool sign;
+	int size;
+
+	if (!type_int_decl(type, &size, &sign) || size > df->store ||
+	    (size == df->store && sign == df->sign))
+		return;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	df->offset += df->store - size;
+#endif
+	df->size = size;
+	df->sign = sign;
+}
+
+/*
  * buf (len bytes) with zeroes after it up to a multiple of 16 past len: the
  * line writers copy the pre-built pieces (jkey, jhead, sysname, tname) 16
  * bytes at a time (output_local.h's copy16).
@@ -639,7 +713,7 @@ static int field_build(struct dec_field *df, struct tep_format_field *f, struct 
 		return -1;
 	df->common = !strncmp(f->name, "common_", 7);
 	df->offset = f->offset;
-	df->size = f->size;
+	df->size = df->store = f->size;
 	df->sign = f->flags & TEP_FIELD_IS_SIGNED;
 	df->dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
 	df->relative = f->flags & TEP_FIELD_IS_RELATIVE;
@@ -662,6 +736,7 @@ static int field_build(struct dec_field *df, struct tep_format_field *f, struct 
 			df->elem = 1;
 	} else if (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) {
 		df->kind = DK_INT;
+		field_declared(df, t);
 	} else {
 		df->kind = DK_BYTES;
 		df->elem = 1;
@@ -698,6 +773,8 @@ static void syscall_fields(struct dec_event *de)
 	}
 	if (de->special == DS_SYS_EXIT && !de->ret)
 		de->special = DS_NONE;
+	if (de->ret)
+		de->ret->err = de->ret->kind == DK_INT;
 }
 
 /* What the kernel prints with a function of its own: syscalls, ftrace's events, stacks. */
@@ -755,6 +832,10 @@ static int json_head(struct dec_event *de)
 		return -1;
 	de->jfast = !de->strings;
 	de->jmax = 3;
+	if (de->ret && de->ret->err) {
+		de->jerr = de->ret;
+		de->jmax += DEC_JERR_MAX;
+	}
 	for (i = 0; i < de->nfields; i++) {
 		const struct dec_field *df = &de->fields[i];
 

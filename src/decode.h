@@ -138,9 +138,16 @@ struct dec_field {
 	unsigned jkey_len;
 	bool common;		/* common_*: in the record's header, not in "fields" */
 	enum dec_kind kind;
+	/*
+	 * DK_INT: the value as the field's declared type has it: an "int dfd"
+	 * the kernel stores in 8 bytes is read as the 4 signed bytes of an int
+	 * (size and sign), where store is the 8 the kernel prints in its text
+	 */
 	int offset, size;
+	int store;		/* the bytes the format says the field takes */
 	int elem;		/* element size for arrays */
 	bool sign;
+	bool err;		/* a syscall's return value ("ret"): errno names (errname.h) */
 	bool dynamic;		/* __data_loc */
 	bool relative;		/* __rel_loc */
 };
@@ -158,6 +165,8 @@ enum dec_special {
 };
 
 #define DEC_JFAST_MAX 4096
+/* ,"errno":"NAME" or ,"errno":null (a name of ERRNAME_LEN_MAX bytes at most) */
+#define DEC_JERR_MAX 36
 
 struct dec_event {
 	struct tep_event *event;
@@ -185,6 +194,8 @@ struct dec_event {
 	 */
 	bool jfast;
 	size_t jmax;
+	/* the syscall's return value, whose errno name JSON adds after the fields (or NULL) */
+	const struct dec_field *jerr;
 	/*
 	 * The event's names as shown: its own, or for a stand-in
 	 * (decode_set_shown(): a --strings probe) the syscall event it stands
@@ -195,7 +206,7 @@ struct dec_event {
 	bool strings;
 	int nfields;
 	struct dec_field *fields;	/* the event's own fields (common_* left out) */
-	struct dec_field *ret;		/* sys_exit_*: the "ret" field */
+	struct dec_field *ret;		/* sys_exit_*: the "ret" field (its err is true) */
 	int first_arg;			/* sys_enter_*: index of the first argument */
 	/*
 	 * DS_KSTACK/DS_USTACK: the "caller" array, taken out of fields (its
@@ -309,6 +320,25 @@ static inline bool decode_int(const struct dec_field *f, const void *data, int s
 	if (f->offset < 0 || f->size <= 0 || f->offset > size - f->size)
 		return false;
 	*v = decode_elem((const char *)data + f->offset, f->size, f->sign);
+	return true;
+}
+
+/*
+ * An integer field's bytes as stored, all store of them unsigned (the
+ * kernel's text of a syscall's arguments), where decode_int reads the
+ * declared type's.
+ */
+static inline bool decode_stored(const struct dec_field *f, const void *data, int size,
+				 uint64_t *v)
+{
+	int off = f->offset;
+
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	off -= f->store - f->size;
+#endif
+	if (off < 0 || f->store <= 0 || off > size - f->store)
+		return false;
+	*v = decode_elem((const char *)data + off, f->store, false);
 	return true;
 }
 

@@ -37,6 +37,38 @@ size_t near_distance(const char *a, const char *b)
 	return row[lb];
 }
 
+size_t near_glob_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	size_t row[512], prev[512];
+
+	if (lb >= 511 || la >= 511)
+		return SIZE_MAX;
+	/* row[j]: the fewest edits for a's first i bytes to match b's first j */
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		memcpy(prev, row, (lb + 1) * sizeof(*row));
+		row[0] = a[i - 1] == '*' ? prev[0] : prev[0] + 1;
+		for (j = 1; j <= lb; j++) {
+			size_t best;
+
+			if (a[i - 1] == '*') {
+				/* '*' takes nothing more, or b[j - 1] too */
+				best = prev[j] < row[j - 1] ? prev[j] : row[j - 1];
+			} else {
+				best = prev[j - 1] + (a[i - 1] != '?' && a[i - 1] != b[j - 1]);
+				if (prev[j] + 1 < best)
+					best = prev[j] + 1;
+				if (row[j - 1] + 1 < best)
+					best = row[j - 1] + 1;
+			}
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
 void near_init(struct near *s, const char *want, int most)
 {
 	memset(s, 0, sizeof(*s));
@@ -90,6 +122,12 @@ void near_add(struct near *s, const char *name, size_t len)
 const char *near_best(const struct near *s, size_t most)
 {
 	return s->n && s->d[0] <= most ? s->name[0] : NULL;
+}
+
+void near_keep_closest(struct near *s)
+{
+	while (s->n > 1 && s->d[s->n - 1] > s->d[0])
+		free(s->name[--s->n]);
 }
 
 void near_list(const struct near *s, char *buf, size_t len)

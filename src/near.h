@@ -30,6 +30,11 @@ struct near {
 
 /* Levenshtein distance of a and b; SIZE_MAX for strings of 511 bytes or more. */
 size_t near_distance(const char *a, const char *b);
+/*
+ * The same for a glob a (fnmatch's '*' and '?'; no brackets): the fewest
+ * edits of b that make the glob match it ('*wakup*' is 1 from 'sched_wakeup').
+ */
+size_t near_glob_distance(const char *a, const char *b);
 void near_init(struct near *s, const char *want, int most);
 /* Offer the len bytes at name; a name kept already is not kept twice. */
 void near_add(struct near *s, const char *name, size_t len);
@@ -37,6 +42,8 @@ void near_add(struct near *s, const char *name, size_t len);
 void near_add_at(struct near *s, const char *name, size_t len, size_t d);
 /* The closest name when it is at most most edits away, else NULL. */
 const char *near_best(const struct near *s, size_t most);
+/* Keep only the names as close as the closest. */
+void near_keep_closest(struct near *s);
 /* "; closest: 'a', 'b'" into buf (empty when none is kept). */
 void near_list(const struct near *s, char *buf, size_t len);
 void near_free(struct near *s);

@@ -162,9 +162,26 @@ static int opt_store(const struct tp_opt *o, const char *arg, bool as_short)
 		return o->fn(o, arg);
 	case OPTK_END:
 	case OPTK_ARG:
+	case OPTK_POSITIONAL:
 		break;
 	}
 	return 0;
+}
+
+/*
+ * The arguments that are not options: argv[optind] to argv[nopt - 1], getopt
+ * having moved the options before them, and npos values of OPTK_POSITIONAL
+ * options first.  Each of those took a slot of argv before optind, whose
+ * words are parsed and stored by now: they go there.
+ */
+static void opt_args_set(struct tp_args *args, char **argv, int nopt, char **pos, int npos)
+{
+	int first = optind - npos;
+
+	if (npos)
+		memcpy(argv + first, pos, npos * sizeof(*pos));
+	args->argc = nopt - first;
+	args->argv = argv + first;
 }
 
 int opt_parse(int argc, char **argv, const struct tp_cmd_spec *spec, struct tp_args *args)
@@ -172,7 +189,8 @@ int opt_parse(int argc, char **argv, const struct tp_cmd_spec *spec, struct tp_a
 	size_t n = opt_count(spec->opts), i, k = 0;
 	struct option *lo;
 	char *shorts, *s;
-	int nopt = argc, opt, idx, ret = 0;
+	int nopt = argc, opt, idx, ret = 0, npos = 0;
+	char **pos;
 
 	memset(args, 0, sizeof(*args));
 	if (spec->flags & OPT_COMMAND) {
@@ -188,9 +206,11 @@ int opt_parse(int argc, char **argv, const struct tp_cmd_spec *spec, struct tp_a
 	}
 	lo = calloc(n + 3, sizeof(*lo));
 	shorts = malloc(2 * n + 8);
-	if (!lo || !shorts) {
+	pos = malloc(argc * sizeof(*pos));
+	if (!lo || !shorts || !pos) {
 		free(lo);
 		free(shorts);
+		free(pos);
 		return tp_oom();
 	}
 	s = shorts;
@@ -250,15 +270,15 @@ int opt_parse(int argc, char **argv, const struct tp_cmd_spec *spec, struct tp_a
 			ret = tp_option_error(argv, opt, lname);
 			break;
 		}
-		ret = opt_store(o, optarg, as_short);
-		if (ret)
+		if (o->kind == OPTK_POSITIONAL)
+			pos[npos++] = optarg;
+		else if ((ret = opt_store(o, optarg, as_short)))
 			break;
 	}
-	if (!ret) {
-		args->argc = nopt - optind;
-		args->argv = argv + optind;
-	}
+	if (!ret)
+		opt_args_set(args, argv, nopt, pos, npos);
 	free(lo);
 	free(shorts);
+	free(pos);
 	return ret;
 }

@@ -45,6 +45,7 @@ enum tp_opt_kind {
 	OPTK_UINT,	/* unsigned long long *: decimal, within [min, max] (max 0: no limit) */
 	OPTK_SECONDS,	/* double *: seconds > 0, fractions allowed */
 	OPTK_CALLBACK,	/* fn(o, arg) checks and stores; arg is NULL when argh is NULL */
+	OPTK_POSITIONAL,	/* its argument is one more positional one (-e EVENT), before the others */
 };
 
 struct tp_opt {
@@ -65,6 +66,14 @@ struct tp_opt {
 #define OPT_SECONDS(s, l, v, a, h)	{ OPTK_SECONDS, (s), (l), (a), (h), (v), NULL, 0, 0 }
 #define OPT_CALLBACK(s, l, v, a, f, h)	{ OPTK_CALLBACK, (s), (l), (a), (h), (v), (f), 0, 0 }
 #define OPT_END()			{ OPTK_END, 0, NULL, NULL, NULL, NULL, NULL, 0, 0 }
+/*
+ * -e EVENT, --event EVENT (trace-cmd's and perf's habit) beside the EVENT
+ * arguments of stream, record, count, hist and latency: the same as EVENT
+ * given as an argument; tp_args lists these first, in their order.
+ */
+#define OPT_EVENT()							\
+	{ OPTK_POSITIONAL, 'e', "event", "EVENT",				\
+	  "an EVENT, as trace-cmd and perf take it (repeatable)", NULL, NULL, 0, 0 }
 
 enum {
 	/* stop at the first argument that is not an option (filter: EXPR may start with '-') */

@@ -27,6 +27,7 @@
 
 #include "comm.h"
 #include "decode.h"
+#include "errname.h"
 #include "json.h"
 #include "output.h"
 #include "output_local.h"
@@ -677,7 +678,8 @@ int out_text_record(struct output *o, struct dec_event *de, struct tep_record *r
 				w = line_begin(o, 0);
 				continue;
 			}
-			decode_int(df, data, rec->size, &v);
+			/* the kernel's number: the bytes stored, not the declared type's */
+			decode_stored(df, data, rec->size, &v);
 			if (len > LINE_ROOM / 2) {
 				/* (a name longer than the line's room: a damaged format) */
 				line_end(o, w);
@@ -934,85 +936,71 @@ void out_json_frames(struct output *o, const struct dec_event *de, const void *d
 	putc_unlocked(']', f);
 }
 
+/* The errno name of a syscall's return value: ,"errno":"ENOENT", null for none (DEC_JERR_MAX bytes). */
+static char *json_errno_at(char *w, const struct dec_field *ret, const void *data, int size)
+{
+	const char *e = NULL;
+	uint64_t v;
+	size_t n;
+
+	if (decode_int(ret, data, size, &v))
+		e = errname_ret((int64_t)v);
+	if (!e)
+		return lit_at(w, ",\"errno\":null");
+	n = strnlen(e, ERRNAME_LEN_MAX);
+	w = lit_at(w, ",\"errno\":\"");
+	memcpy(w, e, n);
+	w += n;
+	*w++ = '"';
+	return w;
+}
+
 /*
- * One record's object up to and including its "fields": the caller closes
- * it, or with close (an event, no stack to add), the object and its line
- * are closed here.
+ * The fields of a record that holds them all when every one is a number or
+ * a fixed array (de->jfast): within one bound, no check each.
  */
-static void json_record(struct output *o, struct dec_event *de, const struct tep_record *rec,
-			bool close)
+static inline char *json_fields_fast(struct output *o, const struct dec_event *de,
+				     const struct tep_record *rec, char *w)
 {
 	const void *data = rec->data;
-	const struct pidinfo *pi;
-	FILE *f = o->f;
-	char *w;
-	bool first = true;
-	/* every field lies inside the record: no check per integer field */
-	bool ints = de && rec->size >= de->fields_end;
 	int i;
 
-	/* (the last event that taught no names is known without a call) */
-	if (!o->cols && de && de != o->learn.nonames)
-		comm_learn_names(&o->learn, de, data, rec->size);
-	pi = o->cols ? NULL : out_pid_info(o, decode_pid(data), rec->ts);
-	/* the head: at most 96 bytes and the task's columns */
-	w = line_begin(o, 96 + (o->cols ? o->cols_len : sizeof(pi->json)));
-	w = lit_at(w, "{\"type\":\"event\",\"ts_ns\":");
-	w = fmt_ts_digits(o, w, rec->ts);
-	w = lit_at(w, ",\"cpu\":");
-	w = dec_i64(w, rec->cpu);
-	if (o->cols) {
-		o->hole = w - o->lstart;
-		memcpy(w, o->cols, o->cols_len);
-		w += o->cols_len;
-	} else {
-		w = copy16(w, pi->json, pi->jlen);
-	}
-	w = lit_at(w, ",\"flags\":\"");
-	memcpy(w, lat_flags(o, data), 8);
-	w[5] = '"';
-	w += 6;
-	if (!de) {
-		line_end(o, w);
-		put_str(f, ",\"id\":");
-		put_i64(f, decode_type(data));
-		put_str(f, ",\"system\":null,\"event\":null,\"fields\":{}");
-		if (close)
-			put_lit(f, "}\n");
-		return;
-	}
-	/* numbers and fixed arrays: the fields within one bound, no check each */
 	_Static_assert(DEC_JFAST_MAX <= LINE_ROOM - LINE_SLACK, "a jfast line fits the room");
-	if (de->jfast && ints) {
-		w = line_need(o, w, de->jhead_len + de->jmax);
-		w = copy16(w, de->jhead, de->jhead_len);
-		for (i = 0; i < de->nfields; i++) {
-			const struct dec_field *df = &de->fields[i];
-			const char *p = (const char *)data + df->offset;
-			char *e;
+	w = line_need(o, w, de->jhead_len + de->jmax);
+	w = copy16(w, de->jhead, de->jhead_len);
+	for (i = 0; i < de->nfields; i++) {
+		const struct dec_field *df = &de->fields[i];
+		const char *p = (const char *)data + df->offset;
+		char *e;
 
-			w = i ? copy16(w, df->jkeyc, df->jkey_len + 1) : copy16(w, df->jkey, df->jkey_len);
-			if (df->kind == DK_INT) {
-				uint64_t v = decode_elem(p, df->size, df->sign);
+		w = i ? copy16(w, df->jkeyc, df->jkey_len + 1) : copy16(w, df->jkey, df->jkey_len);
+		if (df->kind == DK_INT) {
+			uint64_t v = decode_elem(p, df->size, df->sign);
 
-				w = df->sign ? dec_i64(w, (int64_t)v) : dec_u64(w, v);
-			} else if ((e = json_plain_at(w, p, df->size))) {
-				w = e;
-			} else {
-				/* to be escaped: through stdio */
-				line_end(o, w);
-				output_json_value(f, df, data, rec->size);
-				w = line_begin(o, de->jmax);
-			}
+			w = df->sign ? dec_i64(w, (int64_t)v) : dec_u64(w, v);
+		} else if ((e = json_plain_at(w, p, df->size))) {
+			w = e;
+		} else {
+			/* to be escaped: through stdio */
+			line_end(o, w);
+			output_json_value(o->f, df, data, rec->size);
+			w = line_begin(o, de->jmax);
 		}
-		*w++ = '}';
-		if (close) {
-			*w++ = '}';
-			*w++ = '\n';
-		}
-		line_end(o, w);
-		return;
 	}
+	if (de->jerr)
+		w = json_errno_at(w, de->jerr, data, rec->size);
+	return w;
+}
+
+/* The fields of a record one by one, each checked against its length (ints: no need for numbers). */
+static char *json_fields(struct output *o, const struct dec_event *de, const struct tep_record *rec,
+			 char *w, bool ints)
+{
+	const void *data = rec->data;
+	FILE *f = o->f;
+	bool first = true;
+	int i;
+
 	if (de->jhead_len <= LINE_ROOM - LINE_SLACK) {
 		w = line_need(o, w, de->jhead_len);
 		w = copy16(w, de->jhead, de->jhead_len);
@@ -1093,6 +1081,63 @@ static void json_record(struct output *o, struct dec_event *de, const struct tep
 		output_json_value(f, df, data, rec->size);
 		w = line_begin(o, 0);
 	}
+	if (de->jerr) {
+		w = line_need(o, w, DEC_JERR_MAX);
+		w = json_errno_at(w, de->jerr, data, rec->size);
+	}
+	return w;
+}
+
+/*
+ * One record's object up to and including its "fields": the caller closes
+ * it, or with close (an event, no stack to add), the object and its line
+ * are closed here.
+ */
+static void json_record(struct output *o, struct dec_event *de, const struct tep_record *rec,
+			bool close)
+{
+	const void *data = rec->data;
+	const struct pidinfo *pi;
+	FILE *f = o->f;
+	char *w;
+	/* every field lies inside the record: no check per integer field */
+	bool ints = de && rec->size >= de->fields_end;
+
+	/* (the last event that taught no names is known without a call) */
+	if (!o->cols && de && de != o->learn.nonames)
+		comm_learn_names(&o->learn, de, data, rec->size);
+	pi = o->cols ? NULL : out_pid_info(o, decode_pid(data), rec->ts);
+	/* the head: at most 96 bytes and the task's columns */
+	w = line_begin(o, 96 + (o->cols ? o->cols_len : sizeof(pi->json)));
+	w = lit_at(w, "{\"type\":\"event\",\"ts_ns\":");
+	w = fmt_ts_digits(o, w, rec->ts);
+	w = lit_at(w, ",\"cpu\":");
+	w = dec_i64(w, rec->cpu);
+	if (o->cols) {
+		o->hole = w - o->lstart;
+		memcpy(w, o->cols, o->cols_len);
+		w += o->cols_len;
+	} else {
+		w = copy16(w, pi->json, pi->jlen);
+	}
+	w = lit_at(w, ",\"flags\":\"");
+	memcpy(w, lat_flags(o, data), 8);
+	w[5] = '"';
+	w += 6;
+	if (!de) {
+		line_end(o, w);
+		put_str(f, ",\"id\":");
+		put_i64(f, decode_type(data));
+		put_str(f, ",\"system\":null,\"event\":null,\"fields\":{}");
+		if (close)
+			put_lit(f, "}\n");
+		return;
+	}
+	/* numbers and fixed arrays: the fields within one bound, no check each */
+	if (de->jfast && ints)
+		w = json_fields_fast(o, de, rec, w);
+	else
+		w = json_fields(o, de, rec, w, ints);
 	*w++ = '}';
 	if (close) {
 		*w++ = '}';

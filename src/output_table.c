@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "agg.h"
+#include "errname.h"
 #include "output_local.h"
 #include "print.h"
 #include "util.h"
@@ -21,6 +22,7 @@
 /* A key cell as text; control bytes of strings become '?' so a terminal stays sane. */
 static void agg_cell_text(char *buf, size_t size, enum agg_col_type type, const struct agg_cell *c)
 {
+	const char *name;
 	size_t i;
 
 	switch (type) {
@@ -35,6 +37,11 @@ static void agg_cell_text(char *buf, size_t size, enum agg_col_type type, const 
 		break;
 	case AGG_COL_INT:
 		snprintf(buf, size, "%lld", (long long)c->v);
+		break;
+	case AGG_COL_ERRNO:
+		/* "-2 ENOENT", as strace names it */
+		name = errname_ret((int64_t)c->v);
+		snprintf(buf, size, "%lld%s%s", (long long)c->v, name ? " " : "", name ? name : "");
 		break;
 	default:
 		snprintf(buf, size, "%llu", (unsigned long long)c->v);
@@ -322,10 +329,13 @@ static void agg_key_cell(struct print *p, const struct agg_table *t, const struc
 		print_null(p, PRINT_JSON, s->name[k], NULL, NULL);
 	else if (t->type[k] == AGG_COL_STR)
 		print_string(p, PRINT_JSON, s->name[k], NULL, c->s);
-	else if (t->type[k] == AGG_COL_INT)
+	else if (t->type[k] == AGG_COL_INT || t->type[k] == AGG_COL_ERRNO)
 		print_int(p, PRINT_JSON, s->name[k], NULL, (int64_t)c->v);
 	else
 		print_uint(p, PRINT_JSON, s->name[k], NULL, c->v);
+	/* a syscall's return value: its errno name beside it, null for none */
+	if (t->type[k] == AGG_COL_ERRNO)
+		print_string(p, PRINT_JSON, "errno", NULL, errname_ret((int64_t)c->v));
 	agg_cell_text(buf, sizeof(buf), t->type[k], c);
 	print_string(p, PRINT_TEXT, NULL, fmt, buf);
 }

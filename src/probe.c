@@ -69,6 +69,7 @@ bool probe_kernel_has_eprobes(void)
 	return ok;
 }
 
+/* The kernel has this kind of probe; else said, and TP_FAIL (a kernel without a feature: 1). */
 static int kernel_check(enum probe_kind kind)
 {
 	switch (kind) {
@@ -77,19 +78,19 @@ static int kernel_check(enum probe_kind kind)
 		if (tracefs_has("uprobe_events"))
 			return TP_OK;
 		tp_error("this kernel has no uprobe events (CONFIG_UPROBE_EVENTS is off)");
-		return TP_USAGE;
+		return TP_FAIL;
 	case PROBE_KPROBE:
 	case PROBE_KRETPROBE:
 		if (tracefs_has("kprobe_events"))
 			return TP_OK;
 		tp_error("this kernel has no kprobe events (CONFIG_KPROBE_EVENTS is off)");
-		return TP_USAGE;
+		return TP_FAIL;
 	case PROBE_EPROBE:
 	default:
 		if (probe_kernel_has_eprobes())
 			return TP_OK;
 		tp_error("this kernel has no event probes (CONFIG_EPROBE_EVENTS is off)");
-		return TP_USAGE;
+		return TP_FAIL;
 	}
 }
 
@@ -607,13 +608,15 @@ int probe_parse(const char *spec, char **args, int nargs, const char *name, stru
 		}
 		p->name = strdup(name);
 	}
-	ret = kernel_check(p->kind);
-	if (!ret && (p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE))
+	/* a SPEC's own faults first (usage, 2), then the kernel's lack of the kind (1) */
+	if (p->kind == PROBE_UPROBE || p->kind == PROBE_URETPROBE)
 		ret = parse_uprobe(spec + len, spec, p);
-	else if (!ret && p->kind == PROBE_EPROBE)
+	else if (p->kind == PROBE_EPROBE)
 		ret = parse_eprobe(spec + len, spec, p);
-	else if (!ret)
+	else
 		ret = parse_kprobe(spec + len, p);
+	if (!ret)
+		ret = kernel_check(p->kind);
 	if (!ret && !p->name) {
 		tp_oom();
 		ret = TP_FAIL;

@@ -122,6 +122,7 @@ static void labels(FILE *f, const struct agg_table *t, const struct agg_group *g
 			expo_label_value(f, c->s ? c->s : "", c->s ? strlen(c->s) : 0);
 			break;
 		case AGG_COL_INT:
+		case AGG_COL_ERRNO:
 			fprintf(f, "%" PRId64, (int64_t)c->v);
 			break;
 		case AGG_COL_UINT:

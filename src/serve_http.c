@@ -60,6 +60,8 @@ static struct {
 	pthread_mutex_t conn_lock;	/* guards conns */
 	struct conn conns;		/* the open connections, a ring */
 	double reap_at;			/* the main loop's next look at them */
+	/* why the listening socket could not be bound (MHD says "port 0" for an address) */
+	char bind_why[128];
 } http = { .conn_lock = PTHREAD_MUTEX_INITIALIZER, .conns = { &http.conns, &http.conns } };
 
 static int reply(struct MHD_Connection *c, unsigned status, const char *type, char *text,
@@ -183,6 +185,15 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 		msg[--n] = '\0';
 	if (n && msg[0] >= 'A' && msg[0] <= 'Z' && !(msg[1] >= 'A' && msg[1] <= 'Z'))
 		msg[0] += 'a' - 'A';
+	/* the start's own failure: said with the address asked (serve_http_start) */
+	if (!strncmp(msg, "failed to bind", 14)) {
+		const char *why = strstr(msg, ": ");
+
+		snprintf(http.bind_why, sizeof(http.bind_why), "%s", why ? why + 2 : msg);
+		if (http.bind_why[0] >= 'A' && http.bind_why[0] <= 'Z')
+			http.bind_why[0] += 'a' - 'A';
+		return;
+	}
 	refused(msg);
 }
 
@@ -420,7 +431,9 @@ struct MHD_Daemon *serve_http_start(const char *listen, const struct sockaddr_st
 	http.wc = wc;
 	d = daemon_start(ss, cert, key, &http.cert, &http.key);
 	/* a certificate or key that could not be read has said so */
-	if (!d && (!cert || http.key))
+	if (!d && http.bind_why[0])
+		tp_error("cannot listen on '%s': %s", listen, http.bind_why);
+	else if (!d && (!cert || http.key))
 		tp_error("cannot listen on '%s'", listen);
 	return d;
 }

@@ -75,12 +75,12 @@ int strings_check(void)
 	if (!probe_kernel_has_eprobes()) {
 		tp_error("'--strings' needs event probes, which this kernel does not have "
 			 "(CONFIG_EPROBE_EVENTS is off)");
-		return TP_USAGE;
+		return TP_FAIL;
 	}
 	if (!tfs_has_synth()) {
 		tp_error("'--strings' needs synthetic events, which this kernel does not have "
 			 "(CONFIG_SYNTH_EVENTS is off)");
-		return TP_USAGE;
+		return TP_FAIL;
 	}
 	return TP_OK;
 }

@@ -121,13 +121,21 @@ static const char *suggest(const struct tfs_event_list *all, const char *pattern
 	/* two names of TFS_NAME_MAX bytes at most; near_distance() compares less */
 	char full[2 * TFS_NAME_MAX + 2];
 	bool has_colon = strchr(pattern, ':') != NULL;
+	bool glob = strpbrk(pattern, "*?") != NULL;
 	size_t i;
 
-	near_init(near, pattern, 1);
+	/* a glob: the events it comes closest to matching, a few of them */
+	near_init(near, pattern, glob ? NEAR_MAX : 1);
 	for (i = 0; i < all->n; i++) {
 		const struct tfs_event *e = &all->v[i];
 
 		snprintf(full, sizeof(full), "%s:%s", e->system, e->name);
+		if (glob) {
+			near_add_at(near, full, strlen(full), has_colon ?
+				    near_glob_distance(pattern, full) :
+				    near_glob_distance(pattern, e->name));
+			continue;
+		}
 		if (has_colon) {
 			near_add(near, full, strlen(full));
 			continue;
@@ -136,6 +144,8 @@ static const char *suggest(const struct tfs_event_list *all, const char *pattern
 		near_add(near, e->system, strlen(e->system));
 		near_add_at(near, full, strlen(full), near_distance(pattern, e->name));
 	}
+	if (glob)
+		near_keep_closest(near);
 	/* a suggestion more than a third different from the name is noise */
 	return near_best(near, strlen(pattern) / 3 + 1);
 }
@@ -146,8 +156,16 @@ static void no_match_error(const struct tfs_event_list *all, const char *pattern
 {
 	struct near near;
 	const char *sug = suggest(all, pattern, &near);
+	char list[512];
 
-	if (where && sug)
+	if (sug && near.n > 1) {
+		/* a glob's nearest events */
+		near_list(&near, list, sizeof(list));
+		if (where)
+			tp_error("no event matches '%s' in '%s'%s", pattern, where, list);
+		else
+			tp_error("no event matches '%s'%s", pattern, list);
+	} else if (where && sug)
 		tp_error("no event '%s' in '%s' (did you mean '%s'?)", pattern, where, sug);
 	else if (where)
 		tp_error("no event '%s' in '%s'", pattern, where);

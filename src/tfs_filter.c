@@ -98,26 +98,16 @@ static void print_verify_error(const struct tfs_event *ev, char *err)
 }
 
 /*
- * The first word of expr in a field's place (before a comparison operator,
- * outside quotes) that is no field of the event: told with the closest
- * field and a caret under it, as the kernel would say "Field not found".
- * False when every such word is a field (the error is of another kind).
+ * The next word of expr after *pp in a field's place (before a comparison
+ * operator, outside quotes): its length in *len, the operator at *op; *pp
+ * moves past it.  NULL when there is none.
  */
-static bool unknown_field_error(const struct tfs_event *ev, struct tep_event *event,
-				const char *expr)
+static const char *field_word(const char *expr, const char **pp, size_t *len, const char **op)
 {
-	const char *p = expr;
+	const char *p = *pp, *w, *q;
 	char quote = 0;
 
 	while (*p) {
-		const char *w, *q;
-		char name[128], caret[FILTER_MAX + 2];
-		const char *best;
-		struct tep_format_field **f;
-		struct near near;
-		size_t len;
-		int k;
-
 		if (quote) {
 			if (*p == '\\' && p[1])
 				p++;
@@ -134,13 +124,80 @@ static bool unknown_field_error(const struct tfs_event *ev, struct tep_event *ev
 			p++;
 			continue;
 		}
+		for (q = p; q > expr && (q[-1] == ' ' || q[-1] == '\t'); q--)
+			;
 		for (w = p; is_ident(*p); p++)
 			;
-		len = p - w;
+		/* a word after a comparison is its value (prev_comm == bash), no field */
+		if (q > expr && strchr("=<>~", q[-1]))
+			continue;
 		for (q = p; *q == ' ' || *q == '\t'; q++)
 			;
 		/* a field is compared: "==", "!=", "<", ">", "<=", ">=", "~", "&" */
-		if (!strchr("=!<>~&", *q) || !*q || len >= sizeof(name))
+		if (!*q || !strchr("=!<>~&", *q))
+			continue;
+		*pp = p;
+		*len = p - w;
+		*op = q;
+		return w;
+	}
+	*pp = p;
+	return NULL;
+}
+
+/*
+ * A string field compared with a bare word (prev_comm == bash), which the
+ * kernel takes for an invalid value: the hint of the expression quoted.
+ */
+static void quote_hint(struct tep_event *event, const char *expr)
+{
+	const char *p = expr, *w, *op, *v, *e;
+	struct tep_format_field *f;
+	char name[128], fixed[FILTER_MAX + 64];
+	size_t len;
+
+	while ((w = field_word(expr, &p, &len, &op))) {
+		if (len >= sizeof(name))
+			continue;
+		memcpy(name, w, len);
+		name[len] = '\0';
+		f = tep_find_any_field(event, name);
+		if (!f || !(f->flags & TEP_FIELD_IS_STRING) ||
+		    (strncmp(op, "==", 2) && strncmp(op, "!=", 2) && *op != '~'))
+			continue;
+		for (v = op + (*op == '~' ? 1 : 2); *v == ' ' || *v == '\t'; v++)
+			;
+		if (!*v || *v == '"' || *v == '\'' || *v == '(')
+			continue;
+		for (e = v; *e && !strchr(" \t)&|", *e); e++)
+			;
+		snprintf(fixed, sizeof(fixed), "did you forget quotes? %.*s\"%.*s\"%s",
+			 (int)(v - expr), expr, (int)(e - v), v, e);
+		put_detail(fixed);
+		return;
+	}
+}
+
+/*
+ * The first word of expr in a field's place that is no field of the event:
+ * told with the closest field and a caret under it, as the kernel would say
+ * "Field not found".  False when every such word is a field (the error is
+ * of another kind).
+ */
+static bool unknown_field_error(const struct tfs_event *ev, struct tep_event *event,
+				const char *expr)
+{
+	const char *p = expr, *w, *op;
+	size_t len;
+
+	while ((w = field_word(expr, &p, &len, &op))) {
+		char name[128], caret[FILTER_MAX + 2];
+		const char *best;
+		struct tep_format_field **f;
+		struct near near;
+		int k;
+
+		if (len >= sizeof(name))
 			continue;
 		memcpy(name, w, len);
 		name[len] = '\0';
@@ -199,8 +256,10 @@ int tfs_filter_check(struct tep_handle *tep, const struct tfs_event *ev, const c
 	if (mentions_special_field(expr))
 		return TP_OK;
 	if (tracefs_filter_string_verify(event, expr, &err) < 0) {
-		if (!unknown_field_error(ev, event, expr))
+		if (!unknown_field_error(ev, event, expr)) {
 			print_verify_error(ev, err);
+			quote_hint(event, expr);
+		}
 		free(err);
 		return TP_USAGE;
 	}

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "near.h"
 #include "opt.h"
 #include "state.h"
 #include "cmd.h"
@@ -45,6 +46,27 @@ static const struct command commands[] = {
 	{ "reset",   cmd_reset,   "disable what tpctl can see enabled" },
 	{ NULL, NULL, NULL },
 };
+
+/* A word that names no command, with the closest one (stat: status) when it is close. */
+static int unknown_command(const char *word)
+{
+	const struct command *c;
+	const char *best;
+	struct near near;
+
+	near_init(&near, word, 1);
+	for (c = commands; c->name; c++)
+		near_add(&near, c->name, strlen(c->name));
+	/* at most a third of the word changed, or two letters (stat: status) */
+	best = near_best(&near, strlen(word) < 6 ? 2 : (strlen(word) + 2) / 3);
+	if (best)
+		tp_error("unknown command '%s' (did you mean '%s'?); try 'tpctl --help'", word,
+			 best);
+	else
+		tp_error("unknown command '%s'; try 'tpctl --help'", word);
+	near_free(&near);
+	return TP_USAGE;
+}
 
 /* "commands:" and their summaries, for --help; a line each. */
 static const char *commands_note(void)
@@ -116,10 +138,8 @@ int main(int argc, char **argv)
 	for (c = commands; c->name; c++)
 		if (strcmp(c->name, args.argv[0]) == 0)
 			break;
-	if (!c->name) {
-		tp_error("unknown command '%s'; try 'tpctl --help'", args.argv[0]);
-		return TP_USAGE;
-	}
+	if (!c->name)
+		return unknown_command(args.argv[0]);
 
 	state_init();
 	tp.cmd = c->name;

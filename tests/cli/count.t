@@ -224,8 +224,9 @@ jq -e -s 'length >= 4 and all(.[]; .groups | type == "array")' "$TMP/int.json" >
 ok $? "--interval --json: jq reads every document"
 
 # ---- refused: exit 2, nothing changed ---------------------------------------------
-MSG="unknown field 'nosuch' in 'syscalls:sys_enter_read' \(its fields: .*count"
+MSG="unknown key 'nosuch' in 'syscalls:sys_enter_read' \(the keys: event, comm, pid, cpu, stack, .*count"
 run_refused "count --by an unknown field" 2 "$TPCTL" count syscalls:sys_enter_read --by nosuch
+MSG="unknown field 'nosuch' in 'syscalls:sys_enter_read' \(its fields: .*count"
 run_refused "hist --field an unknown field" 2 \
 	"$TPCTL" hist syscalls:sys_enter_read --field nosuch
 MSG="not a number"

@@ -147,7 +147,11 @@ if [ -e "$TRACEFS/kprobe_events" ]; then
 	skip "this kernel has kprobe events"
 	skip "this kernel has kprobe events"
 else
-	bad "kprobe without kprobe events" stream --probe k:vfs_read -- true
+	# a kernel without a feature: exit 1 (tpctl(1))
+	expect_status "kprobe without kprobe events: exit 1" 1 "$TPCTL" stream --probe k:vfs_read -- true
+	[ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "^tpctl: [a-z]*: " "$TMP/err"
+	ok $? "kprobe without kprobe events: one line"
+	unchanged; ok $? "kprobe without kprobe events: nothing changed"
 fi
 expect_status "an argument the kernel refuses: exit 2" 2 "$TPCTL" stream \
 	--probe "u:$P:work bad=+0(%zz):u32" -- true

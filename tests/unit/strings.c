@@ -134,9 +134,10 @@ int main(int argc, char **argv)
 	out = run(tep, ev->id, OUTPUT_JSON, &faults);
 	ok(out && strstr(out, "\"system\":\"syscalls\",\"event\":\"sys_enter_openat\",\"fields\":"
 			     "{\"__syscall_nr\":257,\"dfd\":4294967196,\"filename\":\"/etc/passwd\","
-			     "\"flags\":0,\"mode\":0,\"ret\":3}}\n"),
+			     "\"flags\":0,\"mode\":0,\"ret\":3,\"errno\":null}}\n"),
 	   "JSON: syscalls:sys_enter_openat, filename a string, ret signed", out);
-	ok(out && strstr(out, "\"filename\":null,\"flags\":0,\"mode\":0,\"ret\":-14}}\n"),
+	ok(out && strstr(out, "\"filename\":null,\"flags\":0,\"mode\":0,\"ret\":-14,"
+			     "\"errno\":\"EFAULT\"}}\n"),
 	   "JSON: a string the kernel could not fetch is null", out);
 	ok(faults == 1, "JSON: the fault is counted", NULL);
 	free(out);

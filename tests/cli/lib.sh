@@ -201,7 +201,7 @@ stream_overrun() {
 		> "$TMP/lost" 2> "$TMP/err"
 	st=$?
 	nl=$(grep -c '"type":"lost"' "$TMP/lost")
-	np=$(sed -n 's/.*, \([0-9]*\) of [0-9]* pages marked lost$/\1/p' "$TMP/err")
+	np=$(sed -n 's/.*, \([0-9]*\) of [0-9]* pages marked lost[;.]*.*$/\1/p' "$TMP/err")
 	ok $([ $st = 1 ] && [ "$nl" -ge 1 ] && [ -n "$np" ] && [ "$nl" -le "$np" ]; echo $?) \
 		"overrun: exit 1 with --fail-on-loss (got $st), $nl marker(s), $np page(s) said lost"
 	diag "$TMP/err"

@@ -106,8 +106,9 @@ step fn_lat_glob tpctl latency --json --by comm --function 'vfs_rea*' -- funcloa
 # intervals: two bursts of 300 calls half a second apart
 step fn_count_interval tpctl count --json --function vfs_read --interval 0.2 \
 	-- sh -c 'funcload pipe 300; sleep 0.5; funcload pipe 300'
+# (a second apart: three ticks of 0.2 s even where the emulated CPU is slow)
 step fn_count_interval_text tpctl count --function vfs_read --interval 0.2 \
-	-- sh -c 'funcload pipe 300; sleep 0.5; funcload pipe 300'
+	-- sh -c 'funcload pipe 300; sleep 1; funcload pipe 300'
 
 step fn_latency tpctl latency --json --by comm --function vfs_read -- funcload pipe 1000
 # one byte a read, on the default buffer: every call counted, nothing lost

@@ -103,10 +103,10 @@ step fn_count_child tpctl count --json --by comm --function vfs_read \
 	-- sh -c 'funcload pipe 300; funcload pipe 200'
 # a glob: a histogram per function it matches
 step fn_lat_glob tpctl latency --json --by comm --function 'vfs_rea*' -- funcload pipe 500
-# intervals: two bursts of 300 calls half a second apart
+# intervals: two bursts of 300 calls a second apart (three ticks of 0.2 s even
+# where the emulated CPU is slow)
 step fn_count_interval tpctl count --json --function vfs_read --interval 0.2 \
-	-- sh -c 'funcload pipe 300; sleep 0.5; funcload pipe 300'
-# (a second apart: three ticks of 0.2 s even where the emulated CPU is slow)
+	-- sh -c 'funcload pipe 300; sleep 1; funcload pipe 300'
 step fn_count_interval_text tpctl count --function vfs_read --interval 0.2 \
 	-- sh -c 'funcload pipe 300; sleep 1; funcload pipe 300'
 

@@ -51,6 +51,17 @@ ok() {
 
 skip() { _n=$((_n + 1)); echo "ok $_n # SKIP $*"; }
 
+# todo STATUS DESCRIPTION WHY: a check known to fail yet (TAP TODO): said, not counted
+todo() {
+	_n=$((_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $_n - $2 # TODO $3"
+	else
+		echo "not ok $_n - $2 # TODO $3"
+	fi
+	_last=ok
+}
+
 # diag after a failed test also goes to stderr, where prove shows it (CI logs).
 diag() {
 	if [ "$_last" = fail ]; then

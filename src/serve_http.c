@@ -189,7 +189,8 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	if (!strncmp(msg, "failed to bind", 14)) {
 		const char *why = strstr(msg, ": ");
 
-		snprintf(http.bind_why, sizeof(http.bind_why), "%s", why ? why + 2 : msg);
+		snprintf(http.bind_why, sizeof(http.bind_why), "%.*s", (int)sizeof(http.bind_why) - 1,
+			 why ? why + 2 : msg);
 		if (http.bind_why[0] >= 'A' && http.bind_why[0] <= 'Z')
 			http.bind_why[0] += 'a' - 'A';
 		return;

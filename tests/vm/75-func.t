@@ -293,7 +293,7 @@ docs, bad = v.ndjson("fn_lat_dd")
 n = sum(x.get("count", 0) for d in docs for x in d.get("groups", []))
 t.ok(v.rc("fn_lat_dd") == 0 and not bad and n == 500 and
      b"events lost" not in v.read("fn_lat_dd.err"),
-     "latency --function vfs_read -- dd bs=1 count=500: 500 calls on the default buffer, "
+     "latency --function vfs_read -- funcload pipe 500: 500 calls on the default buffer, "
      "none lost (%d)" % n, v.step_diag("fn_lat_dd"))
 docs, bad = v.ndjson("fn_lat_input")
 g = {x["key"].get("comm"): x for d in docs for x in d.get("groups", [])}

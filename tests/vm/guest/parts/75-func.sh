@@ -112,7 +112,8 @@ step fn_count_interval_text tpctl count --function vfs_read --interval 0.2 \
 
 step fn_latency tpctl latency --json --by comm --function vfs_read -- funcload pipe 1000
 # one byte a read, on the default buffer: every call counted, nothing lost
-step fn_lat_dd tpctl latency --json --function vfs_read -- dd if=/dev/zero of=/dev/null bs=1 count=500
+# (a static program: a dynamic one's loader reads its libraries too)
+step fn_lat_dd tpctl latency --json --function vfs_read -- funcload pipe 500
 # the same returns read twice: a recording, by latency and as report's text
 step fn_lat_record tpctl record -o /tmp/lat.dat --graph vfs_read --depth 1 -- funcload pipe 1000
 step fn_lat_input tpctl latency --json --by comm --function vfs_read --input /tmp/lat.dat

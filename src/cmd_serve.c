@@ -205,7 +205,10 @@ static int metric_name_take(struct metric *m, int n, const char *where, int col,
 	return TP_OK;
 }
 
-/* What a metric cannot have: its own target, input or intervals (one session for all). */
+/*
+ * What a metric cannot have: its own target, input or intervals (one session
+ * for all), or an output of its own (serve's is the exposition).
+ */
 static int metric_check(const struct metric *m)
 {
 	if (m->t.argv || m->t.npids || m->t.cgroup || m->t.all)
@@ -214,6 +217,9 @@ static int metric_check(const struct metric *m)
 		tp_error("'--input' cannot be given to a metric: serve traces the live kernel");
 	else if (m->o.interval > 0 || m->o.duration > 0 || m->o.over)
 		tp_error("'--interval', '--duration' and '--over' cannot be given to a metric");
+	else if (m->o.folded || m->o.flamegraph)
+		tp_error("'%s' cannot be given to a metric: serve's output is Prometheus's text",
+			 m->o.folded ? "--folded" : "--flamegraph");
 	else
 		return TP_OK;
 	return TP_USAGE;

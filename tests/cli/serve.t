@@ -58,6 +58,14 @@ expect_status "an unknown event: exit 2" 2 "$TPCTL" serve --listen "127.0.0.1:$P
 	"count nosuch:event"
 expect_status "two metrics of the same name: exit 2" 2 "$TPCTL" serve \
 	"count syscalls:sys_enter_getpid" "count syscalls:sys_enter_getppid"
+expect_status "a metric with --folded: exit 2" 2 "$TPCTL" serve \
+	"count syscalls:sys_enter_getpid --by stack --folded"
+grep -q "'--folded' cannot be given to a metric" "$TMP/err"
+ok $? "the error names --folded"
+expect_status "a metric with --flamegraph: exit 2" 2 "$TPCTL" serve \
+	"count syscalls:sys_enter_getpid --by stack --flamegraph $TMP/x.svg"
+test ! -e "$TMP/x.svg"
+ok $? "and writes no SVG"
 chmod 666 "$TMP/bad2.conf"
 printf 'count syscalls:sys_enter_getpid\n' > "$TMP/bad2.conf"
 expect_status "a world-writable config: refused" 1 "$TPCTL" serve --config "$TMP/bad2.conf"

@@ -50,13 +50,9 @@ int cmd_enable(int argc, char **argv)
 	const struct tp_cmd_spec spec = { "tpctl enable EVENT... [--filter EXPR]", opts, 0, NULL };
 	struct tp_args args;
 
-	ret = opt_parse(argc, argv, &spec, &args);
+	ret = opt_parse_operands(argc, argv, &spec, &args, "event");
 	if (ret)
-		return opt_status(ret);
-	if (!args.argc) {
-		tp_error("no event given; try 'tpctl enable --help'");
-		return TP_USAGE;
-	}
+		return ret;
 	ret = tfs_open(&inst);
 	if (!ret)
 		ret = tfs_events_resolve(inst, args.argv, args.argc, &evs);
@@ -192,13 +188,9 @@ int cmd_filter(int argc, char **argv)
 	struct tp_args args;
 
 	/* "+": everything after EVENT is the expression, even "-1" or "!" */
-	ret = opt_parse(argc, argv, &spec, &args);
+	ret = opt_parse_operands(argc, argv, &spec, &args, "event");
 	if (ret)
-		return opt_status(ret);
-	if (!args.argc) {
-		tp_error("no event given; try 'tpctl filter --help'");
-		return TP_USAGE;
-	}
+		return ret;
 	/* allow --clear (or -c) after EVENT too */
 	if (args.argc == 2 &&
 	    (!strcmp(args.argv[1], "--clear") || !strcmp(args.argv[1], "-c"))) {
@@ -265,13 +257,9 @@ int cmd_reset(int argc, char **argv)
 		"and of syscall strings) of tpctl processes that no longer run." };
 	struct tp_args args;
 
-	ret = opt_parse(argc, argv, &spec, &args);
+	ret = opt_parse_operands(argc, argv, &spec, &args, NULL);
 	if (ret)
-		return opt_status(ret);
-	if (args.argc > 0) {
-		tp_error("unexpected argument '%s'", args.argv[0]);
-		return TP_USAGE;
-	}
+		return ret;
 	ret = tfs_open(&inst);
 	if (!ret)
 		ret = enabled_events(inst, &evs);

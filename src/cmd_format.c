@@ -123,13 +123,9 @@ int cmd_format(int argc, char **argv)
 	const struct tp_cmd_spec spec = { "tpctl format EVENT... [--json]", opts, 0, NULL };
 	struct tp_args args;
 
-	ret = opt_parse(argc, argv, &spec, &args);
+	ret = opt_parse_operands(argc, argv, &spec, &args, "event");
 	if (ret)
-		return opt_status(ret);
-	if (!args.argc) {
-		tp_error("no event given; try 'tpctl format --help'");
-		return TP_USAGE;
-	}
+		return ret;
 	ret = tfs_open(&inst);
 	if (!ret)
 		ret = tfs_events_resolve(inst, args.argv, args.argc, &evs);

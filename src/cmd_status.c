@@ -263,13 +263,9 @@ int cmd_status(int argc, char **argv)
 	const struct tp_cmd_spec spec = { "tpctl status [--json]", opts, 0, NULL };
 	struct tp_args args;
 
-	ret = opt_parse(argc, argv, &spec, &args);
+	ret = opt_parse_operands(argc, argv, &spec, &args, NULL);
 	if (ret)
-		return opt_status(ret);
-	if (args.argc > 0) {
-		tp_error("unexpected argument '%s'", args.argv[0]);
-		return TP_USAGE;
-	}
+		return ret;
 	ret = tfs_open(&inst);
 	if (ret)
 		return ret;

@@ -282,3 +282,19 @@ int opt_parse(int argc, char **argv, const struct tp_cmd_spec *spec, struct tp_a
 	free(pos);
 	return ret;
 }
+
+int opt_parse_operands(int argc, char **argv, const struct tp_cmd_spec *spec,
+		       struct tp_args *args, const char *noun)
+{
+	int ret = opt_parse(argc, argv, spec, args);
+
+	if (ret)
+		return opt_status(ret);
+	if (!noun && args->argc > 0)
+		tp_error("unexpected argument '%s'", args->argv[0]);
+	else if (noun && !args->argc)
+		tp_error("no %s given; try 'tpctl %s --help'", noun, tp.cmd);
+	else
+		return TP_OK;
+	return TP_USAGE;
+}

@@ -111,6 +111,14 @@ static inline int opt_status(int ret)
 	return ret == OPT_SHOWN ? 0 : ret;
 }
 
+/*
+ * opt_parse(), then the count of operands: none when noun is NULL
+ * ("unexpected argument 'X'"), else at least one ("no NOUN given; try
+ * 'tpctl CMD --help'").  0: go on; otherwise the command's exit status.
+ */
+int opt_parse_operands(int argc, char **argv, const struct tp_cmd_spec *spec,
+		       struct tp_args *args, const char *noun);
+
 /* The --help text of spec. */
 void opt_usage(const struct tp_cmd_spec *spec, FILE *f);
 

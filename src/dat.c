@@ -160,6 +160,20 @@ static void buf_option_u64(struct buf *b, uint16_t id, uint64_t v)
 	buf_u64(b, v);
 }
 
+/* The options both versions of the file carry: clock, uname, version, CPU count. */
+static void buf_options_common(struct buf *b, const struct dat_info *in)
+{
+	if (in->clock)
+		buf_option_str(b, OPT_TRACECLOCK, in->clock);
+	if (in->uname)
+		buf_option_str(b, OPT_UNAME, in->uname);
+	if (in->version_text)
+		buf_option_str(b, OPT_VERSION, in->version_text);
+	buf_u16(b, OPT_CPUCOUNT);
+	buf_u32(b, 4);
+	buf_u32(b, in->ncpus);
+}
+
 /* Overwrite a number already in the buffer. */
 static void buf_put_u64(struct buf *b, size_t off, uint64_t v)
 {
@@ -282,15 +296,7 @@ static void build_header_v6(struct dat_writer *w, const struct dat_info *in, str
 
 	buf_u32(b, in->ncpus);
 	buf_add(b, "options  ", 10);
-	if (in->clock)
-		buf_option_str(b, OPT_TRACECLOCK, in->clock);
-	if (in->uname)
-		buf_option_str(b, OPT_UNAME, in->uname);
-	if (in->version_text)
-		buf_option_str(b, OPT_VERSION, in->version_text);
-	buf_u16(b, OPT_CPUCOUNT);
-	buf_u32(b, 4);
-	buf_u32(b, in->ncpus);
+	buf_options_common(b, in);
 	/*
 	 * Room for each CPU's stats, known only at the end.  The reader
 	 * concatenates CPUSTAT texts including any NUL padding, so the room
@@ -470,15 +476,7 @@ static void build_header_v7(struct dat_writer *w, const struct dat_info *in, str
 	for (int id = SEC_HEADER_INFO; id <= SEC_CMDLINES; id++)
 		if (off[id])
 			buf_option_u64(b, id, off[id]);
-	if (in->clock)
-		buf_option_str(b, OPT_TRACECLOCK, in->clock);
-	if (in->uname)
-		buf_option_str(b, OPT_UNAME, in->uname);
-	if (in->version_text)
-		buf_option_str(b, OPT_VERSION, in->version_text);
-	buf_u16(b, OPT_CPUCOUNT);
-	buf_u32(b, 4);
-	buf_u32(b, in->ncpus);
+	buf_options_common(b, in);
 	/* BUFFER: the top instance's flyrecord data, its table filled in by dat_create() */
 	buf_u16(b, OPT_BUFFER);
 	buf_u32(b, 8 + 1 + strlen(clk) + 1 + 4 + 4 + 20 * (size_t)in->ncpus);

@@ -178,24 +178,25 @@ static bool tokenize(struct parser *p, const char *s, int i, int n)
 	return !open;
 }
 
-static bool is_punct(const struct parser *p, int i, const char *s)
+/* Token i is of this kind and spells s. */
+static bool is_token(const struct parser *p, int i, enum tok_kind kind, const char *s)
 {
 	const struct token *t;
 
 	if (i >= p->nt)
 		return false;
 	t = &p->t[i];
-	return t->kind == TK_PUNCT && t->len == (int)strlen(s) && !memcmp(p->s + t->pos, s, t->len);
+	return t->kind == kind && t->len == (int)strlen(s) && !memcmp(p->s + t->pos, s, t->len);
+}
+
+static bool is_punct(const struct parser *p, int i, const char *s)
+{
+	return is_token(p, i, TK_PUNCT, s);
 }
 
 static bool is_ident(const struct parser *p, int i, const char *s)
 {
-	const struct token *t;
-
-	if (i >= p->nt)
-		return false;
-	t = &p->t[i];
-	return t->kind == TK_IDENT && t->len == (int)strlen(s) && !memcmp(p->s + t->pos, s, t->len);
+	return is_token(p, i, TK_IDENT, s);
 }
 
 static bool expect(struct parser *p, const char *s)

@@ -60,7 +60,7 @@ define sanitized_tree
 	@mkdir -p $(1)
 	@printf '*\n' > build/.gitignore
 	tar -c $(ASAN_EXCLUDE) . | tar -x -C $(1)
-	$(MAKE) -C $(1) CC=$(ASAN_CC) CFLAGS="-O1 -g $(2)" LDFLAGS="$(2)" all $(UNIT_BINS)
+	$(MAKE) -C $(1) CC=$(ASAN_CC) CFLAGS="-O1 -g $(2)" LDFLAGS="$(2)" all $(UNIT_BINS) bench/gen
 endef
 
 check-asan:

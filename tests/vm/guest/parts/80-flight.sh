@@ -45,7 +45,7 @@ fl_dumped() {
 
 # what this kernel offers: an event's triggers (the trigger file's header),
 # the snapshot file
-head -1 $T/events/syscalls/sys_enter_getpid/trigger >$FL/triggers
+sed -n 2p $T/events/syscalls/sys_enter_getpid/trigger >$FL/triggers
 [ -e $T/snapshot ] && echo yes >$FL/snapshot_file || echo no >$FL/snapshot_file
 fl_state >$FL/state_before
 

@@ -62,11 +62,13 @@ run_refused() {
 
 # start_gen N: a process that prints its pid and, after a line on its stdin,
 # makes N getpid() calls (one syscalls:sys_enter_getpid event each) and exits:
-# bench/gen when built, else perl's syscall() (x86_64's number).  Sets gpid
+# bench/gen when built ($GENB where need_record_tools ran), else perl's
+# syscall() (x86_64's number).  Sets gpid
 # and the GEN coprocess; false when neither is available.
 start_gen() {
-	if [ -x "$TOP/bench/gen" ]; then
-		coproc GEN { exec "$TOP/bench/gen" "$1"; }
+	local g=${GENB:-$TOP/bench/gen}
+	if [ -x "$g" ]; then
+		coproc GEN { exec "$g" "$1"; }
 	elif [ "$(uname -m)" = x86_64 ] && command -v perl > /dev/null; then
 		coproc GEN { exec perl -e '$| = 1; print "$$\n"; <STDIN>; syscall(39) for 1 .. '"$1"; }
 	else

@@ -226,6 +226,19 @@ need_tgen() {
 	EV=syscalls:sys_enter_getpid
 }
 
+# need_record_tools: what the record tests compare with and drive: trace-cmd
+# in $TC (run through trace-cmd-here, or $TRACE_CMD) and bench/gen (bench/gen.c:
+# N getpid calls after a line on stdin) in $GENB, built into $TMP when the
+# tree has none; skips the file without either.
+need_record_tools() {
+	TC=${TRACE_CMD:-/work/shared/tools/trace-cmd-here}
+	[ -x "$TC" ] || skip_all "no trace-cmd ($TC)"
+	GENB=$TOP/bench/gen
+	[ -x "$GENB" ] && return 0
+	GENB=$TMP/gen
+	${CC:-cc} -O2 -o "$GENB" "$TOP/bench/gen.c" 2> /dev/null || skip_all "cannot build bench/gen.c"
+}
+
 # top_pid_lists: what a TARGET run must leave at the top level as it was:
 # tracing_on, set_event, the pid lists and options/event-fork
 top_pid_lists() {

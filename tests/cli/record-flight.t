@@ -11,12 +11,10 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/hostile.sh"
 need_tracefs
-TC=${TRACE_CMD:-/work/shared/tools/trace-cmd-here}
-[ -x "$TC" ] || skip_all "no trace-cmd ($TC)"
-[ -x "$TOP/bench/gen" ] || skip_all "no event generator (make -C bench gen, bench/gen.c)"
+need_record_tools
 grep -qw traceoff "$TRACEFS/events/syscalls/sys_enter_getpid/trigger" 2> /dev/null ||
 	skip_all "no traceoff trigger in this kernel"
-plan 29
+plan 34
 before=$(top_digest)
 orph=$(orphans)
 
@@ -28,10 +26,11 @@ gen_run() {
 }
 # events FILE PID: the getpid events of PID that trace-cmd reads in FILE: a
 # generator's 1000 calls come with 2 more of the same pid (the coproc's bash
-# calls getpid once before it execs gen, gen once to print its pid)
+# calls getpid once before it execs gen, gen once to print its pid); trace-cmd's
+# exit status in FILE.tcst
 events() {
-	(cd "$(dirname "$1")" && "$TC" report "$(basename "$1")" 2> "$1.tcerr") |
-		grep -c -- "-$2 .* sys_enter_getpid:"
+	(cd "$(dirname "$1")" && "$TC" report "$(basename "$1")" 2> "$1.tcerr"
+		echo $? > "$1.tcst") | grep -c -- "-$2 .* sys_enter_getpid:"
 }
 # recorder_up PID: its instance traces (tracing_on 1 once set up)
 recorder_up() {
@@ -70,6 +69,9 @@ n=$(events "$TMP/f.dat.2" $g2)
 [ "$n" = 1002 ]; ok $? "FILE.2 holds the second process's 1000 calls (and its 2): $n"
 n=$(events "$TMP/f.dat.2" $g1)
 [ "$n" = 0 ]; ok $? "FILE.2 holds none of the first's: $n"
+[ "$(cat "$TMP/f.dat.1.tcst")" = 0 ] && [ "$(cat "$TMP/f.dat.2.tcst")" = 0 ]
+ok $? "trace-cmd report reads FILE.1 and FILE.2 (exit 0)"
+diag "$TMP/f.dat.1.tcerr" "$TMP/f.dat.2.tcerr"
 # two signals a moment apart (the kernel merges two sent before the first
 # is delivered): the second comes while the first's dump runs and is counted
 gen_run 100000
@@ -91,6 +93,21 @@ diag "$TMP/rep.err"
 strings "$TMP/f.dat.1" | grep -q 'flight recorder'
 ok $? "the file says it is a flight recording (its VERSION option)"
 
+# --- TERM: FILE written whole with what came before, exit as record does
+"$TPCTL" record --flight -o "$TMP/t.dat" syscalls:sys_enter_getpid 2> "$TMP/err" &
+pid=$!
+recorder_up $pid
+gen_run 500
+kill -TERM $pid
+wait $pid
+st=$?
+[ $st = 0 ] && [ ! -d "$TRACEFS/instances/tpctl-$pid" ] && ! ls "$TMP"/t.dat?* 2> /dev/null
+ok $? "TERM: exit 0 ($st), the instance gone, no other file (no FILE.part)"
+n=$(events "$TMP/t.dat" $gpid)
+[ "$n" = 502 ] && [ "$(cat "$TMP/t.dat.tcst")" = 0 ]
+ok $? "TERM: FILE holds the process's 500 calls (and its 2): $n"
+rm -f "$TMP"/t.dat*
+
 # --- --stop-on: the kernel stops at the event; the newest event in FILE is it
 rm -f "$TMP/err"
 "$TPCTL" record --flight -o "$TMP/s.dat" syscalls:sys_enter_getpid \
@@ -105,9 +122,14 @@ sh -c 'exit 3'
 sh -c 'exit 77'
 gen_run 100
 g3=$gpid
+# on its own: no signal unless it is still there after 20 s
+self=0
+wait_for "! kill -0 $pid 2> /dev/null" 400 || { self=1; kill -INT $pid; }
 wait $pid
 st=$?
-[ $st = 0 ]; ok $? "tpctl exits 0 on its own after the event ($st)"
+[ $self = 0 ] && [ $st = 0 ] && grep -qF "wrote '$TMP/s.dat'" "$TMP/err"
+ok $? "tpctl exits 0 on its own after the event ($st), FILE written"
+diag "$TMP/err"
 last=$("$TPCTL" report "$TMP/s.dat" | tail -1)
 case $last in *sys_exit_group*0x4d*) r=0 ;; *) r=1 ;; esac
 ok $r "the newest event in FILE is that exit_group: $last"
@@ -151,17 +173,23 @@ if unshare -m --propagation private true 2> /dev/null; then
 		kill -USR1 $p; sleep 1
 		kill -USR1 $p; sleep 1
 		ls "$0" > "$2/full.ls"
-		kill -INT $p; wait $p; echo $? > "$2/full.st"' \
-		"$TMP/full" "$TPCTL" "$TMP" "$TOP/bench/gen" > /dev/null
+		kill -INT $p; wait $p; echo $? > "$2/full.st"
+		cp "$0/f.dat.1" "$2/full.1"' \
+		"$TMP/full" "$TPCTL" "$TMP" "$GENB" > /dev/null
 	grep -q "No space left on device" "$TMP/err"
 	ok $? "full disk during a dump: the error said"
 	diag "$TMP/err"
 	grep -qx f.dat.1 "$TMP/full.ls" && grep -qx f.dat.2 "$TMP/full.ls" &&
 		! grep -q part "$TMP/full.ls"
 	ok $? "FILE.1 kept, the recorder went on (FILE.2 once there was room), no .part left ($(tr '\n' ' ' < "$TMP/full.ls"))"
+	(cd "$TMP" && "$TC" report full.1 > /dev/null 2> "$TMP/full.tcerr")
+	ok $? "trace-cmd reads the FILE.1 kept"
+	diag "$TMP/full.tcerr"
+	# the run ends with the failed dump's status, once FILE is written at INT
+	[ "$(cat "$TMP/full.st")" = 1 ] && grep -qF "wrote '$TMP/full/f.dat'" "$TMP/err"
+	ok $? "INT after it: FILE written, exit 1 for the dump that failed ($(cat "$TMP/full.st"))"
 else
-	skip "cannot mount a tmpfs in a private mount namespace"
-	skip "cannot mount a tmpfs in a private mount namespace"
+	for _ in 1 2 3 4; do skip "cannot mount a tmpfs in a private mount namespace"; done
 fi
 
 # --- a killed recorder: tpctl reset removes its instance and its trigger

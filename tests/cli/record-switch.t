@@ -10,9 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/hostile.sh"
 need_tracefs
-TC=${TRACE_CMD:-/work/shared/tools/trace-cmd-here}
-[ -x "$TC" ] || skip_all "no trace-cmd ($TC)"
-[ -x "$TOP/bench/gen" ] || skip_all "no event generator (bench/gen.c)"
+need_record_tools
 plan 18
 before=$(top_digest)
 orph=$(orphans)
@@ -29,7 +27,7 @@ switch_run() {
 	local v=$1 files total=0 n f allread=0
 	rm -f "$TMP"/s.dat*
 	"$TPCTL" record --file-version "$v" -o "$TMP/s.dat" --switch-output 1s --buffer-kb 8192 \
-		syscalls:sys_enter_getpid -- sh -c "echo | '$TOP/bench/gen' $calls $rate" \
+		syscalls:sys_enter_getpid -- sh -c "echo | '$GENB' $calls $rate" \
 		> /dev/null 2> "$TMP/err"
 	ok $? "v$v: --switch-output 1s over a 4 s run exits 0"
 	diag "$TMP/err"
@@ -52,7 +50,7 @@ switch_run 6
 
 rm -f "$TMP"/s.dat*
 "$TPCTL" record -o "$TMP/s.dat" --switch-output 1s --max-files 2 syscalls:sys_enter_getpid \
-	-- sh -c "echo | '$TOP/bench/gen' $((calls / 4)) $((rate / 4))" > /dev/null 2> "$TMP/err"
+	-- sh -c "echo | '$GENB' $((calls / 4)) $((rate / 4))" > /dev/null 2> "$TMP/err"
 ok $? "--max-files 2 exits 0"
 left=$(ls "$TMP"/s.dat.* | grep -c '\.dat\.[0-9]*$')
 [ "$left" = 2 ]; ok $? "--max-files 2 leaves 2 ($(cd "$TMP" && ls s.dat.* | tr '\n' ' '))"
@@ -71,7 +69,7 @@ wait $pid
 [ $? = 0 ] && [ -e "$TMP/s.dat.2" ]; ok $? "INT: FILE.2 finished, exit 0"
 rm -f "$TMP"/s.dat*
 "$TPCTL" record -o "$TMP/s.dat" --switch-output 200K --file-version 6 syscalls:sys_enter_getpid \
-	-- sh -c "echo | '$TOP/bench/gen' 200000" > /dev/null 2> "$TMP/err"
+	-- sh -c "echo | '$GENB' 200000" > /dev/null 2> "$TMP/err"
 files=$(ls "$TMP"/s.dat.* | grep -c '\.dat\.[0-9]*$')
 [ "$files" -ge 3 ]; ok $? "--switch-output 200K: 200,000 events (3 MiB) cut into $files files"
 

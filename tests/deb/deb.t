@@ -23,6 +23,7 @@ VERSION=$(sed -n 's/^VERSION *:= *//p' Makefile)
 MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 PLUGDIR=/usr/lib/$MA/tpctl/plugins
 UNIT=/lib/systemd/system/tpctl-serve.service
+FUNIT=/lib/systemd/system/tpctl-flight.service
 LOCK=/tmp/tpctl-deb.lock
 installed=
 
@@ -95,15 +96,19 @@ dpkg -c "$DEB" | awk '{ print $6 }' | sed 's|^\./|/|' | grep -v '/$' | sort > "$
 	echo /usr/share/zsh/vendor-completions/_tpctl
 	echo /usr/share/fish/vendor_completions.d/tpctl.fish
 	echo "$UNIT"
+	echo "$FUNIT"
 	echo /usr/share/doc/tpctl/examples/prometheus.yml
 	echo /usr/share/doc/tpctl/copyright
 	echo /usr/share/doc/tpctl/changelog.gz
 } | sort > "$TMP/want"
 comm -23 "$TMP/want" "$TMP/files" > "$TMP/missing"
-[ ! -s "$TMP/missing" ]; ok $? "dpkg -c: the binary, $(ls plugins/*.c | wc -l) plugin(s), $(ls man/*.1 | wc -l) man pages, 3 completions, the unit, the example, copyright, changelog"
+[ ! -s "$TMP/missing" ]; ok $? "dpkg -c: the binary, $(ls plugins/*.c | wc -l) plugin(s), $(ls man/*.1 | wc -l) man pages, 3 completions, the units, the example, copyright, changelog"
 diag "$TMP/missing"
 dpkg-deb --fsys-tarfile "$DEB" | tar -xO ".$UNIT" > "$TMP/unit" 2> /dev/null
-grep -q '^ExecStart=/usr/bin/tpctl serve ' "$TMP/unit"; ok $? "the unit runs /usr/bin/tpctl"
+dpkg-deb --fsys-tarfile "$DEB" | tar -xO ".$FUNIT" >> "$TMP/unit" 2> /dev/null
+grep -q '^ExecStart=/usr/bin/tpctl serve ' "$TMP/unit" &&
+	grep -q '^ExecStart=/usr/bin/tpctl record --flight ' "$TMP/unit"
+ok $? "the units (serve, flight recorder) run /usr/bin/tpctl"
 
 # --- installed ----------------------------------------------------------------
 why=
@@ -141,7 +146,7 @@ fi
 # none, and purging leaves them as they were
 unit_state() {
 	find /etc/systemd/system /var/lib/systemd/deb-systemd-helper-enabled \
-		/var/lib/systemd/deb-systemd-helper-masked -name 'tpctl-serve*' 2> /dev/null | sort
+		/var/lib/systemd/deb-systemd-helper-masked -name 'tpctl-*' 2> /dev/null | sort
 }
 unit_state > "$TMP/units.before"
 installed=1
@@ -187,10 +192,10 @@ grep -qx /usr/share/man/man1/tpctl-stream.1.gz "$TMP/out"; ok $? "man -w tpctl-s
 # .dsh-also notes that there is none)
 unit_state | grep -v '^/var/lib/systemd/' > "$TMP/units.installed"
 grep -v '^/var/lib/systemd/' "$TMP/units.before" > "$TMP/units.links"
-test_cmp "the unit is installed disabled" "$TMP/units.links" "$TMP/units.installed"
+test_cmp "the units are installed disabled" "$TMP/units.links" "$TMP/units.installed"
 if command -v systemd-analyze > /dev/null; then
-	systemd-analyze verify "$UNIT" > "$TMP/verify" 2>&1
-	ok $? "systemd-analyze verify $UNIT"
+	systemd-analyze verify "$UNIT" "$FUNIT" > "$TMP/verify" 2>&1
+	ok $? "systemd-analyze verify $UNIT $FUNIT"
 	diag "$TMP/verify"
 else
 	skip "no systemd-analyze here: the unit not verified"

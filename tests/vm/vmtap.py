@@ -69,6 +69,14 @@ def results_or_fail(tap):
     tap.done()
 
 
+def part_or_skip(tap, part, what):
+    """The checks of a guest part (its results in OUT/part): one skip and the end without them."""
+    results_or_fail(tap)
+    if not os.path.exists(path(part)):
+        tap.skip(what, "the guest ran no %s part" % part)
+        tap.done()
+
+
 def kernel_summary():
     """The guest's last step marker and the kernel's first complaint, from kernel.log."""
     step, bug = "no step started", "no oops, lockup or stall reported"

@@ -775,7 +775,7 @@ static void join_free(struct agg *a)
 	free(a->open);
 	free(a->heads);
 	free(a->own);
-	free(a->jcpu);
+	oncpu_free(&a->on);
 	for (s = 0; s < a->njs; s++)
 		for (k = 0; k < AGG_MAX_KEYS; k++)
 			if (a->js[s].kn[k].v != a->sysnames.v)

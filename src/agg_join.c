@@ -235,6 +235,11 @@ int agg_ready(struct agg *a)
 	ret = join_sides(a);
 	if (ret)
 		return ret;
+	/* infer_in: the wakeups' task woken (a kernel or recording without one: none) */
+	for (s = 0; j->infer_in && s < AGG_ALSO_MAX; s++)
+		for (k = 0; j->also[s].woken && k < a->nev; k++)
+			if (!strcmp(a->ev[k].label, j->also[s].event))
+				a->ev[k].woken = side_field(a, k, j->also[s].woken);
 	/* the rows' own ev: the layout of the pair's keys */
 	e = agg_ev_append(a);
 	if (!e)
@@ -416,6 +421,8 @@ static void open_add(struct agg *a, const unsigned char *mkey, size_t mlen, uint
 		     const struct tep_record *rec, const unsigned char *skey, size_t slen,
 		     int32_t tpid)
 {
+	/* --over prints it, an inferred END is made of it */
+	bool keep = a->pair_fn || a->spec->join->infer_in;
 	struct jopen *o;
 	uint32_t idx = open_find(a, mkey, mlen, h);
 
@@ -432,11 +439,11 @@ static void open_add(struct agg *a, const unsigned char *mkey, size_t mlen, uint
 	idx = a->free_list;
 	o = &a->open[idx - 1];
 	if (buf_keep(&o->skey, &o->salloc, skey, slen) < 0 ||
-	    (a->pair_fn && buf_keep(&o->srec, &o->srecalloc, rec->data, rec->size) < 0))
+	    (keep && buf_keep(&o->srec, &o->srecalloc, rec->data, rec->size) < 0))
 		return;
 	a->free_list = o->chain;
 	o->slen = slen;
-	o->sreclen = a->pair_fn ? rec->size : 0;
+	o->sreclen = keep ? rec->size : 0;
 	o->scpu = rec->cpu;
 	o->tpid = tpid;
 	o->orphan = false;
@@ -643,17 +650,14 @@ void agg_set_pair_fn(struct agg *a, uint64_t over_ns, agg_pair_fn fn, void *ctx)
 /* ---------------------------------------------------------------- switches not recorded */
 
 /*
- * Kernels can leave switches out: this 6.18 host's CPU 1 records no switch
- * out of the idle task, so a task woken there runs with no switch in
- * recorded, and its START would wait until its next one (schedlat.c says
- * the same of latency sched).  Every record says who is current on its CPU
- * (common_pid): a switch out of a task that waits for its END, on a CPU
- * where it was not switched in, shows the switch in that is missing.  It
- * is inferred at the CPU's previous record (on an idle CPU the task runs
- * right after the wakeup recorded there, which is why the recipe traces
- * the wakeups too): an END made of the switch out, its END fields (next_*)
- * given the START's (prev_*) of the task.  The first record of a CPU only
- * tells who is current there.
+ * Kernels can leave switches out (oncpu.h): a task whose switch in was not
+ * recorded would keep its START waiting until its next switch in, or for
+ * ever when it exits first.  Every record of the session goes to oncpu.c,
+ * which says when a task ran without a switch in since its switch out, and
+ * where to place that switch; the START waiting for it then ends there: an
+ * END made of the START's own record (the switch out), its END fields
+ * (next_*) given the START's (prev_*), at the time inferred.  The recipe
+ * traces wakeups and exits for it (agg_join.also).
  */
 static const struct jside *role_side(const struct agg *a, const struct ev *e, bool end)
 {
@@ -676,59 +680,67 @@ static bool field_copy(unsigned char *buf, const struct tep_record *rec,
 	return true;
 }
 
+/* The START of pid waiting, if any, ended at ts on cpu; true when it made a pair. */
+static bool end_inferred(struct agg *a, int pid, uint64_t ts, int cpu)
+{
+	const struct jside *ss = NULL, *es = NULL;
+	unsigned char mkey[8], buf[512];
+	struct tep_record end = { .ts = ts, .cpu = cpu };
+	const struct jopen *o;
+	uint64_t v = (uint64_t)(int64_t)pid;
+	uint32_t idx;
+	bool ok;
+	int s, m;
+
+	for (s = 0; s < a->njs; s++) {
+		if (a->js[s].end)
+			es = &a->js[s];
+		else
+			ss = &a->js[s];
+	}
+	/* a START matched on its task's pid alone, its record kept */
+	if (!ss || !es || !ss->task || !es->pid || ss->nm != 1)
+		return false;
+	memcpy(mkey, &v, 8);
+	idx = open_find(a, mkey, 8, hash_bytes(mkey, 8));
+	if (!idx)
+		return false;
+	o = &a->open[idx - 1];
+	if (!o->sreclen || o->sreclen > sizeof(buf))
+		return false;
+	memcpy(buf, o->srec, o->sreclen);
+	end.data = buf;
+	end.size = o->sreclen;
+	{
+		const struct tep_record start = { .data = o->srec, .size = o->sreclen };
+
+		ok = field_copy(buf, &start, ss->pid, es->pid) &&
+		     (!es->comm || field_copy(buf, &start, ss->comm, es->comm));
+		for (m = 0; ok && m < es->nm; m++)
+			ok = field_copy(buf, &start, ss->m[m], es->m[m]);
+	}
+	return ok && join_side(a, es, &end);
+}
+
 static void infer_in(struct agg *a, const struct ev *e, const struct tep_record *rec)
 {
 	const struct jside *ss = role_side(a, e, false), *es = role_side(a, e, true);
-	unsigned char buf[512];
-	struct jcpu *c;
-	uint64_t v = 0;
-	int pid = decode_pid(rec->data), m;
-	bool ok;
+	int pid = decode_pid(rec->data);
+	uint64_t v = 0, w = 0, at;
 
-	if (rec->cpu < 0 || rec->cpu >= 4096 ||
-	    !tp_array_grow(&a->jcpu, &a->njcpu, rec->cpu + 1, sizeof(*a->jcpu)))
-		return;
-	c = &a->jcpu[rec->cpu];
-	if (c->known && pid > 0 && pid != c->cur && ss && es && ss->pid && es->pid &&
-	    (size_t)rec->size <= sizeof(buf) && decode_int(ss->pid, rec->data, rec->size, &v) &&
-	    (int)v == pid) {
-		struct tep_record end = *rec;
-
-		memcpy(buf, rec->data, rec->size);
-		ok = field_copy(buf, rec, ss->pid, es->pid) &&
-		     (!es->comm || field_copy(buf, rec, ss->comm, es->comm));
-		for (m = 0; ok && m < es->nm; m++)
-			ok = field_copy(buf, rec, ss->m[m], es->m[m]);
-		end.data = buf;
-		end.ts = c->last_ts;
-		if (ok && join_side(a, es, &end))
-			c->inferred++;
-	}
-	c->known = true;
-	c->last_ts = rec->ts;
-	c->cur = pid;
-	/* after a switch: the task switched in */
-	if (es && es->pid && decode_int(es->pid, rec->data, rec->size, &v))
-		c->cur = (int)v;
+	if (e->woken && decode_int(e->woken, rec->data, rec->size, &v))
+		oncpu_wakeup(&a->on, (int)v, rec->ts);
+	if (oncpu_record(&a->on, rec->cpu, rec->ts, pid, &at) && pid > 0 &&
+	    end_inferred(a, pid, at, rec->cpu))
+		oncpu_said(&a->on, rec->cpu);
+	if (ss && es && ss->pid && es->pid && decode_int(ss->pid, rec->data, rec->size, &v) &&
+	    decode_int(es->pid, rec->data, rec->size, &w))
+		oncpu_switch(&a->on, rec->cpu, rec->ts, (int)v, (int)w);
 }
 
 unsigned long long agg_inferred(const struct agg *a, char *cpus, size_t size)
 {
-	unsigned long long n = 0;
-	size_t len = 0;
-	int i;
-
-	if (size)
-		cpus[0] = '\0';
-	for (i = 0; i < a->njcpu; i++) {
-		if (!a->jcpu[i].inferred)
-			continue;
-		n += a->jcpu[i].inferred;
-		if (len < size)
-			len += snprintf(cpus + len, size - len, "%sCPU %d: %llu", len ? ", " : "", i,
-					(unsigned long long)a->jcpu[i].inferred);
-	}
-	return n;
+	return oncpu_inferred(&a->on, cpus, size);
 }
 
 static void join_record(struct agg *a, const struct ev *e, const struct tep_record *rec)

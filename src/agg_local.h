@@ -18,6 +18,7 @@
 #include "agg.h"
 #include "comm.h"
 #include "decode.h"
+#include "oncpu.h"
 
 /* Longest string key kept; longer ones are cut (and so merged) there. */
 #define KEY_STR_MAX 256
@@ -95,6 +96,7 @@ struct ev {
 	bool kplanned;
 	char *fmt;			/* latency: its format text (symbolic names) */
 	int8_t jside[2];		/* latency: its sides (index + 1), the END first */
+	const struct dec_field *woken;	/* latency, infer_in: a wakeup's task woken */
 	bool strings;			/* a --strings probe: its strings may be faults */
 };
 
@@ -227,16 +229,8 @@ struct agg {
 	int *own;
 	size_t nown, aown;
 	bool own_on, own_follow;
-	/* infer_in: who is current on each CPU by its records */
-	struct jcpu *jcpu;
-	int njcpu;
-};
-
-struct jcpu {
-	bool known;			/* a record was seen */
-	int cur;			/* the task current after it */
-	uint64_t last_ts;		/* its timestamp */
-	uint64_t inferred;		/* switches in inferred here */
+	/* infer_in: who runs where by the records, the switches in inferred */
+	struct oncpu on;
 };
 
 /* An event waiting for its stack: its key before and after the stack's place. */

@@ -220,6 +220,18 @@ static bool role_has(struct agg *a, bool end, const char *name)
 
 static void join_record(struct agg *a, const struct ev *e, const struct tep_record *rec);
 
+/* infer_in: the wakeups' task woken (a kernel or recording without the field: none) */
+static void join_woken(struct agg *a)
+{
+	const struct agg_join *j = a->spec->join;
+	int s, k;
+
+	for (s = 0; j->infer_in && s < AGG_ALSO_MAX; s++)
+		for (k = 0; j->also[s].woken && k < a->nev; k++)
+			if (!strcmp(a->ev[k].label, j->also[s].event))
+				a->ev[k].woken = side_field(a, k, j->also[s].woken);
+}
+
 int agg_ready(struct agg *a)
 {
 	const struct agg_join *j = a->spec->join;
@@ -235,11 +247,7 @@ int agg_ready(struct agg *a)
 	ret = join_sides(a);
 	if (ret)
 		return ret;
-	/* infer_in: the wakeups' task woken (a kernel or recording without one: none) */
-	for (s = 0; j->infer_in && s < AGG_ALSO_MAX; s++)
-		for (k = 0; j->also[s].woken && k < a->nev; k++)
-			if (!strcmp(a->ev[k].label, j->also[s].event))
-				a->ev[k].woken = side_field(a, k, j->also[s].woken);
+	join_woken(a);
 	/* the rows' own ev: the layout of the pair's keys */
 	e = agg_ev_append(a);
 	if (!e)

@@ -207,8 +207,8 @@ void sched_warn_gaps(const struct sched *s)
 	for (cpu = 0; cpu < s->on.ncpu; cpu++)
 		if (s->on.cpu[cpu].inferred)
 			tp_warn("CPU %d: %llu switches in that the kernel did not record were "
-				"inferred (a task switched out or running there that was never "
-				"switched in)", cpu, (unsigned long long)s->on.cpu[cpu].inferred);
+				"inferred (a task switched out ran again with no switch in "
+				"recorded)", cpu, (unsigned long long)s->on.cpu[cpu].inferred);
 }
 
 static struct task *slot(struct task *t, size_t n, int pid)

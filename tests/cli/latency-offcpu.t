@@ -38,11 +38,9 @@ echo "# rows (comm:ns) of $RUNS runs:$figures"
 [ $other = 0 ]
 ok $? "$RUNS runs: no row of another task than the command's ($other had one)"
 # a switch in the kernel did not record, and that is not inferred, leaves a run
-# without sleep's row or with a short one: this host shows it in a quarter to a
-# half of the runs, so the row's presence is a TODO until the inference holds
+# without sleep's row or with a short one
 [ $bad = 0 ]
-todo $? "$RUNS of $RUNS runs: one row, sleep, of 1 s +-5 % ($bad not)" \
-	"a missing switch in is not always inferred"
+ok $? "$RUNS of $RUNS runs: one row, sleep, of 1 s +-5 % ($bad not)"
 [ $twice = 0 ]
 ok $? "an inferred switch is said once a run ($said runs said it)"
 [ $failed = 0 ]
@@ -66,8 +64,7 @@ if [ "$(nproc)" -gt 1 ] && command -v taskset > /dev/null; then
 	done
 	echo "# pinned to CPU 1:$pfig"
 	[ $pinned = 0 ]
-	todo $? "3 runs on CPU 1: sleep's row of 1 s +-5 %, no row but taskset's and sleep's" \
-		"a missing switch in is not always inferred"
+	ok $? "3 runs on CPU 1: sleep's row of 1 s +-5 %, no row but taskset's and sleep's"
 else
 	skip "one CPU, or no taskset"
 fi

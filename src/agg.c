@@ -388,7 +388,7 @@ struct ev *agg_ev_append(struct agg *a)
 }
 
 /* The stack key: ftrace:kernel_stack's decoder, found once. */
-static int stack_key(struct agg *a, int k)
+int agg_stack_key(struct agg *a, int k)
 {
 	struct tep_event *ks;
 
@@ -464,7 +464,7 @@ static int event_key(struct agg *a, struct ev *e, const struct dec_event *de, in
 
 	c->kind = spec->kind[k];
 	if (c->kind == AGG_KEY_STACK)
-		ret = stack_key(a, k);
+		ret = agg_stack_key(a, k);
 	else if (c->kind == AGG_KEY_FIELD)
 		ret = field_key(a, c, de, e, k, fmt, fmtlen);
 	if (ret)
@@ -776,6 +776,7 @@ static void join_free(struct agg *a)
 	free(a->heads);
 	free(a->own);
 	oncpu_free(&a->on);
+	free(a->jpend);
 	for (s = 0; s < a->njs; s++)
 		for (k = 0; k < AGG_MAX_KEYS; k++)
 			if (a->js[s].kn[k].v != a->sysnames.v)
@@ -803,7 +804,10 @@ void agg_record(struct agg *a, const struct tep_record *rec)
 	if (a->nnameev && agg_nameev_record(a, id, rec) && (id >= a->nid || !a->by_id[id]))
 		return;
 	if (id == a->kstack_id) {
-		stack_record(a, rec);
+		if (a->spec->join)
+			agg_join_stack(a, rec);
+		else
+			stack_record(a, rec);
 		return;
 	}
 	if (id >= a->nid || !(idx = a->by_id[id]))

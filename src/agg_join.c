@@ -292,8 +292,14 @@ int agg_ready(struct agg *a)
 			c->str = true;
 			break;
 		case AGG_KEY_STACK:
-			tp_error("latency has no stack key");
-			return TP_USAGE;
+			/* the START's: where the task was when it began (switched out) */
+			a->kend[k] = false;
+			a->lk[k] = LK_STACK;
+			c->kind = AGG_KEY_STACK;
+			ret = agg_stack_key(a, k);
+			if (ret)
+				return ret;
+			break;
 		default:
 			if (!strcmp(name, "syscall")) {
 				ret = join_key_field(a, k, "id", false, c);
@@ -472,6 +478,76 @@ static void open_add(struct agg *a, const unsigned char *mkey, size_t mlen, uint
 	a->nopen++;
 }
 
+/* A pending START made a waiting one, with the frames given (n 0: no stack came). */
+static void stack_done(struct agg *a, struct jpend *p, const void *data, int n)
+{
+	struct tep_record rec = {
+		.ts = p->ts, .cpu = p - a->jpend, .size = p->reclen, .data = p->rec,
+	};
+	unsigned char part[KEY_MAX];
+	uint16_t n16 = n;
+	size_t k = p->at;
+	int i;
+
+	memcpy(part, p->part, p->at);
+	memcpy(part + k, &n16, 2);
+	k += 2;
+	for (i = 0; i < n; i++, k += 8) {
+		uint64_t addr = decode_frame(a->kstack, data, i);
+
+		memcpy(part + k, &addr, 8);
+	}
+	memcpy(part + k, p->part + p->at + 2, p->plen - p->at - 2);
+	k += p->plen - p->at - 2;
+	p->on = false;
+	open_add(a, p->mkey, p->mlen, p->h, &rec, part, k, p->tpid);
+}
+
+/* A START with a stack key: its stack record comes next on its CPU. */
+static void stack_wait(struct agg *a, const struct tep_record *rec, const unsigned char *mkey,
+		       size_t mlen, uint64_t h, const unsigned char *part, size_t plen,
+		       int32_t tpid)
+{
+	struct jpend *p;
+	size_t at = 0;
+	int i;
+
+	if (rec->cpu < 0 || rec->cpu >= 4096 || (size_t)rec->size > sizeof(p->rec) ||
+	    !tp_array_grow(&a->jpend, &a->njpend, rec->cpu + 1, sizeof(*a->jpend)))
+		return;
+	p = &a->jpend[rec->cpu];
+	/* the one before got no stack (lost with the buffer, or none was made) */
+	if (p->on)
+		stack_done(a, p, NULL, 0);
+	for (i = 0; i < a->stack_col; i++)
+		if (!a->kend[i])
+			at += agg_slot_len(a, i, part + at);
+	p->on = true;
+	p->pid = decode_pid(rec->data);
+	p->tpid = tpid;
+	p->h = h;
+	p->ts = rec->ts;
+	p->mlen = mlen;
+	memcpy(p->mkey, mkey, mlen);
+	p->plen = plen;
+	p->at = at;
+	memcpy(p->part, part, plen);
+	p->reclen = rec->size;
+	memcpy(p->rec, rec->data, rec->size);
+}
+
+void agg_join_stack(struct agg *a, const struct tep_record *rec)
+{
+	struct jpend *p = rec->cpu >= 0 && rec->cpu < a->njpend ? &a->jpend[rec->cpu] : NULL;
+	int n;
+
+	/* a stack of a record that was not a START, or whose START was lost */
+	if (!p || !p->on || p->pid != decode_pid(rec->data))
+		return;
+	n = decode_frames(a->kstack, rec->data, rec->size);
+	stack_done(a, p, rec->data, n < STACK_MAX ? n : STACK_MAX);
+}
+
 /* The slots of the keys of one role, in key order, from one record. */
 static size_t join_slots(struct agg *a, const struct jside *js, const struct tep_record *rec,
 			 int pid, unsigned char *out)
@@ -541,6 +617,11 @@ static size_t join_slots(struct agg *a, const struct jside *js, const struct tep
 			p = a->ev[js->ev].label;
 			k += put_str(out + k, p, strlen(p));
 			break;
+		case LK_STACK:
+			/* no frames yet: agg_join_stack() puts them here */
+			memset(out + k, 0, 2);
+			k += 2;
+			break;
 		}
 	}
 	return k;
@@ -552,6 +633,10 @@ size_t agg_slot_len(const struct agg *a, int k, const unsigned char *p)
 	const struct col *c = &a->ev[a->jev].col[k];
 	uint16_t l16;
 
+	if (c->kind == AGG_KEY_STACK) {
+		memcpy(&l16, p, 2);
+		return 2 + (size_t)l16 * 8;
+	}
 	if (c->kind != AGG_KEY_FIELD)
 		return 4;
 	if (!c->str)
@@ -604,7 +689,10 @@ static bool join_side(struct agg *a, const struct jside *js, const struct tep_re
 		/* live: the task is tracked, so that its START goes when it does */
 		if (js->task && pid > 0 && a->comm_fn && !pcomm_find(a, pid))
 			agg_pcomm_learn(a, pid, rec->ts);
-		open_add(a, mkey, mlen, h, rec, part, plen, js->task && pid > 0 ? pid : 0);
+		if (a->stack_col >= 0)
+			stack_wait(a, rec, mkey, mlen, h, part, plen, js->task && pid > 0 ? pid : 0);
+		else
+			open_add(a, mkey, mlen, h, rec, part, plen, js->task && pid > 0 ? pid : 0);
 		return false;
 	}
 	idx = open_find(a, mkey, mlen, h);

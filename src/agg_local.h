@@ -112,6 +112,7 @@ enum lk {
 	LK_COMM,	/* its name: a string field, or its pid (4 bytes) looked up later */
 	LK_CPU,		/* the END's CPU: 4 bytes */
 	LK_EVENT,	/* the START's event name */
+	LK_STACK,	/* the START's kernel stack: 2-byte count and the frames */
 };
 
 struct names {
@@ -231,6 +232,22 @@ struct agg {
 	bool own_on, own_follow;
 	/* infer_in: who runs where by the records, the switches in inferred */
 	struct oncpu on;
+	/* a stack key: the STARTs waiting for their stack record, per CPU */
+	struct jpend *jpend;
+	int njpend;
+};
+
+/* A START of a join with a stack key, waiting for the stack record after it. */
+struct jpend {
+	bool on;
+	int pid;			/* its common_pid, the stack's too */
+	int32_t tpid;
+	uint64_t h, ts;
+	size_t mlen, plen, at;		/* at: the stack's place in part */
+	uint32_t reclen;
+	unsigned char mkey[AGG_MATCH_MAX * 8 + 4];
+	unsigned char part[KEY_MAX];
+	unsigned char rec[512];
 };
 
 /* An event waiting for its stack: its key before and after the stack's place. */
@@ -248,6 +265,9 @@ struct gone {
 
 
 /* ---------------------------------------------------------------- agg.c */
+
+/* Key k is the stack: ftrace:kernel_stack's decoder found (an error said: TP_FAIL). */
+int agg_stack_key(struct agg *a, int k);
 
 struct row *agg_tab_get(struct tab *t, const void *key, uint32_t klen, uint64_t h);
 /* Row s added to row r (of the same key, or of the key s folds into). */
@@ -344,5 +364,7 @@ int agg_own_add(struct agg *a, int pid);
 void agg_open_unlink(struct agg *a, uint32_t idx);
 /* The length of key k's slot in a START's part of a row key at p. */
 size_t agg_slot_len(const struct agg *a, int k, const unsigned char *p);
+/* ftrace:kernel_stack's record: the stack of the START waiting on its CPU. */
+void agg_join_stack(struct agg *a, const struct tep_record *rec);
 
 #endif

@@ -232,6 +232,41 @@ static void join_woken(struct agg *a)
 				a->ev[k].woken = side_field(a, k, j->also[s].woken);
 }
 
+/* Key k, a field's (or the syscall's name), from the side that has it. */
+static int field_key(struct agg *a, int k, struct col *c)
+{
+	const struct agg_join *j = a->spec->join;
+	const struct agg_spec *spec = a->spec;
+	const char *name = spec->name[k];
+	int s, ret;
+
+	if (!strcmp(name, "syscall")) {
+		ret = join_key_field(a, k, "id", false, c);
+		if (ret)
+			return ret;
+		if (!a->sysnames_read) {
+			a->sysnames_read = true;
+			agg_names_syscalls(&a->sysnames);
+		}
+		for (s = 0; s < a->njs; s++)
+			if (!a->js[s].end)
+				a->js[s].kn[k] = a->sysnames;
+		a->lk[k] = LK_NAMES;
+		c->str = true;
+		c->sym = DEC_SYM_NONE;
+		return TP_OK;
+	}
+	if (!strncmp(name, "start.", 6) || !strncmp(name, "end.", 4))
+		return join_key_field(a, k, strchr(name, '.') + 1, name[0] == 'e', c);
+	if (role_has(a, false, spec->field[k]))
+		return join_key_field(a, k, spec->field[k], false, c);
+	if (role_has(a, true, spec->field[k]))
+		return join_key_field(a, k, spec->field[k], true, c);
+	tp_error("unknown key '%s': no field of that name on either side ('%s', '%s')", name,
+		 j->start, j->end);
+	return TP_USAGE;
+}
+
 int agg_ready(struct agg *a)
 {
 	const struct agg_join *j = a->spec->join;
@@ -263,7 +298,6 @@ int agg_ready(struct agg *a)
 			owner_comm = false;
 	for (k = 0; k < spec->nkeys; k++) {
 		struct col *c = &e->col[k];
-		const char *name = spec->name[k];
 
 		c->kind = AGG_KEY_FIELD;
 		switch (spec->kind[k]) {
@@ -301,33 +335,7 @@ int agg_ready(struct agg *a)
 				return ret;
 			break;
 		default:
-			if (!strcmp(name, "syscall")) {
-				ret = join_key_field(a, k, "id", false, c);
-				if (ret)
-					return ret;
-				if (!a->sysnames_read) {
-					a->sysnames_read = true;
-					agg_names_syscalls(&a->sysnames);
-				}
-				for (s = 0; s < a->njs; s++)
-					if (!a->js[s].end)
-						a->js[s].kn[k] = a->sysnames;
-				a->lk[k] = LK_NAMES;
-				c->str = true;
-				c->sym = DEC_SYM_NONE;
-			} else if (!strncmp(name, "start.", 6) || !strncmp(name, "end.", 4)) {
-				bool end = name[0] == 'e';
-
-				ret = join_key_field(a, k, strchr(name, '.') + 1, end, c);
-			} else if (role_has(a, false, spec->field[k])) {
-				ret = join_key_field(a, k, spec->field[k], false, c);
-			} else if (role_has(a, true, spec->field[k])) {
-				ret = join_key_field(a, k, spec->field[k], true, c);
-			} else {
-				tp_error("unknown key '%s': no field of that name on either side "
-					 "('%s', '%s')", name, j->start, j->end);
-				return TP_USAGE;
-			}
+			ret = field_key(a, k, c);
 			if (ret)
 				return ret;
 		}

@@ -5,7 +5,8 @@
 # switch in the kernel did not record (this host's CPU 1 records no switch out
 # of idle) is inferred and said once on stderr.  20 runs of `sleep 1` (about
 # 30 s): each one row, sleep, of 1 s +-5 %; 3 more pinned to CPU 1 (taskset,
-# whose process then execs sleep), where this host has to infer.
+# whose process then execs sleep), where this host has to infer; one run by
+# the stack sleep was switched out in (--by stack --folded).
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v jq > /dev/null || skip_all "jq is not installed (make deps installs it)"
@@ -13,7 +14,7 @@ for e in sched/sched_switch sched/sched_wakeup; do
 	[ -e "$TRACEFS/events/$e" ] || skip_all "no $e event"
 done
 RUNS=20
-plan 7
+plan 9
 
 before=$(state_digest)
 bad=0 other=0 said=0 twice=0 failed=0 figures=
@@ -77,6 +78,19 @@ if [ $said -gt 0 ]; then
 else
 	skip "this kernel recorded every switch in (nothing to infer)"
 fi
+
+# off-CPU time by the stack the task was switched out in: sleep's second is
+# in the stacks through do_nanosleep (microseconds, as offcputime -f)
+"$TPCTL" latency offcpu --by stack --folded -- sleep 1 > "$TMP/folded" 2> "$TMP/folded.err"
+rc=$?
+[ $rc = 0 ] && [ -s "$TMP/folded" ] && ! grep -Evq '^[^ ]+ [0-9]+$' "$TMP/folded"
+ok $? "--by stack --folded: lines of frames and a weight (exit $rc)"
+[ "$_last" = fail ] && diag "$TMP/folded" "$TMP/folded.err"
+us=$(awk '/(^|;)do_nanosleep(;| )/ { s += $NF } END { print s + 0 }' "$TMP/folded")
+echo "# stacks through do_nanosleep: $us us"
+[ "$us" -ge 950000 ] && [ "$us" -le 1050000 ]
+ok $? "... the stacks through do_nanosleep weigh 1 s +-5 % ($us us)"
+[ "$_last" = fail ] && diag "$TMP/folded" "$TMP/folded.err"
 
 [ "$(state_digest)" = "$before" ]
 ok $? "nothing changed in tracefs"

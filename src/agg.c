@@ -623,23 +623,30 @@ void agg_rows_add(struct agg *a, struct tab *t, unsigned char *key, size_t k, ui
 	r->sum += v * n;
 }
 
+size_t agg_stack_slot(unsigned char *out, const struct dec_event *de, const void *data, int n)
+{
+	uint16_t n16 = n;
+	size_t k = 2;
+	int i;
+
+	memcpy(out, &n16, 2);
+	for (i = 0; i < n; i++, k += 8) {
+		uint64_t addr = decode_frame(de, data, i);
+
+		memcpy(out + k, &addr, 8);
+	}
+	return k;
+}
+
 /* Count a waiting event with the frames given (n 0: its stack never came). */
 static void pend_count(struct agg *a, struct pend *p, const struct dec_event *de,
 		       const void *data, int n)
 {
 	unsigned char key[KEY_MAX];
-	uint16_t n16 = n;
 	size_t k = p->pre;
-	int i;
 
 	memcpy(key, p->key, p->pre);
-	memcpy(key + k, &n16, 2);
-	k += 2;
-	for (i = 0; i < n; i++, k += 8) {
-		uint64_t addr = decode_frame(de, data, i);
-
-		memcpy(key + k, &addr, 8);
-	}
+	k += agg_stack_slot(key + k, de, data, n);
 	memcpy(key + k, p->key + p->pre, p->post);
 	k += p->post;
 	p->on = false;

@@ -493,18 +493,10 @@ static void stack_done(struct agg *a, struct jpend *p, const void *data, int n)
 		.ts = p->ts, .cpu = p - a->jpend, .size = p->reclen, .data = p->rec,
 	};
 	unsigned char part[KEY_MAX];
-	uint16_t n16 = n;
 	size_t k = p->at;
-	int i;
 
 	memcpy(part, p->part, p->at);
-	memcpy(part + k, &n16, 2);
-	k += 2;
-	for (i = 0; i < n; i++, k += 8) {
-		uint64_t addr = decode_frame(a->kstack, data, i);
-
-		memcpy(part + k, &addr, 8);
-	}
+	k += agg_stack_slot(part + k, a->kstack, data, n);
 	memcpy(part + k, p->part + p->at + 2, p->plen - p->at - 2);
 	k += p->plen - p->at - 2;
 	p->on = false;

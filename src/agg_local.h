@@ -268,6 +268,8 @@ struct gone {
 
 /* Key k is the stack: ftrace:kernel_stack's decoder found (an error said: TP_FAIL). */
 int agg_stack_key(struct agg *a, int k);
+/* A stack key's slot at out: its count of frames (2 bytes), the n frames; its length. */
+size_t agg_stack_slot(unsigned char *out, const struct dec_event *de, const void *data, int n);
 
 struct row *agg_tab_get(struct tab *t, const void *key, uint32_t klen, uint64_t h);
 /* Row s added to row r (of the same key, or of the key s folds into). */

@@ -811,8 +811,8 @@ void agg_record(struct agg *a, const struct tep_record *rec)
 	if (a->nnameev && agg_nameev_record(a, id, rec) && (id >= a->nid || !a->by_id[id]))
 		return;
 	if (id == a->kstack_id) {
-		if (a->spec->join)
-			agg_join_stack(a, rec);
+		if (a->join_stack)
+			a->join_stack(a, rec);
 		else
 			stack_record(a, rec);
 		return;

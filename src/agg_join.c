@@ -219,6 +219,7 @@ static bool role_has(struct agg *a, bool end, const char *name)
 }
 
 static void join_record(struct agg *a, const struct ev *e, const struct tep_record *rec);
+static void join_stack(struct agg *a, const struct tep_record *rec);
 
 /* infer_in: the wakeups' task woken (a kernel or recording without the field: none) */
 static void join_woken(struct agg *a)
@@ -344,6 +345,7 @@ int agg_ready(struct agg *a)
 	/* the table of waiting STARTs grows as they come (open_grow), up to its bound */
 	a->maxopen = j->max_open ? j->max_open : JOIN_OPEN_DEFAULT;
 	a->join_record = join_record;
+	a->join_stack = join_stack;
 	return TP_OK;
 }
 
@@ -536,7 +538,7 @@ static void stack_wait(struct agg *a, const struct tep_record *rec, const unsign
 	memcpy(p->rec, rec->data, rec->size);
 }
 
-void agg_join_stack(struct agg *a, const struct tep_record *rec)
+static void join_stack(struct agg *a, const struct tep_record *rec)
 {
 	struct jpend *p = rec->cpu >= 0 && rec->cpu < a->njpend ? &a->jpend[rec->cpu] : NULL;
 	int n;

@@ -223,6 +223,8 @@ struct agg {
 	bool sysnames_read;
 	/* latency: what takes a record (agg_join.c, set by agg_ready()) */
 	void (*join_record)(struct agg *a, const struct ev *e, const struct tep_record *rec);
+	/* ftrace:kernel_stack's record: the stack of the START waiting on its CPU */
+	void (*join_stack)(struct agg *a, const struct tep_record *rec);
 	agg_pair_fn pair_fn;		/* --over */
 	void *pair_ctx;
 	uint64_t over;
@@ -366,7 +368,5 @@ int agg_own_add(struct agg *a, int pid);
 void agg_open_unlink(struct agg *a, uint32_t idx);
 /* The length of key k's slot in a START's part of a row key at p. */
 size_t agg_slot_len(const struct agg *a, int k, const unsigned char *p);
-/* ftrace:kernel_stack's record: the stack of the START waiting on its CPU. */
-void agg_join_stack(struct agg *a, const struct tep_record *rec);
 
 #endif

@@ -388,7 +388,7 @@ struct ev *agg_ev_append(struct agg *a)
 }
 
 /* The stack key: ftrace:kernel_stack's decoder, found once. */
-static int stack_key(struct agg *a, int k)
+int agg_stack_key(struct agg *a, int k)
 {
 	struct tep_event *ks;
 
@@ -464,7 +464,7 @@ static int event_key(struct agg *a, struct ev *e, const struct dec_event *de, in
 
 	c->kind = spec->kind[k];
 	if (c->kind == AGG_KEY_STACK)
-		ret = stack_key(a, k);
+		ret = agg_stack_key(a, k);
 	else if (c->kind == AGG_KEY_FIELD)
 		ret = field_key(a, c, de, e, k, fmt, fmtlen);
 	if (ret)
@@ -623,23 +623,30 @@ void agg_rows_add(struct agg *a, struct tab *t, unsigned char *key, size_t k, ui
 	r->sum += v * n;
 }
 
+size_t agg_stack_slot(unsigned char *out, const struct dec_event *de, const void *data, int n)
+{
+	uint16_t n16 = n;
+	size_t k = 2;
+	int i;
+
+	memcpy(out, &n16, 2);
+	for (i = 0; i < n; i++, k += 8) {
+		uint64_t addr = decode_frame(de, data, i);
+
+		memcpy(out + k, &addr, 8);
+	}
+	return k;
+}
+
 /* Count a waiting event with the frames given (n 0: its stack never came). */
 static void pend_count(struct agg *a, struct pend *p, const struct dec_event *de,
 		       const void *data, int n)
 {
 	unsigned char key[KEY_MAX];
-	uint16_t n16 = n;
 	size_t k = p->pre;
-	int i;
 
 	memcpy(key, p->key, p->pre);
-	memcpy(key + k, &n16, 2);
-	k += 2;
-	for (i = 0; i < n; i++, k += 8) {
-		uint64_t addr = decode_frame(de, data, i);
-
-		memcpy(key + k, &addr, 8);
-	}
+	k += agg_stack_slot(key + k, de, data, n);
 	memcpy(key + k, p->key + p->pre, p->post);
 	k += p->post;
 	p->on = false;
@@ -775,7 +782,8 @@ static void join_free(struct agg *a)
 	free(a->open);
 	free(a->heads);
 	free(a->own);
-	free(a->jcpu);
+	oncpu_free(&a->on);
+	free(a->jpend);
 	for (s = 0; s < a->njs; s++)
 		for (k = 0; k < AGG_MAX_KEYS; k++)
 			if (a->js[s].kn[k].v != a->sysnames.v)
@@ -803,7 +811,10 @@ void agg_record(struct agg *a, const struct tep_record *rec)
 	if (a->nnameev && agg_nameev_record(a, id, rec) && (id >= a->nid || !a->by_id[id]))
 		return;
 	if (id == a->kstack_id) {
-		stack_record(a, rec);
+		if (a->join_stack)
+			a->join_stack(a, rec);
+		else
+			stack_record(a, rec);
 		return;
 	}
 	if (id >= a->nid || !(idx = a->by_id[id]))

@@ -58,6 +58,7 @@ enum agg_scale {
  * the END of next_pid, then the START of prev_pid).
  */
 #define AGG_SIDES_MAX 4
+#define AGG_ALSO_MAX 3
 #define AGG_MATCH_MAX 3
 
 enum agg_cond {
@@ -85,12 +86,16 @@ struct agg_join {
 	size_t max_open;		/* STARTs kept waiting; the oldest go first (0: default) */
 	/*
 	 * START and END are one event (sched_switch) whose END fields are the
-	 * START's of the other task: a task's record on a CPU it was not
-	 * switched in on shows a switch in the kernel did not record, and its
-	 * pair ends at that CPU's previous record (agg_join.c, agg_inferred())
+	 * START's of the other task: a record of a task whose last recorded
+	 * switch was out shows a switch in the kernel did not record, and its
+	 * pair ends where oncpu.h places that switch (agg_join.c, agg_inferred())
 	 */
 	bool infer_in;
-	const char *also;		/* traced only to place such a switch (NULL: none) */
+	/* traced only to place such a switch: wakeups (woken: the task's field), exits */
+	struct agg_also {
+		const char *event;
+		const char *woken;	/* the field of the task woken; NULL: not a wakeup */
+	} also[AGG_ALSO_MAX];
 };
 
 struct agg_spec {

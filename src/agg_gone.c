@@ -246,6 +246,8 @@ size_t agg_tasks_reap(struct agg *a)
 		ng++;
 	}
 	qsort(g, ng, sizeof(*g), gone_cmp);
+	for (i = 0; i < ng; i++)
+		oncpu_forget(&a->on, g[i].pid);
 	/*
 	 * A START of a task gone goes at the next look: its END, written before
 	 * the task ended, may still be in a sub-buffer not read yet.

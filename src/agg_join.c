@@ -219,6 +219,54 @@ static bool role_has(struct agg *a, bool end, const char *name)
 }
 
 static void join_record(struct agg *a, const struct ev *e, const struct tep_record *rec);
+static void join_stack(struct agg *a, const struct tep_record *rec);
+
+/* infer_in: the wakeups' task woken (a kernel or recording without the field: none) */
+static void join_woken(struct agg *a)
+{
+	const struct agg_join *j = a->spec->join;
+	int s, k;
+
+	for (s = 0; j->infer_in && s < AGG_ALSO_MAX; s++)
+		for (k = 0; j->also[s].woken && k < a->nev; k++)
+			if (!strcmp(a->ev[k].label, j->also[s].event))
+				a->ev[k].woken = side_field(a, k, j->also[s].woken);
+}
+
+/* Key k, a field's (or the syscall's name), from the side that has it. */
+static int field_key(struct agg *a, int k, struct col *c)
+{
+	const struct agg_join *j = a->spec->join;
+	const struct agg_spec *spec = a->spec;
+	const char *name = spec->name[k];
+	int s, ret;
+
+	if (!strcmp(name, "syscall")) {
+		ret = join_key_field(a, k, "id", false, c);
+		if (ret)
+			return ret;
+		if (!a->sysnames_read) {
+			a->sysnames_read = true;
+			agg_names_syscalls(&a->sysnames);
+		}
+		for (s = 0; s < a->njs; s++)
+			if (!a->js[s].end)
+				a->js[s].kn[k] = a->sysnames;
+		a->lk[k] = LK_NAMES;
+		c->str = true;
+		c->sym = DEC_SYM_NONE;
+		return TP_OK;
+	}
+	if (!strncmp(name, "start.", 6) || !strncmp(name, "end.", 4))
+		return join_key_field(a, k, strchr(name, '.') + 1, name[0] == 'e', c);
+	if (role_has(a, false, spec->field[k]))
+		return join_key_field(a, k, spec->field[k], false, c);
+	if (role_has(a, true, spec->field[k]))
+		return join_key_field(a, k, spec->field[k], true, c);
+	tp_error("unknown key '%s': no field of that name on either side ('%s', '%s')", name,
+		 j->start, j->end);
+	return TP_USAGE;
+}
 
 int agg_ready(struct agg *a)
 {
@@ -235,6 +283,7 @@ int agg_ready(struct agg *a)
 	ret = join_sides(a);
 	if (ret)
 		return ret;
+	join_woken(a);
 	/* the rows' own ev: the layout of the pair's keys */
 	e = agg_ev_append(a);
 	if (!e)
@@ -250,7 +299,6 @@ int agg_ready(struct agg *a)
 			owner_comm = false;
 	for (k = 0; k < spec->nkeys; k++) {
 		struct col *c = &e->col[k];
-		const char *name = spec->name[k];
 
 		c->kind = AGG_KEY_FIELD;
 		switch (spec->kind[k]) {
@@ -279,36 +327,16 @@ int agg_ready(struct agg *a)
 			c->str = true;
 			break;
 		case AGG_KEY_STACK:
-			tp_error("latency has no stack key");
-			return TP_USAGE;
+			/* the START's: where the task was when it began (switched out) */
+			a->kend[k] = false;
+			a->lk[k] = LK_STACK;
+			c->kind = AGG_KEY_STACK;
+			ret = agg_stack_key(a, k);
+			if (ret)
+				return ret;
+			break;
 		default:
-			if (!strcmp(name, "syscall")) {
-				ret = join_key_field(a, k, "id", false, c);
-				if (ret)
-					return ret;
-				if (!a->sysnames_read) {
-					a->sysnames_read = true;
-					agg_names_syscalls(&a->sysnames);
-				}
-				for (s = 0; s < a->njs; s++)
-					if (!a->js[s].end)
-						a->js[s].kn[k] = a->sysnames;
-				a->lk[k] = LK_NAMES;
-				c->str = true;
-				c->sym = DEC_SYM_NONE;
-			} else if (!strncmp(name, "start.", 6) || !strncmp(name, "end.", 4)) {
-				bool end = name[0] == 'e';
-
-				ret = join_key_field(a, k, strchr(name, '.') + 1, end, c);
-			} else if (role_has(a, false, spec->field[k])) {
-				ret = join_key_field(a, k, spec->field[k], false, c);
-			} else if (role_has(a, true, spec->field[k])) {
-				ret = join_key_field(a, k, spec->field[k], true, c);
-			} else {
-				tp_error("unknown key '%s': no field of that name on either side "
-					 "('%s', '%s')", name, j->start, j->end);
-				return TP_USAGE;
-			}
+			ret = field_key(a, k, c);
 			if (ret)
 				return ret;
 		}
@@ -317,6 +345,7 @@ int agg_ready(struct agg *a)
 	/* the table of waiting STARTs grows as they come (open_grow), up to its bound */
 	a->maxopen = j->max_open ? j->max_open : JOIN_OPEN_DEFAULT;
 	a->join_record = join_record;
+	a->join_stack = join_stack;
 	return TP_OK;
 }
 
@@ -416,6 +445,8 @@ static void open_add(struct agg *a, const unsigned char *mkey, size_t mlen, uint
 		     const struct tep_record *rec, const unsigned char *skey, size_t slen,
 		     int32_t tpid)
 {
+	/* --over prints it, an inferred END is made of it */
+	bool keep = a->pair_fn || a->spec->join->infer_in;
 	struct jopen *o;
 	uint32_t idx = open_find(a, mkey, mlen, h);
 
@@ -432,11 +463,11 @@ static void open_add(struct agg *a, const unsigned char *mkey, size_t mlen, uint
 	idx = a->free_list;
 	o = &a->open[idx - 1];
 	if (buf_keep(&o->skey, &o->salloc, skey, slen) < 0 ||
-	    (a->pair_fn && buf_keep(&o->srec, &o->srecalloc, rec->data, rec->size) < 0))
+	    (keep && buf_keep(&o->srec, &o->srecalloc, rec->data, rec->size) < 0))
 		return;
 	a->free_list = o->chain;
 	o->slen = slen;
-	o->sreclen = a->pair_fn ? rec->size : 0;
+	o->sreclen = keep ? rec->size : 0;
 	o->scpu = rec->cpu;
 	o->tpid = tpid;
 	o->orphan = false;
@@ -455,6 +486,68 @@ static void open_add(struct agg *a, const unsigned char *mkey, size_t mlen, uint
 		a->oldest = idx;
 	a->newest = idx;
 	a->nopen++;
+}
+
+/* A pending START made a waiting one, with the frames given (n 0: no stack came). */
+static void stack_done(struct agg *a, struct jpend *p, const void *data, int n)
+{
+	struct tep_record rec = {
+		.ts = p->ts, .cpu = p - a->jpend, .size = p->reclen, .data = p->rec,
+	};
+	unsigned char part[KEY_MAX];
+	size_t k = p->at;
+
+	memcpy(part, p->part, p->at);
+	k += agg_stack_slot(part + k, a->kstack, data, n);
+	memcpy(part + k, p->part + p->at + 2, p->plen - p->at - 2);
+	k += p->plen - p->at - 2;
+	p->on = false;
+	open_add(a, p->mkey, p->mlen, p->h, &rec, part, k, p->tpid);
+}
+
+/* A START with a stack key: its stack record comes next on its CPU. */
+static void stack_wait(struct agg *a, const struct tep_record *rec, const unsigned char *mkey,
+		       size_t mlen, uint64_t h, const unsigned char *part, size_t plen,
+		       int32_t tpid)
+{
+	struct jpend *p;
+	size_t at = 0;
+	int i;
+
+	if (rec->cpu < 0 || rec->cpu >= 4096 || (size_t)rec->size > sizeof(p->rec) ||
+	    !tp_array_grow(&a->jpend, &a->njpend, rec->cpu + 1, sizeof(*a->jpend)))
+		return;
+	p = &a->jpend[rec->cpu];
+	/* the one before got no stack (lost with the buffer, or none was made) */
+	if (p->on)
+		stack_done(a, p, NULL, 0);
+	for (i = 0; i < a->stack_col; i++)
+		if (!a->kend[i])
+			at += agg_slot_len(a, i, part + at);
+	p->on = true;
+	p->pid = decode_pid(rec->data);
+	p->tpid = tpid;
+	p->h = h;
+	p->ts = rec->ts;
+	p->mlen = mlen;
+	memcpy(p->mkey, mkey, mlen);
+	p->plen = plen;
+	p->at = at;
+	memcpy(p->part, part, plen);
+	p->reclen = rec->size;
+	memcpy(p->rec, rec->data, rec->size);
+}
+
+static void join_stack(struct agg *a, const struct tep_record *rec)
+{
+	struct jpend *p = rec->cpu >= 0 && rec->cpu < a->njpend ? &a->jpend[rec->cpu] : NULL;
+	int n;
+
+	/* a stack of a record that was not a START, or whose START was lost */
+	if (!p || !p->on || p->pid != decode_pid(rec->data))
+		return;
+	n = decode_frames(a->kstack, rec->data, rec->size);
+	stack_done(a, p, rec->data, n < STACK_MAX ? n : STACK_MAX);
 }
 
 /* The slots of the keys of one role, in key order, from one record. */
@@ -526,6 +619,11 @@ static size_t join_slots(struct agg *a, const struct jside *js, const struct tep
 			p = a->ev[js->ev].label;
 			k += put_str(out + k, p, strlen(p));
 			break;
+		case LK_STACK:
+			/* no frames yet: agg_join_stack() puts them here */
+			memset(out + k, 0, 2);
+			k += 2;
+			break;
 		}
 	}
 	return k;
@@ -537,6 +635,10 @@ size_t agg_slot_len(const struct agg *a, int k, const unsigned char *p)
 	const struct col *c = &a->ev[a->jev].col[k];
 	uint16_t l16;
 
+	if (c->kind == AGG_KEY_STACK) {
+		memcpy(&l16, p, 2);
+		return 2 + (size_t)l16 * 8;
+	}
 	if (c->kind != AGG_KEY_FIELD)
 		return 4;
 	if (!c->str)
@@ -589,7 +691,10 @@ static bool join_side(struct agg *a, const struct jside *js, const struct tep_re
 		/* live: the task is tracked, so that its START goes when it does */
 		if (js->task && pid > 0 && a->comm_fn && !pcomm_find(a, pid))
 			agg_pcomm_learn(a, pid, rec->ts);
-		open_add(a, mkey, mlen, h, rec, part, plen, js->task && pid > 0 ? pid : 0);
+		if (a->stack_col >= 0)
+			stack_wait(a, rec, mkey, mlen, h, part, plen, js->task && pid > 0 ? pid : 0);
+		else
+			open_add(a, mkey, mlen, h, rec, part, plen, js->task && pid > 0 ? pid : 0);
 		return false;
 	}
 	idx = open_find(a, mkey, mlen, h);
@@ -643,17 +748,14 @@ void agg_set_pair_fn(struct agg *a, uint64_t over_ns, agg_pair_fn fn, void *ctx)
 /* ---------------------------------------------------------------- switches not recorded */
 
 /*
- * Kernels can leave switches out: this 6.18 host's CPU 1 records no switch
- * out of the idle task, so a task woken there runs with no switch in
- * recorded, and its START would wait until its next one (schedlat.c says
- * the same of latency sched).  Every record says who is current on its CPU
- * (common_pid): a switch out of a task that waits for its END, on a CPU
- * where it was not switched in, shows the switch in that is missing.  It
- * is inferred at the CPU's previous record (on an idle CPU the task runs
- * right after the wakeup recorded there, which is why the recipe traces
- * the wakeups too): an END made of the switch out, its END fields (next_*)
- * given the START's (prev_*) of the task.  The first record of a CPU only
- * tells who is current there.
+ * Kernels can leave switches out (oncpu.h): a task whose switch in was not
+ * recorded would keep its START waiting until its next switch in, or for
+ * ever when it exits first.  Every record of the session goes to oncpu.c,
+ * which says when a task ran without a switch in since its switch out, and
+ * where to place that switch; the START waiting for it then ends there: an
+ * END made of the START's own record (the switch out), its END fields
+ * (next_*) given the START's (prev_*), at the time inferred.  The recipe
+ * traces wakeups and exits for it (agg_join.also).
  */
 static const struct jside *role_side(const struct agg *a, const struct ev *e, bool end)
 {
@@ -676,59 +778,67 @@ static bool field_copy(unsigned char *buf, const struct tep_record *rec,
 	return true;
 }
 
+/* The START of pid waiting, if any, ended at ts on cpu; true when it made a pair. */
+static bool end_inferred(struct agg *a, int pid, uint64_t ts, int cpu)
+{
+	const struct jside *ss = NULL, *es = NULL;
+	unsigned char mkey[8], buf[512];
+	struct tep_record end = { .ts = ts, .cpu = cpu };
+	const struct jopen *o;
+	uint64_t v = (uint64_t)(int64_t)pid;
+	uint32_t idx;
+	bool ok;
+	int s, m;
+
+	for (s = 0; s < a->njs; s++) {
+		if (a->js[s].end)
+			es = &a->js[s];
+		else
+			ss = &a->js[s];
+	}
+	/* a START matched on its task's pid alone, its record kept */
+	if (!ss || !es || !ss->task || !es->pid || ss->nm != 1)
+		return false;
+	memcpy(mkey, &v, 8);
+	idx = open_find(a, mkey, 8, hash_bytes(mkey, 8));
+	if (!idx)
+		return false;
+	o = &a->open[idx - 1];
+	if (!o->sreclen || o->sreclen > sizeof(buf))
+		return false;
+	memcpy(buf, o->srec, o->sreclen);
+	end.data = buf;
+	end.size = o->sreclen;
+	{
+		const struct tep_record start = { .data = o->srec, .size = o->sreclen };
+
+		ok = field_copy(buf, &start, ss->pid, es->pid) &&
+		     (!es->comm || field_copy(buf, &start, ss->comm, es->comm));
+		for (m = 0; ok && m < es->nm; m++)
+			ok = field_copy(buf, &start, ss->m[m], es->m[m]);
+	}
+	return ok && join_side(a, es, &end);
+}
+
 static void infer_in(struct agg *a, const struct ev *e, const struct tep_record *rec)
 {
 	const struct jside *ss = role_side(a, e, false), *es = role_side(a, e, true);
-	unsigned char buf[512];
-	struct jcpu *c;
-	uint64_t v = 0;
-	int pid = decode_pid(rec->data), m;
-	bool ok;
+	int pid = decode_pid(rec->data);
+	uint64_t v = 0, w = 0, at;
 
-	if (rec->cpu < 0 || rec->cpu >= 4096 ||
-	    !tp_array_grow(&a->jcpu, &a->njcpu, rec->cpu + 1, sizeof(*a->jcpu)))
-		return;
-	c = &a->jcpu[rec->cpu];
-	if (c->known && pid > 0 && pid != c->cur && ss && es && ss->pid && es->pid &&
-	    (size_t)rec->size <= sizeof(buf) && decode_int(ss->pid, rec->data, rec->size, &v) &&
-	    (int)v == pid) {
-		struct tep_record end = *rec;
-
-		memcpy(buf, rec->data, rec->size);
-		ok = field_copy(buf, rec, ss->pid, es->pid) &&
-		     (!es->comm || field_copy(buf, rec, ss->comm, es->comm));
-		for (m = 0; ok && m < es->nm; m++)
-			ok = field_copy(buf, rec, ss->m[m], es->m[m]);
-		end.data = buf;
-		end.ts = c->last_ts;
-		if (ok && join_side(a, es, &end))
-			c->inferred++;
-	}
-	c->known = true;
-	c->last_ts = rec->ts;
-	c->cur = pid;
-	/* after a switch: the task switched in */
-	if (es && es->pid && decode_int(es->pid, rec->data, rec->size, &v))
-		c->cur = (int)v;
+	if (e->woken && decode_int(e->woken, rec->data, rec->size, &v))
+		oncpu_wakeup(&a->on, (int)v, rec->ts);
+	if (oncpu_record(&a->on, rec->cpu, rec->ts, pid, &at) && pid > 0 &&
+	    end_inferred(a, pid, at, rec->cpu))
+		oncpu_said(&a->on, rec->cpu);
+	if (ss && es && ss->pid && es->pid && decode_int(ss->pid, rec->data, rec->size, &v) &&
+	    decode_int(es->pid, rec->data, rec->size, &w))
+		oncpu_switch(&a->on, rec->cpu, rec->ts, (int)v, (int)w);
 }
 
 unsigned long long agg_inferred(const struct agg *a, char *cpus, size_t size)
 {
-	unsigned long long n = 0;
-	size_t len = 0;
-	int i;
-
-	if (size)
-		cpus[0] = '\0';
-	for (i = 0; i < a->njcpu; i++) {
-		if (!a->jcpu[i].inferred)
-			continue;
-		n += a->jcpu[i].inferred;
-		if (len < size)
-			len += snprintf(cpus + len, size - len, "%sCPU %d: %llu", len ? ", " : "", i,
-					(unsigned long long)a->jcpu[i].inferred);
-	}
-	return n;
+	return oncpu_inferred(&a->on, cpus, size);
 }
 
 static void join_record(struct agg *a, const struct ev *e, const struct tep_record *rec)

@@ -18,6 +18,7 @@
 #include "agg.h"
 #include "comm.h"
 #include "decode.h"
+#include "oncpu.h"
 
 /* Longest string key kept; longer ones are cut (and so merged) there. */
 #define KEY_STR_MAX 256
@@ -95,6 +96,7 @@ struct ev {
 	bool kplanned;
 	char *fmt;			/* latency: its format text (symbolic names) */
 	int8_t jside[2];		/* latency: its sides (index + 1), the END first */
+	const struct dec_field *woken;	/* latency, infer_in: a wakeup's task woken */
 	bool strings;			/* a --strings probe: its strings may be faults */
 };
 
@@ -110,6 +112,7 @@ enum lk {
 	LK_COMM,	/* its name: a string field, or its pid (4 bytes) looked up later */
 	LK_CPU,		/* the END's CPU: 4 bytes */
 	LK_EVENT,	/* the START's event name */
+	LK_STACK,	/* the START's kernel stack: 2-byte count and the frames */
 };
 
 struct names {
@@ -220,6 +223,8 @@ struct agg {
 	bool sysnames_read;
 	/* latency: what takes a record (agg_join.c, set by agg_ready()) */
 	void (*join_record)(struct agg *a, const struct ev *e, const struct tep_record *rec);
+	/* ftrace:kernel_stack's record: the stack of the START waiting on its CPU */
+	void (*join_stack)(struct agg *a, const struct tep_record *rec);
 	agg_pair_fn pair_fn;		/* --over */
 	void *pair_ctx;
 	uint64_t over;
@@ -227,16 +232,24 @@ struct agg {
 	int *own;
 	size_t nown, aown;
 	bool own_on, own_follow;
-	/* infer_in: who is current on each CPU by its records */
-	struct jcpu *jcpu;
-	int njcpu;
+	/* infer_in: who runs where by the records, the switches in inferred */
+	struct oncpu on;
+	/* a stack key: the STARTs waiting for their stack record, per CPU */
+	struct jpend *jpend;
+	int njpend;
 };
 
-struct jcpu {
-	bool known;			/* a record was seen */
-	int cur;			/* the task current after it */
-	uint64_t last_ts;		/* its timestamp */
-	uint64_t inferred;		/* switches in inferred here */
+/* A START of a join with a stack key, waiting for the stack record after it. */
+struct jpend {
+	bool on;
+	int pid;			/* its common_pid, the stack's too */
+	int32_t tpid;
+	uint64_t h, ts;
+	size_t mlen, plen, at;		/* at: the stack's place in part */
+	uint32_t reclen;
+	unsigned char mkey[AGG_MATCH_MAX * 8 + 4];
+	unsigned char part[KEY_MAX];
+	unsigned char rec[512];
 };
 
 /* An event waiting for its stack: its key before and after the stack's place. */
@@ -254,6 +267,11 @@ struct gone {
 
 
 /* ---------------------------------------------------------------- agg.c */
+
+/* Key k is the stack: ftrace:kernel_stack's decoder found (an error said: TP_FAIL). */
+int agg_stack_key(struct agg *a, int k);
+/* A stack key's slot at out: its count of frames (2 bytes), the n frames; its length. */
+size_t agg_stack_slot(unsigned char *out, const struct dec_event *de, const void *data, int n);
 
 struct row *agg_tab_get(struct tab *t, const void *key, uint32_t klen, uint64_t h);
 /* Row s added to row r (of the same key, or of the key s folds into). */

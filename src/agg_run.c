@@ -1251,7 +1251,7 @@ static int agg_end(struct agg_set *set, const struct agg_opts *o, struct flame_f
 	inferred = agg_inferred(agg, cpus, sizeof(cpus));
 	if (inferred)
 		tp_warn("%llu switches in that the kernel did not record were inferred (%s: a task "
-			"switched out on a CPU where it was never switched in)", inferred, cpus);
+			"switched out ran again with no switch in recorded)", inferred, cpus);
 	output_faults_report(agg_faults(agg));
 	if (set->out_failed)
 		ret = live_stdout_failed(set->out_errno, ret);

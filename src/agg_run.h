@@ -46,7 +46,7 @@ struct agg_opts {
 	int (*run)(const struct agg_opts *o);
 	/* latency: the pair given as START END --match, and the sides' events */
 	struct agg_join join;
-	char *join_events[AGG_SIDES_MAX + 1];	/* and agg_join.also */
+	char *join_events[AGG_SIDES_MAX + AGG_ALSO_MAX + 1];	/* and agg_join.also */
 	/* START END naming a --probe of this run by its NAME: tpctl_<pid>:NAME */
 	char probe_side[2][128];
 };

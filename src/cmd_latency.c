@@ -99,7 +99,10 @@ static const struct recipe {
 		.nside = 2, .start = "sched:sched_switch", .end = "sched:sched_switch",
 		.skip_idle = true, .end_owns = true,
 		/* a switch in the kernel did not record, placed at the wakeup before it */
-		.infer_in = true, .also = "sched:sched_wakeup",
+		.infer_in = true, .also = {
+			{ "sched:sched_wakeup", "pid" }, { "sched:sched_wakeup_new", "pid" },
+			{ "sched:sched_process_exit", NULL },
+		},
 	} },
 };
 
@@ -382,10 +385,10 @@ static int pairs_parse(struct agg_opts *o, struct latency_words *w)
 			return agg_parse_end(o, &w->args, w->top, ret);
 	}
 	o->over = w->over;
-	/* the session traces the sides' events, each once, and the one the join also wants */
-	for (s = 0; s <= o->spec.join->nside; s++) {
+	/* the session traces the sides' events, each once, and those the join also wants */
+	for (s = 0; s < o->spec.join->nside + AGG_ALSO_MAX; s++) {
 		const char *ev = s < o->spec.join->nside ? o->spec.join->side[s].event :
-				 o->spec.join->also;
+				 o->spec.join->also[s - o->spec.join->nside].event;
 
 		if (!ev)
 			break;
@@ -416,7 +419,8 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 			   "keys avg, max, switch, runtime, pid (default:\n"
 			   "avg,max,switch,runtime)"),
 		OPT_STRING(0, "by", &w.by, "KEY,...", "one histogram per key: comm, pid, cpu, event,\n"
-			   "start.FIELD, end.FIELD, FIELD, syscall (default: the recipe's)"),
+			   "start.FIELD, end.FIELD, FIELD, syscall, stack (START's)\n"
+			   "(default: the recipe's)"),
 		OPT_BOOL(0, "log2", &w.log2, "power-of-two buckets of microseconds (the default)"),
 		OPT_CALLBACK(0, "linear", &w.step, "STEP", opt_duration,
 			     "buckets STEP wide (a duration: 100us, 1ms)"),

@@ -42,14 +42,13 @@
  *  - Kernels can leave out switches: 6.18's CPU 1 here records no switch
  *    out of the idle task (ten sleeps: 0 switches from idle there, 44 to
  *    idle), and perf's own recording has the same gap.  Every record says
- *    which task was current on its CPU (common_pid), so a record of a task
- *    other than the one last switched in there (a switch out of a task whose
- *    switch in was not seen, or its sched_stat_runtime) shows a switch in
- *    the kernel did not record.  It is inferred at the CPU's previous record
- *    (the woken task runs right after the wakeup that an idle CPU records),
- *    counted as a switch when the task was waiting, and counted per CPU for
- *    the warning of sched_warn_gaps().  The first record of a
- *    CPU, and the first after lost events there, only tell who is current.
+ *    which task is current on its CPU (common_pid), so a record of a task
+ *    whose last recorded switch was out (its next switch out, its
+ *    sched_stat_runtime) shows a switch in the kernel did not record.  It
+ *    is inferred as oncpu.h places it (at the task's wakeup, or at the
+ *    CPU's previous record when another task ran there after it), counted
+ *    as a switch when the task was waiting, and counted per CPU for the
+ *    warning of sched_warn_gaps().  latency offcpu infers the same way.
  *  - With sched_own(), the table holds one process tree: the task given and
  *    every task it or its descendants start (sched_wakeup_new is recorded in
  *    the parent's context).  The kernel's pid filter passes any switch to or
@@ -61,6 +60,7 @@
 
 #include <event-parse.h>
 
+#include "oncpu.h"
 #include "schedlat.h"
 #include "util.h"
 
@@ -84,14 +84,6 @@ struct task {
 	char comm[COMM_LEN + 1];
 };
 
-/* What a CPU's records say of it: who is current there since when. */
-struct cpu_seen {
-	bool known;			/* cur is known (a record was seen, none lost since) */
-	int cur;			/* the task current there after the last record */
-	uint64_t last_ts;		/* the last record's timestamp */
-	uint64_t inferred;		/* switches in inferred (not recorded) */
-};
-
 /* One event's id and the fields read from it (NULL: not in the format). */
 struct sev {
 	int id;
@@ -113,8 +105,7 @@ struct sched {
 	struct tep_format_field *prev_comm;
 	struct task *t;
 	size_t n, used;
-	struct cpu_seen *cpu;
-	int ncpu;
+	struct oncpu on;		/* who runs where, the switches in inferred */
 	int root;			/* sched_own(): the tree's root; 0: every task */
 	bool perf_only;			/* sched_perf_only(): no switch is inferred */
 };
@@ -189,7 +180,7 @@ void sched_free(struct sched *s)
 	if (!s)
 		return;
 	free(s->t);
-	free(s->cpu);
+	oncpu_free(&s->on);
 	free(s);
 }
 
@@ -205,8 +196,7 @@ void sched_perf_only(struct sched *s)
 
 void sched_lost(struct sched *s, int cpu)
 {
-	if (cpu >= 0 && cpu < s->ncpu)
-		s->cpu[cpu].known = false;
+	oncpu_lost(&s->on, cpu);
 }
 
 void sched_warn_gaps(const struct sched *s)
@@ -214,11 +204,11 @@ void sched_warn_gaps(const struct sched *s)
 	int cpu;
 
 	/* perf sched latency only warns of "context switch bugs": name the CPUs and counts */
-	for (cpu = 0; cpu < s->ncpu; cpu++)
-		if (s->cpu[cpu].inferred)
+	for (cpu = 0; cpu < s->on.ncpu; cpu++)
+		if (s->on.cpu[cpu].inferred)
 			tp_warn("CPU %d: %llu switches in that the kernel did not record were "
-				"inferred (a task switched out or running there that was never "
-				"switched in)", cpu, (unsigned long long)s->cpu[cpu].inferred);
+				"inferred (a task switched out ran again with no switch in "
+				"recorded)", cpu, (unsigned long long)s->on.cpu[cpu].inferred);
 }
 
 static struct task *slot(struct task *t, size_t n, int pid)
@@ -340,53 +330,38 @@ static void switch_in(struct task *p, uint64_t ts)
 }
 
 /*
- * Before rec (of event i) is taken: is its task (common_pid) the one current
- * on its CPU?  When not, and the task is one the pid filter passes, the
- * kernel did not record its switch in: infer it (see the top).  Which tasks
- * the filter passes: the tree of sched_own(), and a task whose
- * sched_stat_runtime was recorded while it was current (those are filtered
- * by the current task; a switch passes when either side is traced, a wakeup
- * when the woken task is, so their common_pid proves nothing).  false: no
- * memory.
+ * Before rec (of event i) is taken: a record of a task whose last recorded
+ * switch was out shows a switch in the kernel did not record (oncpu.h).
+ * It counts for a task the pid filter passes: the tree of sched_own(), and
+ * a task whose sched_stat_runtime was recorded while it was current (those
+ * are filtered by the current task; a switch passes when either side is
+ * traced, a wakeup when the woken task is, so their common_pid proves
+ * nothing).  false: no memory.
  */
 static bool cpu_check(struct sched *s, int i, const struct tep_record *rec)
 {
-	struct cpu_seen *c;
+	int pid = tep_data_pid(s->tep, (struct tep_record *)rec);
 	struct task *p;
-	int pid;
+	uint64_t at;
 
-	if (rec->cpu < 0 || rec->cpu >= 4096)
-		return true;
-	if (!tp_array_grow(&s->cpu, &s->ncpu, rec->cpu + 1, sizeof(*s->cpu)))
-		return false;
-	c = &s->cpu[rec->cpu];
-	pid = tep_data_pid(s->tep, (struct tep_record *)rec);
 	if (i == EV_RUNTIME && pid > 0 && inum(rec, s->ev[i].f[F_PID]) == pid) {
 		p = task_get(s, pid, ATOM_WAITING, rec->ts);
 		if (!p)
 			return false;
 		p->traced = true;
 	}
-	p = pid > 0 ? task_find(s, pid) : NULL;
-	if (!s->perf_only && c->known && pid != c->cur && (is_own(s, pid) || (p && p->traced))) {
-		c->inferred++;
-		p = task_get(s, pid, ATOM_WAITING, c->last_ts);
-		if (!p)
-			return false;
-		switch_in(p, c->last_ts > p->wait_ts ? c->last_ts : p->wait_ts);
-	} else if (!s->perf_only && !c->known && p && p->state == ATOM_WAITING &&
-		   (is_own(s, pid) || p->traced)) {
-		/*
-		 * The CPU's first record (or its first after a loss) is of a task
-		 * still waiting: it was switched in unseen, with no record before
-		 * to place it at; on an idle CPU it ran right after its wakeup.
-		 */
-		c->inferred++;
-		switch_in(p, p->wait_ts);
-	}
-	c->known = true;
-	c->cur = pid;
-	c->last_ts = rec->ts;
+	if (i == EV_WAKEUP || i == EV_WAKEUP_NEW)
+		oncpu_wakeup(&s->on, inum(rec, s->ev[i].f[F_PID]), rec->ts);
+	if (s->perf_only || !oncpu_record(&s->on, rec->cpu, rec->ts, pid, &at))
+		return true;
+	p = task_find(s, pid);
+	if (!is_own(s, pid) && !(p && p->traced))
+		return true;
+	oncpu_said(&s->on, rec->cpu);
+	p = task_get(s, pid, ATOM_WAITING, at);
+	if (!p)
+		return false;
+	switch_in(p, at > p->wait_ts ? at : p->wait_ts);
 	return true;
 }
 
@@ -442,9 +417,8 @@ void sched_record(struct sched *s, const struct tep_record *rec)
 	cpu_check(s, i, rec);
 	if (i == EV_SWITCH) {
 		on_switch(s, rec);
-		/* the task switched in is current there now */
-		if (rec->cpu >= 0 && rec->cpu < s->ncpu)
-			s->cpu[rec->cpu].cur = inum(rec, s->ev[i].f[F_PID2]);
+		oncpu_switch(&s->on, rec->cpu, rec->ts, inum(rec, s->ev[i].f[F_PID]),
+			     inum(rec, s->ev[i].f[F_PID2]));
 	} else if (i == EV_RUNTIME) {
 		struct task *p = task_get(s, inum(rec, s->ev[i].f[F_PID]), ATOM_WAITING, rec->ts);
 

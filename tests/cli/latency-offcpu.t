@@ -5,7 +5,8 @@
 # switch in the kernel did not record (this host's CPU 1 records no switch out
 # of idle) is inferred and said once on stderr.  20 runs of `sleep 1` (about
 # 30 s): each one row, sleep, of 1 s +-5 %; 3 more pinned to CPU 1 (taskset,
-# whose process then execs sleep), where this host has to infer.
+# whose process then execs sleep), where this host has to infer; one run by
+# the stack sleep was switched out in (--by stack --folded).
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v jq > /dev/null || skip_all "jq is not installed (make deps installs it)"
@@ -13,7 +14,7 @@ for e in sched/sched_switch sched/sched_wakeup; do
 	[ -e "$TRACEFS/events/$e" ] || skip_all "no $e event"
 done
 RUNS=20
-plan 7
+plan 9
 
 before=$(state_digest)
 bad=0 other=0 said=0 twice=0 failed=0 figures=
@@ -38,11 +39,9 @@ echo "# rows (comm:ns) of $RUNS runs:$figures"
 [ $other = 0 ]
 ok $? "$RUNS runs: no row of another task than the command's ($other had one)"
 # a switch in the kernel did not record, and that is not inferred, leaves a run
-# without sleep's row or with a short one: this host shows it in a quarter to a
-# half of the runs, so the row's presence is a TODO until the inference holds
+# without sleep's row or with a short one
 [ $bad = 0 ]
-todo $? "$RUNS of $RUNS runs: one row, sleep, of 1 s +-5 % ($bad not)" \
-	"a missing switch in is not always inferred"
+ok $? "$RUNS of $RUNS runs: one row, sleep, of 1 s +-5 % ($bad not)"
 [ $twice = 0 ]
 ok $? "an inferred switch is said once a run ($said runs said it)"
 [ $failed = 0 ]
@@ -66,8 +65,7 @@ if [ "$(nproc)" -gt 1 ] && command -v taskset > /dev/null; then
 	done
 	echo "# pinned to CPU 1:$pfig"
 	[ $pinned = 0 ]
-	todo $? "3 runs on CPU 1: sleep's row of 1 s +-5 %, no row but taskset's and sleep's" \
-		"a missing switch in is not always inferred"
+	ok $? "3 runs on CPU 1: sleep's row of 1 s +-5 %, no row but taskset's and sleep's"
 else
 	skip "one CPU, or no taskset"
 fi
@@ -80,6 +78,19 @@ if [ $said -gt 0 ]; then
 else
 	skip "this kernel recorded every switch in (nothing to infer)"
 fi
+
+# off-CPU time by the stack the task was switched out in: sleep's second is
+# in the stacks through do_nanosleep (microseconds, as offcputime -f)
+"$TPCTL" latency offcpu --by stack --folded -- sleep 1 > "$TMP/folded" 2> "$TMP/folded.err"
+rc=$?
+[ $rc = 0 ] && [ -s "$TMP/folded" ] && ! grep -Evq '^[^ ]+ [0-9]+$' "$TMP/folded"
+ok $? "--by stack --folded: lines of frames and a weight (exit $rc)"
+[ "$_last" = fail ] && diag "$TMP/folded" "$TMP/folded.err"
+us=$(awk '/(^|;)do_nanosleep(;| )/ { s += $NF } END { print s + 0 }' "$TMP/folded")
+echo "# stacks through do_nanosleep: $us us"
+[ "$us" -ge 950000 ] && [ "$us" -le 1050000 ]
+ok $? "... the stacks through do_nanosleep weigh 1 s +-5 % ($us us)"
+[ "$_last" = fail ] && diag "$TMP/folded" "$TMP/folded.err"
 
 [ "$(state_digest)" = "$before" ]
 ok $? "nothing changed in tracefs"

@@ -465,8 +465,8 @@ static int kfunc_parse(struct agg_opts *o, struct latency_words *w)
 	/* the keys the kernel's pairs carry: the task's */
 	for (k = 0; !ret && k < o->spec.nkeys; k++) {
 		if (o->spec.kind[k] != AGG_KEY_COMM && o->spec.kind[k] != AGG_KEY_PID) {
-			tp_error("'--function' on the kernel engine takes '--by comm' and "
-				 "'--by pid'; '--engine user' '--by comm'");
+			tp_error("'--by' of '--function' takes 'comm' and 'pid' on the kernel "
+				 "engine, 'comm' on the user engine");
 			ret = agg_parse_end(o, &w->args, w->top, TP_USAGE);
 		}
 	}

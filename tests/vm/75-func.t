@@ -428,7 +428,7 @@ t.ok(v.rc("fn_lat_k_text") == 0 and lines[:2] == ["vfs_read -> vfs_read", ""] an
      int(m.group(1)) == 200,
      "--engine kernel (text): latency's table, 200 calls", v.step_diag("fn_lat_k_text"))
 for s, what in (("fn_lat_k_glob", "the kernel engine cannot do this latency"),
-                ("fn_lat_k_cpu", "'--by comm' and '--by pid'"),
+                ("fn_lat_k_cpu", "takes 'comm' and 'pid' on the kernel engine"),
                 ("fn_lat_k_nosuch", "no_such_function_xyz")):
     lines = v.text(s + ".err").splitlines()
     t.ok(v.rc(s) == 2 and len(lines) == 1 and lines[0].startswith("tpctl: latency: ") and
@@ -437,7 +437,8 @@ kbefore = v.text("func/kstate_before")
 for name, what in (("kstate_after_runs", "the kernel engine's runs"),
                    ("kstate_after_bad", "its mistakes"),
                    ("kstate_after_int", "INT of a kernel engine run")):
-    t.ok(v.text("func/" + name) == kbefore and "tpctl" not in v.text("func/" + name),
+    # tpctl_PID (the probes' group) and tpctl_lat_PID_N (the synthetic event)
+    t.ok(v.text("func/" + name) == kbefore and "tpctl_" not in v.text("func/" + name),
          "%s: no probe, synthetic event, trigger or instance left" % what,
          v.text("func/" + name) + "\n----\n" + kbefore)
 d = None

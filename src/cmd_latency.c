@@ -273,33 +273,6 @@ struct latency_words {
 	bool log2;
 };
 
-/* --function FUNC: the durations of its calls (func_agg.c), none of the pairs' options. */
-static int function_parse(struct agg_opts *o, struct latency_words *w)
-{
-	int ret = TP_USAGE;
-
-	if (w->args.argc || w->match || o->sort || w->step || w->buckets || w->over ||
-	    o->interval > 0 || o->filter || o->probes.n || latency_fs.ngraph > 1 ||
-	    latency_fs.graph[0][0] == '!' || o->engine == AGG_ENGINE_KERNEL)
-		tp_error("'--function FUNC' times the functions of one name or glob: no START "
-			 "END or RECIPE, "
-			 "--match, --sort, --linear, --buckets, --over, --interval, --filter, "
-			 "--probe or "
-			 "--engine kernel");
-	else
-		ret = agg_spec_keys(&o->spec, w->by);
-	if (!ret && !w->by)
-		o->spec.nkeys = 0;
-	if (!ret) {
-		/* FUNC alone: nothing it calls */
-		latency_fs.depth = 1;
-		latency_fs.cmd = "latency";
-		o->ftrace = &latency_fs;
-		o->run = func_latency_run;
-	}
-	return agg_parse_end(o, &w->args, w->top, ret);
-}
-
 /* latency sched: perf sched latency's table, none of the histograms' options */
 static int sched_parse(struct agg_opts *o, struct latency_words *w)
 {
@@ -405,6 +378,137 @@ static int pairs_parse(struct agg_opts *o, struct latency_words *w)
 	return ret;
 }
 
+/*
+ * --function FUNC on the kernel engine: a kprobe at FUNC and a kretprobe of
+ * it, made for this run (group tpctl_<pid>, removed at the end as every
+ * --probe), paired per task as START END --match common_pid by the kernel
+ * engine of the pairs (a synthetic event and hist triggers): only the
+ * histograms leave the kernel.  The probes' words and names live as long as
+ * the run.
+ */
+static char kfunc_word[2][NAMES_PROBE_MAX + 8];
+static char *kfunc_argv[2];
+static char kfunc_match[] = "common_pid";
+
+/*
+ * Which engine times FUNC: 1 the kernel's, 0 function_graph's (the user
+ * engine), or the status of an error (--engine kernel where it cannot).
+ */
+static int function_engine(const struct agg_opts *o, const char *func)
+{
+	struct tfs_event sw = { (char *)"sched", (char *)"sched_switch" };
+	bool must = o->engine == AGG_ENGINE_KERNEL;
+	const char *why = NULL;
+	int ret;
+
+	if (o->engine == AGG_ENGINE_USER)
+		return 0;
+	if (o->input)
+		why = "'--input' reads a recording: the user engine does ('--engine user')";
+	else if (strpbrk(func, "*?[!"))
+		why = "the kernel times one function, not a glob";
+	/* FUNC__return is the kretprobe's name, within the kernel's 64 characters */
+	else if (strlen(func) + strlen("__return") > NAMES_PROBE_MAX)
+		why = "the function's name is too long for a probe's";
+	if (why && must) {
+		tp_error("the kernel engine cannot do this latency: %s", why);
+		return TP_USAGE;
+	}
+	if (why)
+		return 0;
+	ret = tfs_init();
+	if (ret)
+		return ret;
+	if (!tfs_has_file(NULL, "kprobe_events"))
+		why = "this kernel has no kprobe events";
+	else if (!tfs_has_synth())
+		why = "this kernel has no synthetic events";
+	else if (!tfs_event_has_hist(NULL, &sw))
+		why = "this kernel has no hist triggers";
+	if (!why)
+		return 1;
+	if (must) {
+		tp_error("the kernel engine cannot do this latency: %s", why);
+		return TP_FAIL;
+	}
+	tp_debug("user engine (function_graph): %s", why);
+	return 0;
+}
+
+/* FUNC's calls as the pairs of its kprobe and kretprobe (see kfunc_word). */
+static int kfunc_parse(struct agg_opts *o, struct latency_words *w)
+{
+	const char *func = latency_fs.graph[0];
+	struct probe p;
+	int i, k, ret = TP_OK;
+
+	if (tp.instance) {
+		tp_error("%s traces in a private instance; '-i %s' cannot be used", tp.cmd,
+			 tp.instance);
+		ret = TP_USAGE;
+	}
+	for (i = 0; i < 2 && !ret; i++) {
+		snprintf(kfunc_word[i], sizeof(kfunc_word[i]), "%s:%s", i ? "kr" : "k", func);
+		memset(&p, 0, sizeof(p));
+		ret = probe_parse_word(kfunc_word[i], &p);
+		if (!ret) {
+			snprintf(o->probe_side[i], sizeof(o->probe_side[i]), "%s:%s",
+				 probe_run_group(), p.name);
+			o->probes.v[o->probes.n++] = kfunc_word[i];
+			kfunc_argv[i] = o->probe_side[i];
+		}
+		probe_free(&p);
+	}
+	if (ret)
+		return agg_parse_end(o, &w->args, w->top, ret);
+	w->args.argc = 2;
+	w->args.argv = kfunc_argv;
+	w->match = kfunc_match;
+	ret = pairs_parse(o, w);
+	/* the keys the kernel's pairs carry: the task's */
+	for (k = 0; !ret && k < o->spec.nkeys; k++) {
+		if (o->spec.kind[k] != AGG_KEY_COMM && o->spec.kind[k] != AGG_KEY_PID) {
+			tp_error("'--by' of '--function' takes 'comm' and 'pid' on the kernel "
+				 "engine, 'comm' on the user engine");
+			ret = agg_parse_end(o, &w->args, w->top, TP_USAGE);
+		}
+	}
+	/* the output names both ends FUNC, as function_graph's histogram does */
+	o->join.start = o->join.end = func;
+	return ret;
+}
+
+/* --function FUNC: the durations of its calls, none of the pairs' options. */
+static int function_parse(struct agg_opts *o, struct latency_words *w)
+{
+	int ret = TP_USAGE;
+
+	if (w->args.argc || w->match || o->sort || w->step || w->buckets || w->over ||
+	    o->interval > 0 || o->filter || o->probes.n || latency_fs.ngraph > 1 ||
+	    latency_fs.graph[0][0] == '!') {
+		tp_error("'--function FUNC' times the functions of one name or glob: no START "
+			 "END or RECIPE, "
+			 "--match, --sort, --linear, --buckets, --over, --interval, --filter "
+			 "or --probe");
+		return agg_parse_end(o, &w->args, w->top, ret);
+	}
+	ret = function_engine(o, latency_fs.graph[0]);
+	if (ret == 1)
+		return kfunc_parse(o, w);
+	if (!ret)
+		ret = agg_spec_keys(&o->spec, w->by);
+	if (!ret && !w->by)
+		o->spec.nkeys = 0;
+	if (!ret) {
+		/* FUNC alone: nothing it calls (func_agg.c) */
+		latency_fs.depth = 1;
+		latency_fs.cmd = "latency";
+		o->ftrace = &latency_fs;
+		o->run = func_latency_run;
+	}
+	return agg_parse_end(o, &w->args, w->top, ret);
+}
+
 int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 {
 	struct latency_words w = { .by = NULL };
@@ -432,7 +536,8 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 			     "closes, with both events (5ms)"),
 		OPT_CALLBACK(0, "function", &latency_fs, "FUNC", ftr_graph_opt,
 			     "the durations of the calls of kernel function FUNC\n"
-			     "(function_graph returns) instead of START END"),
+			     "instead of START END (kernel engine: a kprobe and a\n"
+			     "kretprobe paired in the kernel; user: function_graph)"),
 		AGG_OPTS(o, &w.top, "only the events matching EXPR (START's and END's)",
 			 "only the N histograms with the most pairs",
 			 "histograms every SEC seconds (of that interval), the totals at the end"),

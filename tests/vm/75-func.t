@@ -384,4 +384,70 @@ for how, tracer in (("graph", "function_graph"), ("function", "function")):
          "KILL of a --%s run, then reset: everything as it was" % how,
          v.text("func/kill_%s_tracer" % how) + v.step_diag("fn_reset_" + how) + "\n" +
          v.text("func/state_after_reset_%s" % how))
+
+# ---- latency --function on the kernel engine: a kprobe and a kretprobe paired in the kernel
+def lat_groups(step):
+    d = v.json_doc(step)
+    return d, (d or {}).get("groups", [])
+
+
+d, g = lat_groups("fn_lat_k")
+err = v.text("fn_lat_k.err")
+t.ok(v.rc("fn_lat_k") == 0 and d and "kernel engine" in err and len(g) == 1 and
+     g[0]["count"] == 500 and sum(b["count"] for b in g[0]["buckets"]) == 500 and
+     d.get("lost") == 0 and d.get("start") == "vfs_read" and d.get("end") == "vfs_read" and
+     "events lost" not in err,
+     "latency --function vfs_read -- funcload pipe 500: the kernel engine by default, 500 "
+     "calls, nothing lost (%r)" % ([x["count"] for x in g], ), v.step_diag("fn_lat_k"))
+du, gu = lat_groups("fn_lat_u")
+t.ok(v.rc("fn_lat_u") == 0 and du and len(gu) == 1 and gu[0]["count"] == 500 and
+     du.get("by") == (d or {}).get("by") and du.get("start") == (d or {}).get("start"),
+     "--engine user: function_graph's 500 calls, the same document's keys",
+     v.step_diag("fn_lat_u"))
+
+
+def by_comm(step):
+    d, g = lat_groups(step)
+    return d, {x["key"].get("comm"): x["count"] for x in g}
+
+
+dk, rk = by_comm("fn_lat_k_comm")
+du, ru = by_comm("fn_lat_u_comm")
+t.ok(v.rc("fn_lat_k_comm") == 0 and v.rc("fn_lat_u_comm") == 0 and dk and du and
+     rk.get("funcload") == 500 and rk == ru and dk.get("by") == du.get("by") == ["comm"],
+     "--by comm: the kernel engine's rows equal the user engine's (%r, %r)" % (rk, ru),
+     v.step_diag("fn_lat_k_comm") + v.step_diag("fn_lat_u_comm"))
+d, g = lat_groups("fn_lat_k_pid")
+t.ok(v.rc("fn_lat_k_pid") == 0 and d and d.get("by") == ["pid"] and
+     [x["count"] for x in g if x["key"].get("pid", 0) > 0] == [300],
+     "--by pid: one task's 300 calls (%r)" % [(x["key"], x["count"]) for x in g],
+     v.step_diag("fn_lat_k_pid"))
+lines = v.text("fn_lat_k_text.out").splitlines()
+m = re.match(r"^count=(\d+) ", lines[2]) if len(lines) > 2 else None
+t.ok(v.rc("fn_lat_k_text") == 0 and lines[:2] == ["vfs_read -> vfs_read", ""] and m and
+     int(m.group(1)) == 200,
+     "--engine kernel (text): latency's table, 200 calls", v.step_diag("fn_lat_k_text"))
+for s, what in (("fn_lat_k_glob", "the kernel engine cannot do this latency"),
+                ("fn_lat_k_cpu", "takes 'comm' and 'pid' on the kernel engine"),
+                ("fn_lat_k_nosuch", "no_such_function_xyz")):
+    lines = v.text(s + ".err").splitlines()
+    t.ok(v.rc(s) == 2 and len(lines) == 1 and lines[0].startswith("tpctl: latency: ") and
+         what in lines[0], "%s: exit 2, one line naming %s" % (s, what), v.step_diag(s))
+kbefore = v.text("func/kstate_before")
+for name, what in (("kstate_after_runs", "the kernel engine's runs"),
+                   ("kstate_after_bad", "its mistakes"),
+                   ("kstate_after_int", "INT of a kernel engine run")):
+    # tpctl_PID (the probes' group) and tpctl_lat_PID_N (the synthetic event)
+    t.ok(v.text("func/" + name) == kbefore and "tpctl_" not in v.text("func/" + name),
+         "%s: no probe, synthetic event, trigger or instance left" % what,
+         v.text("func/" + name) + "\n----\n" + kbefore)
+d = None
+try:
+    import json
+    d = json.loads(v.read("func/lat_k_int.out") or b"null")
+except ValueError:
+    pass
+n = sum(x.get("count", 0) for x in (d or {}).get("groups", []))
+t.ok(d and n > 0, "INT of a kernel engine run: its histogram printed (%d calls)" % n,
+     "exit %s, stderr %s" % (v.text("func/lat_k_int.rc"), v.text("func/lat_k_int.err")))
 t.done()

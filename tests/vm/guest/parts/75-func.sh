@@ -110,7 +110,8 @@ step fn_count_interval tpctl count --json --function vfs_read --interval 0.2 \
 step fn_count_interval_text tpctl count --function vfs_read --interval 0.2 \
 	-- sh -c 'funcload pipe 300; sleep 1; funcload pipe 300'
 
-step fn_latency tpctl latency --json --by comm --function vfs_read -- funcload pipe 1000
+step fn_latency tpctl latency --json --engine user --by comm --function vfs_read \
+	-- funcload pipe 1000
 # one byte a read, on the default buffer: every call counted, nothing lost
 # (a static program: a dynamic one's loader reads its libraries too)
 step fn_lat_dd tpctl latency --json --function vfs_read -- funcload pipe 500
@@ -123,6 +124,47 @@ step fn_lat_input_text tpctl latency --function vfs_read --input /tmp/lat.dat
 step fn_lat_report tpctl report /tmp/lat.dat
 step fn_count_input tpctl count --json --function vfs_read --input /tmp/lat.dat
 fn_state >$F/state_after_runs
+
+# ---- latency --function on the kernel engine (this kernel has kprobe events,
+# synthetic events and hist triggers): a kprobe and a kretprobe of vfs_read
+# paired by a synthetic event; what tpctl makes for it must all go again
+fn_kstate() {
+	for f in dynamic_events kprobe_events synthetic_events; do
+		echo "== $f"
+		cat $T/$f
+	done
+	echo "== triggers"
+	grep -l . $T/events/*/*/trigger 2>/dev/null | while read -r f; do
+		grep -v '^#' $f | sed "s|^|$f: |"
+	done
+	echo "== instances"
+	ls $T/instances
+}
+fn_kstate >$F/kstate_before
+step fn_lat_k tpctl -v latency --json --function vfs_read -- funcload pipe 500
+step fn_lat_u tpctl latency --json --engine user --function vfs_read -- funcload pipe 500
+step fn_lat_k_comm tpctl latency --json --engine kernel --by comm --function vfs_read \
+	-- funcload pipe 500
+step fn_lat_u_comm tpctl latency --json --engine user --by comm --function vfs_read \
+	-- funcload pipe 500
+step fn_lat_k_pid tpctl latency --json --by pid --function vfs_read -- funcload pipe 300
+step fn_lat_k_text tpctl latency --engine kernel --function vfs_read -- funcload pipe 200
+fn_kstate >$F/kstate_after_runs
+# mistakes: a glob or a recording on the kernel engine, a key it has not
+step fn_lat_k_glob tpctl latency --engine kernel --function 'vfs_rea*' -- true
+step fn_lat_k_cpu tpctl latency --by cpu --function vfs_read -- true
+step fn_lat_k_nosuch tpctl latency --function no_such_function_xyz -- true
+fn_kstate >$F/kstate_after_bad
+# INT while it counts: the histograms printed, then nothing of it left
+tpctl latency --json --function vfs_read -- funcload loop >$F/lat_k_int.out \
+	2>$F/lat_k_int.err &
+p=$!
+fn_wait $T/dynamic_events "tpctl_$p/"
+sleep 0.5
+kill -INT $p
+wait $p
+echo $? >$F/lat_k_int.rc
+fn_kstate >$F/kstate_after_int
 
 # ---- mistakes: exit 2, one line, nothing changed
 step fn_bad tpctl stream --function no_such_function_xyz -- true

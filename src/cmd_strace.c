@@ -18,6 +18,7 @@
 #include <event-parse.h>
 
 #include "cmd.h"
+#include "errname.h"
 #include "json.h"
 #include "live.h"
 #include "near.h"
@@ -458,7 +459,7 @@ static void json_call(struct strace *s, struct task *t, const struct tep_record 
 		json_uint(&s->j, NULL, t->call.args[i]);
 	json_arr_close(&s->j);
 	json_int(&s->j, "ret", t->call.ret);
-	e = sysdec_errno_name(err);
+	e = errname(err);
 	if (err && e)
 		json_str(&s->j, "errno", e);
 	else

@@ -5,7 +5,8 @@
  * Each syscall strace decodes has a line in calls[] below: a letter per
  * argument saying how strace prints it (what no header says), the kind of
  * its return value and its strace classes.  The names and values behind
- * the letters come from the generated sysdec_tab.h (src/gen/sysdec_gen.py).
+ * the letters come from the generated sysdec_tab.h (src/gen/sysdec_gen.py),
+ * the errno names from errname.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <strings.h>
 
 #include "digits.h"
+#include "errname.h"
 #include "sysdec.h"
 
 struct sysdec_xlat {
@@ -288,11 +290,6 @@ static void put_signal(struct out *o, int sig)
 	} else {
 		put_dec(o, sig);
 	}
-}
-
-const char *sysdec_errno_name(int err)
-{
-	return err > 0 ? XFIND(errno, (uint64_t)err) : NULL;
 }
 
 int sysdec_signal_nr(const char *name)
@@ -636,7 +633,7 @@ bool sysdec_noreturn(int nr)
 /* -1 ENOENT (No such file or directory); "?" for the kernel's restart values */
 static void put_error(struct out *o, int err)
 {
-	const char *name = sysdec_errno_name(err), *text = errno_text(err);
+	const char *name = errname(err), *text = errno_text(err);
 
 	puts_(o, err >= 512 && err <= 516 ? "? " : "-1 ");
 	if (name) {

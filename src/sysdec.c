@@ -308,8 +308,18 @@ const char *sysdec_si_code(int sig, int code)
 {
 	const char *name = NULL;
 
-	if (sig == SIGCHLD && code > 0)
-		name = XFIND(cld, (uint64_t)code);
+	/* a positive code is the signal's own (the kernel's faults, a child's end) */
+	if (code > 0) {
+		switch (sig) {
+		case SIGCHLD: name = XFIND(cld, (uint64_t)code); break;
+		case SIGSEGV: name = XFIND(segv, (uint64_t)code); break;
+		case SIGBUS: name = XFIND(bus, (uint64_t)code); break;
+		case SIGFPE: name = XFIND(fpe, (uint64_t)code); break;
+		case SIGILL: name = XFIND(ill, (uint64_t)code); break;
+		case SIGTRAP: name = XFIND(trap, (uint64_t)code); break;
+		case SIGIO: name = XFIND(poll, (uint64_t)code); break;
+		}
+	}
 	return name ? name : XFIND(si, (uint64_t)(int64_t)code);
 }
 

@@ -89,6 +89,12 @@ TABLES = [
     ("fadvise", r"POSIX_FADV_", "enum", ()),
     ("si", r"SI_(USER|KERNEL|QUEUE|TIMER|MESGQ|ASYNCIO|SIGIO|TKILL|DETHREAD|ASYNCNL)$", "enum", ()),
     ("cld", r"CLD_[A-Z]+$", "enum", ()),
+    ("segv", r"SEGV_[A-Z]+$", "enum", ()),
+    ("bus", r"BUS_[A-Z_]+$", "enum", ()),
+    ("fpe", r"FPE_[A-Z]+$", "enum", ()),
+    ("ill", r"ILL_[A-Z]+$", "enum", ()),
+    ("trap", r"TRAP_[A-Z]+$", "enum", ()),
+    ("poll", r"POLL_[A-Z]+$", "enum", ()),
 ]
 
 # strace writes these flags highest first (SOCK_CLOEXEC|SOCK_NONBLOCK)

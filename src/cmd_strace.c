@@ -650,7 +650,7 @@ static void on_exit_(struct strace *s, const struct tep_record *rec, int tid, in
 	t->call.has_ret = true;
 	if (traced(s, t)) {
 		count_call(s, t, rec->ts);
-		if (s->o->json)
+		if (s->o->json && !s->o->summary)
 			json_call(s, t, rec);
 		else if (!s->o->summary)
 			call_done(s, t, rec->ts);

@@ -57,6 +57,7 @@ struct task {
 	int code;
 	/* signals sent to it that its action ignores: strace sees them, the kernel drops them */
 	unsigned long long ignored;
+	int fatal_sent;		/* a signal sent to it that ends it unless it has a handler */
 	int pid;		/* its thread group (JSON), 0: not looked up */
 	unsigned long long enter_ts;
 	struct sysdec_call call;
@@ -716,6 +717,7 @@ static void on_proc_exit(struct strace *s, const struct tep_record *rec, int tid
 	if (shown(s, tid) && s->o->quiet < 2 && !s->o->summary)
 		exit_line(s, t, rec->ts);
 	t->started = false;
+	t->fatal_sent = 0;
 	t->killed = 0;
 	t->exited_call = false;
 }
@@ -783,6 +785,17 @@ static void on_signal(struct strace *s, const struct tep_record *rec, int tid)
 
 	if (!t || !t->started || sig < 1 || sig > 64)
 		return;
+	/*
+	 * A fatal signal at its default action ends the group with SIGKILL
+	 * before the task dequeues it (not so under ptrace): strace's line is
+	 * the signal's
+	 */
+	if (sig == SIGKILL && !sigkill_sent(s, t) && t->fatal_sent) {
+		sig = t->fatal_sent;
+		code = s->gens[sig].code;
+	}
+	if (sig == t->fatal_sent)
+		t->fatal_sent = 0;
 	if (!handler && sig_fatal(sig) && (sig != SIGKILL || sigkill_sent(s, t)))
 		t->killed = sig;
 	sig_line(s, t, rec->ts, sig, code);
@@ -805,12 +818,14 @@ static void on_signal_gen(struct strace *s, const struct tep_record *rec, int ti
 	g->group = *(const int *)(d + s->off_gen_group);
 	from = task_get(s, tid);
 	g->status = !from || sig != SIGCHLD ? 0 : g->code == CLD_EXITED ? from->code : from->end_sig;
-	/* TRACE_SIGNAL_IGNORED: never delivered, yet a ptrace stop strace shows */
-	if (*(const int *)(d + s->off_gen_result) != 1)
-		return;
 	t = task_get(s, g->target);
-	if (t && t->started)
+	if (!t || !t->started)
+		return;
+	/* TRACE_SIGNAL_IGNORED: never delivered, yet a ptrace stop strace shows */
+	if (*(const int *)(d + s->off_gen_result) == 1)
 		t->ignored |= 1ULL << (sig - 1);
+	else if (!*(const int *)(d + s->off_gen_result) && sig_fatal(sig) && sig != SIGKILL)
+		t->fatal_sent = sig;
 }
 
 /* events the ring buffer lost: said where the lines are */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * strace: the lines strace writes, from the syscall tracepoints
- * (raw_syscalls:sys_enter/sys_exit, sched_process_exit, signal_deliver),
+ * (raw_syscalls:sys_enter/sys_exit, sched_process_exit, signal_generate and
+ * signal_deliver),
  * without stopping the traced program.  The options are strace's where they
  * mean the same; the arguments are decoded by sysdec.c; the session loop is
  * live.c's (struct live_tool): this file holds the options, the pairing of
@@ -18,6 +19,7 @@
 #include <event-parse.h>
 
 #include "cmd.h"
+#include "errname.h"
 #include "json.h"
 #include "live.h"
 #include "near.h"
@@ -51,10 +53,20 @@ struct task {
 	bool in_call;
 	bool exited_call;	/* its exit or exit_group was seen: the code is known */
 	int killed;		/* the signal that ends it (default action), or 0 */
+	int end_sig;		/* the signal that ended it, kept past its exit (SIGCHLD's) */
 	int code;
+	/* signals sent to it that its action ignores: strace sees them, the kernel drops them */
+	unsigned long long ignored;
+	int fatal_sent;		/* a signal sent to it that ends it unless it has a handler */
 	int pid;		/* its thread group (JSON), 0: not looked up */
 	unsigned long long enter_ts;
 	struct sysdec_call call;
+};
+
+/* the last signal_generate of a signal: who sent it to whom, for the --- line */
+struct sig_gen {
+	int target, sender, code, status;
+	bool group;
 };
 
 struct stat_row {
@@ -67,9 +79,11 @@ struct strace {
 	struct sysdec *dec;
 	FILE *out;
 	struct json j;
-	int id_enter, id_exit, id_pexit, id_signal;
+	int id_enter, id_exit, id_pexit, id_signal, id_gen;
 	int off_enter_id, off_args, off_exit_id, off_ret;
 	int off_pexit_pid, off_sig, off_code, off_handler;
+	int off_gen_sig, off_gen_code, off_gen_pid, off_gen_group, off_gen_result;
+	struct sig_gen gens[65];	/* by signal number */
 	int group_code;		/* the last exit_group's: the code of the threads it ends */
 	int first;		/* the first process (without -f, the only one) */
 	struct task *tasks;	/* open addressing by tid */
@@ -221,6 +235,35 @@ static int opt_more(const struct tp_opt *opt, const char *arg)
 	return 0;
 }
 
+/*
+ * -y: strace reads a descriptor's path from /proc/PID/fd while the program is
+ * stopped.  tpctl never stops it, and the events do not say the path: the
+ * string an open was given (where the kernel fetches strings) is not the
+ * file's path (relative, symlinks, renamed since), and inherited fds, pipes
+ * and sockets have none.  Refused with the reason, before the parser's
+ * "unknown option".
+ */
+static int strace_refused(int argc, char **argv)
+{
+	static const char *const takes_arg[] = { "-o", "-e", "-s", "-p", "--output", "--expr",
+						 "--string-limit", "--pid", "--cgroup", "--user",
+						 "--buffer-kb", NULL };
+	int i, k;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		for (k = 0; takes_arg[k] && strcmp(argv[i - 1], takes_arg[k]); k++)
+			;
+		if (takes_arg[k] || (strcmp(argv[i], "-y") && strcmp(argv[i], "-yy") &&
+				     strncmp(argv[i], "--decode-fds", 12)))
+			continue;
+		tp_error("%s: a descriptor's path is not in the tracepoints (strace reads "
+			 "/proc/PID/fd while the program is stopped; tpctl never stops it)",
+			 argv[i]);
+		return TP_USAGE;
+	}
+	return 0;
+}
+
 static int strace_parse(struct strace_opts *o, int argc, char **argv)
 {
 	struct target *t = &o->tgt;
@@ -266,6 +309,8 @@ static int strace_parse(struct strace_opts *o, int argc, char **argv)
 	int ret;
 
 	memset(o, 0, sizeof(*o));
+	if (strace_refused(argc, argv))
+		return TP_USAGE;
 	o->strsize = 32;
 	o->signals = ~0ULL;
 	ret = target_parse(t, argc, argv, &spec, &args);
@@ -458,7 +503,7 @@ static void json_call(struct strace *s, struct task *t, const struct tep_record 
 		json_uint(&s->j, NULL, t->call.args[i]);
 	json_arr_close(&s->j);
 	json_int(&s->j, "ret", t->call.ret);
-	e = sysdec_errno_name(err);
+	e = errname(err);
 	if (err && e)
 		json_str(&s->j, "errno", e);
 	else
@@ -484,6 +529,7 @@ static bool deferred(const struct strace_opts *o)
 }
 
 static void count_call(struct strace *s, const struct task *t, unsigned long long ts);
+static void flush_ignored(struct strace *s, struct task *t, unsigned long long ts);
 
 /*
  * COMMAND's execve ran before tracing (target.c stops it there): its line
@@ -536,6 +582,7 @@ static void on_enter(struct strace *s, const struct tep_record *rec, int tid, in
 			return;
 		t->started = true;
 	}
+	flush_ignored(s, t, rec->ts);
 	t->call.nr = nr;
 	for (i = 0; i < SYSDEC_MAX_ARGS; i++)
 		t->call.args[i] = args[i];
@@ -602,15 +649,14 @@ static void on_exit_(struct strace *s, const struct tep_record *rec, int tid, in
 	t->in_call = false;
 	t->call.ret = ret;
 	t->call.has_ret = true;
-	if (!traced(s, t))
-		return;
-	count_call(s, t, rec->ts);
-	if (s->o->summary)
-		return;
-	if (s->o->json)
-		json_call(s, t, rec);
-	else
-		call_done(s, t, rec->ts);
+	if (traced(s, t)) {
+		count_call(s, t, rec->ts);
+		if (s->o->json && !s->o->summary)
+			json_call(s, t, rec);
+		else if (!s->o->summary)
+			call_done(s, t, rec->ts);
+	}
+	flush_ignored(s, t, rec->ts);
 }
 
 /* the signals whose default action ends the process */
@@ -666,11 +712,68 @@ static void on_proc_exit(struct strace *s, const struct tep_record *rec, int tid
 	}
 	if (!t->killed && !t->exited_call)
 		t->code = s->group_code;
+	t->end_sig = t->killed;
+	t->ignored = 0;		/* sent as it ended: no stop strace would see */
 	if (shown(s, tid) && s->o->quiet < 2 && !s->o->summary)
 		exit_line(s, t, rec->ts);
 	t->started = false;
+	t->fatal_sent = 0;
 	t->killed = 0;
 	t->exited_call = false;
+}
+
+/*
+ * The --- SIG {...} --- line: the fields of the siginfo the tracepoints carry
+ * (si_signo, si_code; the sender's pid from signal_generate; a child's status
+ * for SIGCHLD), "..." for those they do not (si_uid, si_addr, times)
+ */
+static void sig_line(struct strace *s, struct task *t, unsigned long long ts, int sig, int code)
+{
+	const struct sig_gen *g = &s->gens[sig];
+	const char *name = sysdec_signal_name(sig), *sc = sysdec_si_code(sig, code);
+	bool from = g->sender && (g->target == t->tid || g->group);
+
+	if (!shown(s, t->tid) || sig == SIGKILL || s->o->summary || s->o->json ||
+	    !(s->o->signals >> (sig - 1) & 1))
+		return;
+	if (!name)
+		name = "SIG???";
+	line_interrupt(s);
+	line_head(s, t->tid, ts);
+	fprintf(s->out, "--- %s {si_signo=%s, si_code=", name, name);
+	if (sc)
+		fputs(sc, s->out);
+	else
+		fprintf(s->out, "%d", code);
+	/* SI_USER, SI_QUEUE, SI_TKILL (0 and below) and a child's end: a process sent it */
+	if (from && (code <= 0 || sig == SIGCHLD))
+		fprintf(s->out, ", si_pid=%d", g->sender);
+	if (from && sig == SIGCHLD && code == CLD_EXITED)
+		fprintf(s->out, ", si_status=%d", g->status);
+	else if (from && sig == SIGCHLD && code > CLD_EXITED && code <= CLD_DUMPED)
+		fprintf(s->out, ", si_status=%s", sysdec_signal_name(g->status) ?: "0");
+	fputs(", ...} ---\n", s->out);
+}
+
+/* signals its action ignores, sent while it ran or was in a call: strace's lines for them */
+static void flush_ignored(struct strace *s, struct task *t, unsigned long long ts)
+{
+	while (t->ignored) {
+		int sig = __builtin_ctzll(t->ignored) + 1;
+
+		t->ignored &= t->ignored - 1;
+		sig_line(s, t, ts, sig, s->gens[sig].target == t->tid ? s->gens[sig].code : 0);
+	}
+}
+
+/* a SIGKILL someone sent, not the one that ends the other threads of an exiting group */
+static bool sigkill_sent(struct strace *s, struct task *t)
+{
+	const struct sig_gen *g = &s->gens[SIGKILL];
+
+	if (!g->sender)
+		return false;
+	return g->target == t->tid || (g->group && (task_pid(t) <= 0 || task_pid(t) == g->target));
 }
 
 static void on_signal(struct strace *s, const struct tep_record *rec, int tid)
@@ -679,23 +782,50 @@ static void on_signal(struct strace *s, const struct tep_record *rec, int tid)
 	int sig = *(const int *)(d + s->off_sig), code = *(const int *)(d + s->off_code);
 	unsigned long handler = *(const unsigned long *)(d + s->off_handler);
 	struct task *t = task_get(s, tid);
-	const char *name = sysdec_signal_name(sig), *sc = sysdec_si_code(sig, code);
 
+	if (!t || !t->started || sig < 1 || sig > 64)
+		return;
+	/*
+	 * A fatal signal at its default action ends the group with SIGKILL
+	 * before the task dequeues it (not so under ptrace): strace's line is
+	 * the signal's
+	 */
+	if (sig == SIGKILL && !sigkill_sent(s, t) && t->fatal_sent) {
+		sig = t->fatal_sent;
+		code = s->gens[sig].code;
+	}
+	if (sig == t->fatal_sent)
+		t->fatal_sent = 0;
+	if (!handler && sig_fatal(sig) && (sig != SIGKILL || sigkill_sent(s, t)))
+		t->killed = sig;
+	sig_line(s, t, rec->ts, sig, code);
+}
+
+/* a signal sent: who sent it (the --- line's si_pid), and those the target's action ignores */
+static void on_signal_gen(struct strace *s, const struct tep_record *rec, int tid)
+{
+	const unsigned char *d = rec->data;
+	int sig = *(const int *)(d + s->off_gen_sig);
+	struct task *from, *t;
+	struct sig_gen *g;
+
+	if (sig < 1 || sig > 64)
+		return;
+	g = &s->gens[sig];
+	g->sender = tid;
+	g->target = *(const int *)(d + s->off_gen_pid);
+	g->code = *(const int *)(d + s->off_gen_code);
+	g->group = *(const int *)(d + s->off_gen_group);
+	from = task_get(s, tid);
+	g->status = !from || sig != SIGCHLD ? 0 : g->code == CLD_EXITED ? from->code : from->end_sig;
+	t = task_get(s, g->target);
 	if (!t || !t->started)
 		return;
-	if (!handler && sig_fatal(sig))
-		t->killed = sig;
-	if (!shown(s, tid) || sig == SIGKILL || sig < 1 || sig > 64 || s->o->summary ||
-	    s->o->json || !(s->o->signals >> (sig - 1) & 1))
-		return;
-	line_interrupt(s);
-	line_head(s, tid, rec->ts);
-	if (!name)
-		name = "SIG???";
-	if (sc)
-		fprintf(s->out, "--- %s {si_signo=%s, si_code=%s, ...} ---\n", name, name, sc);
-	else
-		fprintf(s->out, "--- %s {si_signo=%s, si_code=%d, ...} ---\n", name, name, code);
+	/* TRACE_SIGNAL_IGNORED: never delivered, yet a ptrace stop strace shows */
+	if (*(const int *)(d + s->off_gen_result) == 1)
+		t->ignored |= 1ULL << (sig - 1);
+	else if (!*(const int *)(d + s->off_gen_result) && sig_fatal(sig) && sig != SIGKILL)
+		t->fatal_sent = sig;
 }
 
 /* events the ring buffer lost: said where the lines are */
@@ -740,6 +870,8 @@ static int strace_record(void *ctx, struct tep_record *rec, long long lost)
 		on_proc_exit(s, rec, *(const int *)(d + s->off_pexit_pid));
 	else if (type == s->id_signal)
 		on_signal(s, rec, tid);
+	else if (type == s->id_gen)
+		on_signal_gen(s, rec, tid);
 	return LIVE_GO;
 }
 
@@ -855,6 +987,7 @@ static int strace_fields(struct strace *s)
 	struct tep_event *ex = tep_find_event_by_name(tep, "raw_syscalls", "sys_exit");
 	struct tep_event *pe = tep_find_event_by_name(tep, "sched", "sched_process_exit");
 	struct tep_event *sg = tep_find_event_by_name(tep, "signal", "signal_deliver");
+	struct tep_event *gn = tep_find_event_by_name(tep, "signal", "signal_generate");
 
 	if (!en || !ex) {
 		tp_error("the raw_syscalls events are not there");
@@ -864,6 +997,7 @@ static int strace_fields(struct strace *s)
 	s->id_exit = ex->id;
 	s->id_pexit = pe ? pe->id : -1;
 	s->id_signal = sg ? sg->id : -1;
+	s->id_gen = gn ? gn->id : -1;
 	s->off_enter_id = field_off(en, "id");
 	s->off_args = field_off(en, "args");
 	s->off_exit_id = field_off(ex, "id");
@@ -872,10 +1006,18 @@ static int strace_fields(struct strace *s)
 	s->off_sig = field_off(sg, "sig");
 	s->off_code = field_off(sg, "code");
 	s->off_handler = field_off(sg, "sa_handler");
+	s->off_gen_sig = field_off(gn, "sig");
+	s->off_gen_code = field_off(gn, "code");
+	s->off_gen_pid = field_off(gn, "pid");
+	s->off_gen_group = field_off(gn, "group");
+	s->off_gen_result = field_off(gn, "result");
 	if (s->off_pexit_pid < 0)
 		s->id_pexit = -1;
 	if (s->off_sig < 0 || s->off_code < 0 || s->off_handler < 0)
 		s->id_signal = -1;
+	if (s->off_gen_sig < 0 || s->off_gen_code < 0 || s->off_gen_pid < 0 ||
+	    s->off_gen_group < 0 || s->off_gen_result < 0)
+		s->id_gen = -1;
 	return TP_OK;
 }
 
@@ -948,7 +1090,8 @@ static int strace_output(struct strace *s)
 static int strace_open(struct strace *s, struct strace_opts *o)
 {
 	static char *events[] = { "raw_syscalls:sys_enter", "raw_syscalls:sys_exit",
-				  "sched:sched_process_exit", "signal:signal_deliver" };
+				  "sched:sched_process_exit", "signal:signal_deliver",
+				  "signal:signal_generate" };
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	int ret;
 
@@ -966,7 +1109,7 @@ static int strace_open(struct strace *s, struct strace_opts *o)
 		o->tgt.follow = true;
 	o->tgt.stdout_to_stderr = !o->outfile;
 	ret = live_open(&s->l, &(struct live_spec){
-		.events = events, .nevents = 4, .buffer_kb = o->buffer_kb, .target = &o->tgt,
+		.events = events, .nevents = 5, .buffer_kb = o->buffer_kb, .target = &o->tgt,
 	});
 	if (ret)
 		return ret;

@@ -5,7 +5,8 @@
  * Each syscall strace decodes has a line in calls[] below: a letter per
  * argument saying how strace prints it (what no header says), the kind of
  * its return value and its strace classes.  The names and values behind
- * the letters come from the generated sysdec_tab.h (src/gen/sysdec_gen.py).
+ * the letters come from the generated sysdec_tab.h (src/gen/sysdec_gen.py),
+ * the errno names from errname.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <strings.h>
 
 #include "digits.h"
+#include "errname.h"
 #include "sysdec.h"
 
 struct sysdec_xlat {
@@ -290,11 +292,6 @@ static void put_signal(struct out *o, int sig)
 	}
 }
 
-const char *sysdec_errno_name(int err)
-{
-	return err > 0 ? XFIND(errno, (uint64_t)err) : NULL;
-}
-
 int sysdec_signal_nr(const char *name)
 {
 	size_t i;
@@ -311,8 +308,18 @@ const char *sysdec_si_code(int sig, int code)
 {
 	const char *name = NULL;
 
-	if (sig == SIGCHLD && code > 0)
-		name = XFIND(cld, (uint64_t)code);
+	/* a positive code is the signal's own (the kernel's faults, a child's end) */
+	if (code > 0) {
+		switch (sig) {
+		case SIGCHLD: name = XFIND(cld, (uint64_t)code); break;
+		case SIGSEGV: name = XFIND(segv, (uint64_t)code); break;
+		case SIGBUS: name = XFIND(bus, (uint64_t)code); break;
+		case SIGFPE: name = XFIND(fpe, (uint64_t)code); break;
+		case SIGILL: name = XFIND(ill, (uint64_t)code); break;
+		case SIGTRAP: name = XFIND(trap, (uint64_t)code); break;
+		case SIGIO: name = XFIND(poll, (uint64_t)code); break;
+		}
+	}
 	return name ? name : XFIND(si, (uint64_t)(int64_t)code);
 }
 
@@ -636,7 +643,7 @@ bool sysdec_noreturn(int nr)
 /* -1 ENOENT (No such file or directory); "?" for the kernel's restart values */
 static void put_error(struct out *o, int err)
 {
-	const char *name = sysdec_errno_name(err), *text = errno_text(err);
+	const char *name = errname(err), *text = errno_text(err);
 
 	puts_(o, err >= 512 && err <= 516 ? "? " : "-1 ");
 	if (name) {

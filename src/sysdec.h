@@ -6,9 +6,9 @@
  * the return value out, and the names the JSON of `tpctl strace` carries.
  * No tracefs, no I/O: tests/fuzz/fuzz_sysdec.c feeds it anything.
  *
- * The tables (syscall names, errno, signals, the flags and constants of
- * open, mmap, clone, fcntl, ...) are made by src/gen/sysdec_gen.py from this
- * system's headers.  How each syscall prints its arguments (which is a path,
+ * The tables (syscall names, signals, the flags and constants of open,
+ * mmap, clone, fcntl, ...) are made by src/gen/sysdec_gen.py from this
+ * system's headers; errno names are errname.c's, the one table of them.  How each syscall prints its arguments (which is a path,
  * which the flags of open) is strace's choice, in sysdec.c; a syscall that
  * table does not know prints its arguments as the types of its tracepoint
  * format say (sysdec_proto()): numbers and addresses, never a wrong name.
@@ -92,8 +92,7 @@ int sysdec_errno(const struct sysdec_call *c);
 /* The syscall does not return (exit, exit_group): " = ?" */
 bool sysdec_noreturn(int nr);
 
-/* errno's and a signal's names ("ENOENT", "SIGCHLD"); NULL for a number no header names */
-const char *sysdec_errno_name(int err);
+/* A signal's name ("SIGCHLD"); NULL for a number no header names (errno's: errname.h) */
 const char *sysdec_signal_name(int sig);
 /* A signal's number from its name, with or without SIG; -1 */
 int sysdec_signal_nr(const char *name);

@@ -6,19 +6,18 @@ sysdec_gen.py - the tables of src/sysdec.c from this system's headers.
 The C preprocessor lists every macro the kernel's uapi headers (and the few
 glibc headers that hold the rest: R_OK, AF_*, SOCK_*) define; each table is
 the macros of one prefix, their values evaluated here.  Nothing is typed by
-hand that a header has: the syscall numbers (asm/unistd_64.h), errno names,
-signals, open/mmap/clone/at/seek/fcntl/wait/futex/... flags and constants.
+hand that a header has: the syscall numbers (asm/unistd_64.h), signals, open/mmap/clone/at/seek/fcntl/wait/futex/... flags and constants.
 What no header says (strace's print order of a few flags, the kernel's
-internal ERESTART* texts) is in sysdec.c.
+internal ERESTART* texts) is in sysdec.c; errno names are errname.c's
+(src/gen/errname_gen.sh).
 
     usage: sysdec_gen.py [CC] > src/sysdec_tab.h
 """
-import glob
 import re
 import subprocess
 import sys
 
-HEADERS = """asm/unistd_64.h linux/errno.h asm/signal.h asm-generic/signal-defs.h
+HEADERS = """asm/unistd_64.h asm/signal.h asm-generic/signal-defs.h
 linux/fcntl.h asm-generic/fcntl.h linux/mman.h asm/mman.h asm-generic/mman-common.h
 linux/sched.h linux/fs.h asm/prctl.h asm-generic/resource.h asm-generic/ioctls.h
 linux/time.h linux/futex.h linux/random.h linux/wait.h linux/stat.h linux/prctl.h
@@ -29,7 +28,6 @@ GLIBC = "unistd.h sys/socket.h".split()
 # with |), "enum" (one value), "mode" (a field of values under a mask)
 TABLES = [
     ("nr", r"__NR_", "enum", ()),
-    ("errno", r"E[A-Z0-9]+$", "enum", ("EWOULDBLOCK", "EDEADLOCK")),
     ("signal", r"SIG[A-Z0-9]+$", "enum", ("SIGIOT", "SIGUNUSED", "SIGPOLL", "SIGRTMIN", "SIGRTMAX",
                                           "SIGSTKSZ", "SIGSTKFLT_", "SIG_BLOCK")),
     ("sigprocmask", r"SIG_(BLOCK|UNBLOCK|SETMASK)$", "enum", ()),
@@ -91,14 +89,18 @@ TABLES = [
     ("fadvise", r"POSIX_FADV_", "enum", ()),
     ("si", r"SI_(USER|KERNEL|QUEUE|TIMER|MESGQ|ASYNCIO|SIGIO|TKILL|DETHREAD|ASYNCNL)$", "enum", ()),
     ("cld", r"CLD_[A-Z]+$", "enum", ()),
+    ("segv", r"SEGV_[A-Z]+$", "enum", ()),
+    ("bus", r"BUS_[A-Z_]+$", "enum", ()),
+    ("fpe", r"FPE_[A-Z]+$", "enum", ()),
+    ("ill", r"ILL_[A-Z]+$", "enum", ()),
+    ("trap", r"TRAP_[A-Z]+$", "enum", ()),
+    ("poll", r"POLL_[A-Z]+$", "enum", ()),
 ]
 
 # strace writes these flags highest first (SOCK_CLOEXEC|SOCK_NONBLOCK)
 DESCENDING = ("sockflags",)
 # and these after the others (O_RDONLY|O_CLOEXEC|O_DIRECTORY)
 LAST = {"open": ("O_DIRECTORY",)}
-# the kernel's own errno values (ERESTARTSYS...) where its headers are installed
-KERNEL_ERRNO = "/usr/src/linux-headers-*/include/linux/errno.h"
 ENUM_RE = re.compile(r"^\s*(SOCK_[A-Z]+)\s*=\s*(\d+)", re.M)
 
 
@@ -119,9 +121,6 @@ def macros(cc):
                           text=True, check=True).stdout
     for m in ENUM_RE.finditer(text):
         body[m.group(1)] = m.group(2)
-    for path in sorted(glob.glob(KERNEL_ERRNO))[:1]:
-        for m in re.finditer(r"^#define\s+(E[A-Z_]+)\s+(\d+)", open(path).read(), re.M):
-            body.setdefault(m.group(1), m.group(2))
     return body
 
 

@@ -7,10 +7,15 @@ cannot know: quoted strings, structs, arrays, addresses and comments become
 "_", an unfinished call is joined with its resumption, the padding before
 " = " is one space.  Prints TAP: a line per command (at least 90 % of
 strace's lines equal), the total (at least 95 %), and the lines that differ
-as comments.  The caller holds the live-tracefs lock.
+as comments.  Then `-c -f` over a few commands: the calls and errors of
+every syscall in tpctl's table equal strace's (execve's calls within one).
+SEGV in the corpus is a program that writes through a null pointer, built
+here with cc.  The caller holds the live-tracefs lock.
 """
 import difflib
+import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -30,7 +35,20 @@ CORPUS = [
     "sh -c 'yes | head -1'",
     "env true",
     "sh -c 'ls /nonexistent; true'",
+    # killed by a fault: --- SIGSEGV {si_code=SEGV_MAPERR ...} --- and +++ killed by SIGSEGV +++
+    "SEGV",
+    # a signal caught: its --- line, rt_sigreturn, the handler's write
+    "sh -c 'trap \"echo got\" USR1; kill -USR1 $$; exit 0'",
+    # a child's SIGCHLD left at its default action (ignored): strace sees it stop perl
+    "perl -e 'if (fork) { wait } else { exit 0 }'",
 ]
+SUMMARY = [
+    "ls /",
+    "cat /nonexistent",
+    "sh -c 'echo hi | cat'",
+    "dd if=/dev/zero of=/dev/null bs=512 count=20",
+]
+SEGV_C = "int main(void) { *(volatile int *)0 = 1; return 0; }\n"
 
 
 def norm_args(text):
@@ -93,7 +111,19 @@ def pair(s, t):
     return out
 
 
+def command(cmd, tmp):
+    """SEGV: the program built in tmp"""
+    if cmd != "SEGV":
+        return cmd
+    if not os.path.exists(tmp + "/segv"):
+        with open(tmp + "/segv.c", "w") as f:
+            f.write(SEGV_C)
+        subprocess.run(["cc", "-o", tmp + "/segv", tmp + "/segv.c"], check=True)
+    return tmp + "/segv"
+
+
 def run(tpctl, cmd, tmp):
+    cmd = command(cmd, tmp)
     subprocess.run("strace -f -o %s/s.txt %s >/dev/null 2>&1" % (tmp, cmd), shell=True)
     subprocess.run("%s strace -f -o %s/t.txt -- %s >/dev/null 2>&1" % (tpctl, tmp, cmd),
                    shell=True)
@@ -103,10 +133,40 @@ def run(tpctl, cmd, tmp):
     return s, pair(s, t)
 
 
+def table(path):
+    """-c's table: {syscall: (calls, errors)}, the total row left out"""
+    rows = {}
+    for line in open(path, errors="replace"):
+        f = line.split()
+        if len(f) in (5, 6) and re.fullmatch(r"[\d.]+", f[0]) and f[-1] != "total":
+            rows[f[-1]] = (int(f[3]), int(f[4]) if len(f) == 6 else 0)
+    return rows
+
+
+def summary(tpctl, cmd, tmp, n):
+    """-c -f: tpctl's calls and errors against strace's, syscall by syscall"""
+    subprocess.run("strace -c -f -o %s/sc.txt %s >/dev/null 2>&1" % (tmp, cmd), shell=True)
+    subprocess.run("%s strace -c -f -o %s/tc.txt -- %s >/dev/null 2>&1" % (tpctl, tmp, cmd),
+                   shell=True)
+    s, t = table(tmp + "/sc.txt"), table(tmp + "/tc.txt")
+    bad = []
+    for name in sorted(set(s) | set(t)):
+        sc, tc = s.get(name, (0, 0)), t.get(name, (0, 0))
+        slack = 1 if name == "execve" else 0
+        if abs(sc[0] - tc[0]) > slack or sc[1] != tc[1]:
+            bad.append("%s: strace %d calls %d errors, tpctl %d calls %d errors" %
+                       ((name,) + sc + tc))
+    print("%s %d - -c -f %s: calls and errors of %d syscalls equal strace's" %
+          ("ok" if s and not bad else "not ok", n, cmd, len(s)))
+    for b in bad:
+        print("#   " + b)
+
+
 def main():
     tpctl = sys.argv[1]
     total = equal = 0
-    print("1..%d" % (len(CORPUS) + 1))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))    # SEGV leaves no core file
+    print("1..%d" % (len(CORPUS) + 1 + len(SUMMARY)))
     with tempfile.TemporaryDirectory() as tmp:
         for n, cmd in enumerate(CORPUS, 1):
             s, t = run(tpctl, cmd, tmp)
@@ -129,6 +189,9 @@ def main():
     pct = 100.0 * equal / total if total else 0
     print("%s %d - overall: %d of %d lines equal (%.1f %%)" %
           ("ok" if pct >= 95 else "not ok", len(CORPUS) + 1, equal, total, pct))
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, cmd in enumerate(SUMMARY, len(CORPUS) + 2):
+            summary(tpctl, cmd, tmp, n)
 
 
 if __name__ == "__main__":

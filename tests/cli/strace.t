@@ -1,7 +1,8 @@
 #!/bin/bash
 # tpctl strace: strace's lines over a corpus (tests/cli/strace-oracle.py, at
 # least 95 % of strace's lines equal, no command below 90 %), -c's calls and
-# errors, JSON through jq, bad -e sets, a dead pid, a closed pipe.
+# errors, JSON through jq, bad -e sets, a dead pid, a closed pipe, -y refused,
+# a fault's --- line and +++ killed by +++ with the status strace gives.
 . "$(dirname "$0")/lib.sh"
 command -v strace >/dev/null || { echo "1..0 # SKIP strace is not installed"; exit 0; }
 [ -d /sys/kernel/tracing/events/raw_syscalls ] ||
@@ -11,7 +12,7 @@ cd "$(dirname "$0")/../.." || exit 1
 T=./tpctl
 python3 tests/cli/strace-oracle.py "$T" | sed "s/^1\.\.\([0-9]*\)$/1..$((0))/" > /tmp/tpctl-strace-oracle.$$
 n=$(grep -c "^\(not \)\?ok" /tmp/tpctl-strace-oracle.$$)
-echo "1..$((n + 6))"
+echo "1..$((n + 9))"
 grep -v "^1\.\." /tmp/tpctl-strace-oracle.$$
 rm -f /tmp/tpctl-strace-oracle.$$
 i=$n
@@ -23,5 +24,17 @@ ok "-p of a pid that does not exist: usage error" "$T strace -p 999999999 2>/dev
 ok "the command exit status passes through" "$T strace -o /dev/null -- sh -c \"exit 7\" 2>/dev/null; [ \$? -eq 7 ]"
 ok "--json: every line parses with jq, openat is there" \
 	"$T strace --json -- cat /etc/hostname 2>/dev/null | jq -e -s \"map(select(.syscall == \\\"openat\\\")) | length > 0\" >/dev/null"
+ok "-y: refused (exit 2) with the reason" \
+	"$T strace -y -- true 2>&1 | grep -q \"^tpctl: strace: -y: .*/proc/PID/fd\" && { $T strace -y -- true 2>/dev/null; [ \$? -eq 2 ]; }"
+d=$(mktemp -d)
+printf "int main(void) { *(volatile int *)0 = 1; return 0; }\n" > "$d/segv.c"
+cc -o "$d/segv" "$d/segv.c"
+(ulimit -c 0; $T strace -o "$d/out" -- "$d/segv" 2>/dev/null)
+rc=$?
+ok "a fault: --- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, ...} ---" \
+	"grep -q \"^--- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, \" \"$d/out\""
+ok "+++ killed by SIGSEGV +++ last, status 128 + 11 as strace" \
+	"[ \"\$(tail -1 \"$d/out\")\" = \"+++ killed by SIGSEGV +++\" ] && [ $rc -eq 139 ]"
+rm -rf "$d"
 ok "a closed pipe ends it quietly" "$T strace -- sh -c \"cat /etc/hostname; cat /etc/hostname\" 2>/dev/null | head -1 >/dev/null; [ \${PIPESTATUS[0]} -eq 0 ]"
 ' "$0"

@@ -52,7 +52,7 @@ int cmd_enable(int argc, char **argv)
 
 	ret = opt_parse_operands(argc, argv, &spec, &args, "event");
 	if (ret)
-		return ret;
+		return opt_status(ret);
 	ret = tfs_open(&inst);
 	if (!ret)
 		ret = tfs_events_resolve(inst, args.argv, args.argc, &evs);
@@ -190,7 +190,7 @@ int cmd_filter(int argc, char **argv)
 	/* "+": everything after EVENT is the expression, even "-1" or "!" */
 	ret = opt_parse_operands(argc, argv, &spec, &args, "event");
 	if (ret)
-		return ret;
+		return opt_status(ret);
 	/* allow --clear (or -c) after EVENT too */
 	if (args.argc == 2 &&
 	    (!strcmp(args.argv[1], "--clear") || !strcmp(args.argv[1], "-c"))) {
@@ -259,7 +259,7 @@ int cmd_reset(int argc, char **argv)
 
 	ret = opt_parse_operands(argc, argv, &spec, &args, NULL);
 	if (ret)
-		return ret;
+		return opt_status(ret);
 	ret = tfs_open(&inst);
 	if (!ret)
 		ret = enabled_events(inst, &evs);

@@ -125,7 +125,7 @@ int cmd_format(int argc, char **argv)
 
 	ret = opt_parse_operands(argc, argv, &spec, &args, "event");
 	if (ret)
-		return ret;
+		return opt_status(ret);
 	ret = tfs_open(&inst);
 	if (!ret)
 		ret = tfs_events_resolve(inst, args.argv, args.argc, &evs);

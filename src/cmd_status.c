@@ -228,7 +228,58 @@ static void print_cpus(struct print *p, struct tracefs_instance *inst)
 	print_close_array(p);
 }
 
-/* At the top level: the instances, orphaned tpctl ones marked. */
+/* How many events an instance has on, and how many triggers they arm. */
+static void count_events(struct tracefs_instance *inst, long long *nev, long long *ntrig)
+{
+	char *set_event = tracefs_instance_file_read(inst, "set_event", NULL);
+	char *save = NULL, *line;
+
+	*nev = *ntrig = 0;
+	for (line = set_event ? strtok_r(set_event, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':'), *text, *s2 = NULL, *t;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		(*nev)++;
+		text = tracefs_event_file_read(inst, line, colon + 1, "trigger", NULL);
+		for (t = text ? strtok_r(text, "\n", &s2) : NULL; t; t = strtok_r(NULL, "\n", &s2))
+			*ntrig += *t != '#';
+		free(text);
+	}
+	free(set_event);
+}
+
+/*
+ * One instance in brief: its window (buffer per CPU, overwrite: a flight
+ * recorder's newest events kept), its events and the triggers they arm.
+ */
+static void print_instance_brief(struct print *p, const char *name)
+{
+	struct tracefs_instance *inst = tracefs_instance_alloc(tfs_dir(), name);
+	char *ow = inst ? read_trimmed(inst, "options/overwrite") : NULL;
+	ssize_t kb = inst ? buffer_kb(inst) : -1;
+	long long nev = 0, ntrig = 0;
+
+	if (!inst)
+		return;
+	count_events(inst, &nev, &ntrig);
+	print_text(p, "  (");
+	if (kb >= 0)
+		print_int(p, PRINT_ANY, "buffer_size_kb", "%lld KiB per CPU, ", kb);
+	if (ow)
+		print_bool(p, PRINT_JSON, "overwrite", NULL, !strcmp(ow, "1"));
+	print_text(p, "%s", ow && !strcmp(ow, "1") ? "overwrite, " : "");
+	print_int(p, PRINT_ANY, "events", "%lld event", nev);
+	print_text(p, "%s, ", nev == 1 ? "" : "s");
+	print_int(p, PRINT_ANY, "triggers", "%lld trigger", ntrig);
+	print_text(p, "%s armed)", ntrig == 1 ? "" : "s");
+	free(ow);
+	tracefs_instance_free(inst);
+}
+
+/* At the top level: the instances, each in brief, orphaned tpctl ones marked. */
 static void print_instances(struct print *p, char **names)
 {
 	size_t i;
@@ -240,6 +291,7 @@ static void print_instances(struct print *p, char **names)
 
 		print_open_object(p, NULL);
 		print_string(p, PRINT_ANY, "name", "  %s", names[i]);
+		print_instance_brief(p, names[i]);
 		print_bool(p, PRINT_JSON, "orphaned", NULL, orphaned);
 		print_text(p, "%s\n", orphaned ? "  (orphaned: its tpctl process is gone; "
 			   "'tpctl reset' removes it)" : "");
@@ -265,7 +317,7 @@ int cmd_status(int argc, char **argv)
 
 	ret = opt_parse_operands(argc, argv, &spec, &args, NULL);
 	if (ret)
-		return ret;
+		return opt_status(ret);
 	ret = tfs_open(&inst);
 	if (ret)
 		return ret;

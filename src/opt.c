@@ -289,7 +289,7 @@ int opt_parse_operands(int argc, char **argv, const struct tp_cmd_spec *spec,
 	int ret = opt_parse(argc, argv, spec, args);
 
 	if (ret)
-		return opt_status(ret);
+		return ret;
 	if (!noun && args->argc > 0)
 		tp_error("unexpected argument '%s'", args->argv[0]);
 	else if (noun && !args->argc)

@@ -114,7 +114,8 @@ static inline int opt_status(int ret)
 /*
  * opt_parse(), then the count of operands: none when noun is NULL
  * ("unexpected argument 'X'"), else at least one ("no NOUN given; try
- * 'tpctl CMD --help'").  0: go on; otherwise the command's exit status.
+ * 'tpctl CMD --help'").  0: go on; otherwise what opt_parse() returns
+ * (the command returns opt_status() of it).
  */
 int opt_parse_operands(int argc, char **argv, const struct tp_cmd_spec *spec,
 		       struct tp_args *args, const char *noun);

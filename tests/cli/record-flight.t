@@ -14,7 +14,7 @@ need_tracefs
 need_record_tools
 grep -qw traceoff "$TRACEFS/events/syscalls/sys_enter_getpid/trigger" 2> /dev/null ||
 	skip_all "no traceoff trigger in this kernel"
-plan 34
+plan 35
 before=$(top_digest)
 orph=$(orphans)
 
@@ -118,6 +118,10 @@ recorder_up $pid
 trig=$(cat "$TRACEFS/instances/tpctl-$pid/events/syscalls/sys_enter_exit_group/trigger")
 case $trig in traceoff*'error_code == 77'*) r=0 ;; *) r=1 ;; esac
 ok $r "--stop-on: the traceoff trigger is set ($trig)"
+"$TPCTL" status > "$TMP/st" 2>&1
+grep -Eq "^  tpctl-$pid  \([0-9]+ KiB per CPU, overwrite, 2 events, 1 trigger armed\)$" "$TMP/st"
+ok $? "status shows the recorder's window, its 2 events and its trigger armed"
+diag "$TMP/st"
 sh -c 'exit 3'
 sh -c 'exit 77'
 gen_run 100

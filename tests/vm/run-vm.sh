@@ -14,7 +14,8 @@
 #   TPCTL        tpctl binary to put in the VM (default ./tpctl)
 #   PLUGINDIR    where that tpctl looks for its plugins (Makefile's PLUGINDIR)
 #   PLUGINS      plugin .so files to install there (default plugins/*.so)
-#   VM_TIMEOUT   seconds before a check boot is killed (default 480)
+#   VM_TIMEOUT   seconds before a check boot is killed (default 1500: the
+#                emulated CPU is slow on a loaded host)
 #   VM_MEM, VM_SMP  qemu -m and -smp (default 512M, 2)
 #   VM_ONLY      run only the guest parts (tests/vm/guest/parts/*NAME*.sh) whose
 #                name holds this word, after loading the module: a quick run
@@ -28,7 +29,7 @@ mode=${1:-check}
 
 TPCTL=${TPCTL:-$top/tpctl}
 PLUGINDIR=${PLUGINDIR:-/usr/local/lib/tpctl/plugins}
-VM_TIMEOUT=${VM_TIMEOUT:-480}
+VM_TIMEOUT=${VM_TIMEOUT:-1500}
 VM_MEM=${VM_MEM:-512M}
 VM_SMP=${VM_SMP:-2}
 LIBTE_PLUGINS=/usr/lib/x86_64-linux-gnu/traceevent/plugins

@@ -51,6 +51,7 @@ $(FUZZ_OUT)/obj/%.o: src/%.c
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_OUT)/obj/sysdec.o: src/sysdec_tab.h
+$(FUZZ_OUT)/obj/errname.o: src/errname_tab.h
 
 $(FUZZ_OUT)/obj/fuzz_common.o: tests/fuzz/fuzz_common.c tests/fuzz/fuzz_common.h
 	@mkdir -p $(@D)

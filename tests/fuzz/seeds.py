@@ -130,3 +130,25 @@ prog = b""
 for i, h in enumerate(names):
     prog += bytes([2, 0, 4]) + b"comm" + bytes([i % 3, len(h)]) + h + bytes([0, 0, 1, 0, i + 1, 0])
 put("flame", prog)
+
+# traceset: a flag byte (even: -e trace=, odd: -e signal=), then the set
+for s in (b"open,read,write", b"!write", b"%file,%network", b"all", b"none", b"!%desc,close",
+          b"%process,!read", b"execve,,exit_group,", b"%net,%signal,%ipc,%memory", b"opne"):
+    put("traceset", b"\0" + s)
+for s in (b"SIGINT,TERM,9", b"!SIGCHLD", b"all", b"none", b"64,1,usr1", b"!chld,SIGWINCH"):
+    put("traceset", b"\1" + s)
+
+# stopon: the --stop-on argument, with the fields of the host fixture's events
+for name in sorted(os.listdir(os.path.join(fix, "host", "formats"))):
+    text = open(os.path.join(fix, "host", "formats", name), "rb").read().decode("latin-1")
+    fields = [m.group(1).split()[-1].split("[")[0]
+              for m in field_re.finditer(text) if not m.group(1).startswith("__data_loc")]
+    fields = [f for f in fields if not f.startswith("common_")] or ["common_pid"]
+    put("stopon", name.encode())
+    put("stopon", ("%s if %s == 1" % (name, fields[0])).encode())
+    put("stopon", ("  %s\tif (%s > 2 && common_pid != 0) || %s & 4" %
+                   (name, fields[-1], fields[0])).encode())
+for s in (b"sched:sched_switch if prev_comm ~ \"bash*\"", b"sched:sched_switch if",
+          b"sched:sched_switch if  ", b"nosuch", b"a:b:c", b"ftrace:print if buf == 'x\\'y'",
+          b"sched:sched_switch if next_pid == 1\ntraceon"):
+    put("stopon", s)

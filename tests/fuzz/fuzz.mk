@@ -76,10 +76,11 @@ fuzz: fuzz-build fuzz-seeds
 	@printf '%s\n' $(FUZZ_TARGETS) | xargs -P $(FUZZ_JOBS) -I{} sh -c '\
 		t={}; mkdir -p $(FUZZ_OUT)/corpus/$$t $(FUZZ_OUT)/artifacts/$$t; \
 		reg=tests/fuzz/regress/$$t; [ -d $$reg ] || reg=; \
+		seeds=$(FUZZ_OUT)/seeds/$$t; [ -d $$seeds ] || seeds=; \
 		$(FUZZ_RUN_ENV) nice -n 19 $(FUZZ_OUT)/fuzz_$$t $(FUZZ_FORK) \
 			-max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -timeout=20 \
 			-rss_limit_mb=4096 -malloc_limit_mb=1048576 -artifact_prefix=$(FUZZ_OUT)/artifacts/$$t/ \
-			$(FUZZ_OUT)/corpus/$$t $(FUZZ_OUT)/seeds/$$t $$reg \
+			$(FUZZ_OUT)/corpus/$$t $$seeds $$reg \
 			> $(FUZZ_OUT)/$$t.log 2>&1; \
 		echo "fuzz $$t: exit $$?, $$(grep -a -o "^#[0-9]*" $(FUZZ_OUT)/$$t.log | \
 			tail -1 | tr -d "#") execs, \

@@ -133,98 +133,45 @@ static void suggest(const char *name, char *buf, size_t size)
 	near_free(&n);
 }
 
-/* one word of a trace set into the per-number marks */
-static int trace_word(bool *mark, const char *w, bool val)
-{
-	char hint[256];
-	unsigned cls;
-	int nr;
-
-	if (!strcmp(w, "all") || !strcmp(w, "none")) {
-		for (nr = 0; nr < sysdec_nr_count(); nr++)
-			mark[nr] = !strcmp(w, "all") == val;
-		return 0;
-	}
-	if (*w == '%') {
-		cls = sysdec_class(w + 1);
-		if (!cls) {
-			tp_error("unknown class '%s' in -e trace (classes: %%file, "
-				 "%%process, %%network, %%signal, %%desc, %%memory, %%ipc)", w);
-			return TP_USAGE;
-		}
-		for (nr = 0; nr < sysdec_nr_count(); nr++)
-			if (sysdec_classes(nr) & cls)
-				mark[nr] = val;
-		return 0;
-	}
-	nr = sysdec_nr(w);
-	if (nr < 0) {
-		suggest(w, hint, sizeof(hint));
-		tp_error("unknown syscall '%s' in -e trace%s", w, hint);
-		return TP_USAGE;
-	}
-	mark[nr] = val;
-	return 0;
-}
-
 static int set_trace(struct strace_opts *o, const char *set)
 {
-	bool neg = *set == '!';
-	char *copy, *w, *save = NULL;
-	int nr, ret = 0;
+	const char *bad;
+	char hint[256], *w;
+	size_t len;
 
-	if (neg)
-		set++;
 	if (!o->trace) {
 		o->trace = calloc(sysdec_nr_count(), sizeof(bool));
 		if (!o->trace)
 			return tp_oom();
 	}
-	/* a negated set starts from all, a plain one from none */
-	for (nr = 0; nr < sysdec_nr_count(); nr++)
-		o->trace[nr] = neg;
-	copy = strdup(set);
-	if (!copy)
+	if (!sysdec_trace_set(set, o->trace, &bad, &len))
+		return 0;
+	w = strndup(bad, len);
+	if (!w)
 		return tp_oom();
-	for (w = strtok_r(copy, ",", &save); w && !ret; w = strtok_r(NULL, ",", &save))
-		ret = trace_word(o->trace, w, !neg);
-	free(copy);
-	return ret;
+	if (*w == '%') {
+		tp_error("unknown class '%s' in -e trace (classes: %%file, "
+			 "%%process, %%network, %%signal, %%desc, %%memory, %%ipc)", w);
+	} else {
+		suggest(w, hint, sizeof(hint));
+		tp_error("unknown syscall '%s' in -e trace%s", w, hint);
+	}
+	free(w);
+	return TP_USAGE;
 }
 
 static int set_signals(struct strace_opts *o, const char *set)
 {
-	bool neg = *set == '!';
-	char *copy, *w, *save = NULL;
-	unsigned long long num;
-	int sig;
+	const char *bad;
+	size_t len;
+	uint64_t mask;
 
-	if (neg)
-		set++;
-	o->signals = neg ? ~0ULL : 0;
-	copy = strdup(set);
-	if (!copy)
-		return tp_oom();
-	for (w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(w, "all") || !strcmp(w, "none")) {
-			o->signals = !strcmp(w, "all") != neg ? ~0ULL : 0;
-			continue;
-		}
-		sig = sysdec_signal_nr(w);
-		if (sig < 0 && tp_parse_uint(w, &num))
-			sig = num <= 64 ? (int)num : -1;
-		if (sig <= 0 || sig > 64) {
-			tp_error("unknown signal '%s' in -e signal", w);
-			free(copy);
-			return TP_USAGE;
-		}
-		if (neg)
-			o->signals &= ~(1ULL << (sig - 1));
-		else
-			o->signals |= 1ULL << (sig - 1);
+	if (!sysdec_signal_set(set, &mask, &bad, &len)) {
+		o->signals = mask;
+		return 0;
 	}
-	free(copy);
-	return 0;
+	tp_error("unknown signal '%.*s' in -e signal", (int)len, bad);
+	return TP_USAGE;
 }
 
 /* -t, -tt, -ttt and -q, -qq: how many times given */

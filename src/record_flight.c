@@ -37,29 +37,46 @@ int flight_stop_opt(const struct tp_opt *o, const char *arg)
 	return TP_OK;
 }
 
-/* 'EVENT [if FILTER]' into *event (caller frees) and *filter (in arg, NULL: none). */
-static int stop_split(const char *arg, char **event, const char **filter)
+int flight_stop_split(const char *arg, char **event, const char **filter, const char **why)
 {
 	size_t n;
 	const char *p;
+	char *colon;
 
+	*event = NULL;
+	*filter = NULL;
 	arg += strspn(arg, " \t");
 	n = strcspn(arg, " \t");
 	p = arg + n + strspn(arg + n, " \t");
-	*filter = NULL;
 	if (*p && (strncmp(p, "if", 2) || (p[2] != ' ' && p[2] != '\t'))) {
-		tp_error("invalid --stop-on '%s': 'EVENT' or 'EVENT if FILTER'", arg);
+		*why = "'EVENT' or 'EVENT if FILTER'";
 		return TP_USAGE;
 	}
-	if (*p)
+	if (*p) {
 		*filter = p + 3 + strspn(p + 3, " \t");
+		if (!**filter) {
+			*why = "'EVENT if FILTER' with a FILTER after 'if'";
+			return TP_USAGE;
+		}
+		/* the trigger "traceoff if FILTER" is one write, less than a page */
+		if (strlen(*filter) > FLIGHT_FILTER_MAX) {
+			*why = "a FILTER of at most " FLIGHT_FILTER_MAX_S " bytes";
+			return TP_USAGE;
+		}
+	}
 	*event = strndup(arg, n);
 	if (!*event)
 		return tp_oom();
-	if (!n || !strchr(*event, ':')) {
-		tp_error("invalid --stop-on '%s': the event as system:event", arg);
+	colon = strchr(*event, ':');
+	if (colon)
+		*colon = '\0';
+	if (!colon || !tfs_name_valid(*event) || !tfs_name_valid(colon + 1)) {
+		free(*event);
+		*event = NULL;
+		*why = "the event as system:event";
 		return TP_USAGE;
 	}
+	*colon = ':';
 	return TP_OK;
 }
 
@@ -88,21 +105,21 @@ static const struct tfs_event *stop_event(struct live *l, char *name)
 static int stop_arm(struct live *l, const char *arg)
 {
 	const struct tfs_event *ev;
-	const char *filter;
-	char *name = NULL, *cmd = NULL;
+	const char *filter, *why;
+	char *name, *cmd = NULL;
 	int ret;
 
-	ret = stop_split(arg, &name, &filter);
-	if (ret) {
-		free(name);
+	ret = flight_stop_split(arg, &name, &filter, &why);
+	if (ret == TP_USAGE)
+		tp_error("invalid --stop-on '%s': %s", arg, why);
+	if (ret)
 		return ret;
-	}
 	ev = stop_event(l, name);
 	if (!ev)
 		ret = TP_USAGE;
 	else if (filter)
 		ret = tfs_filter_check(live_tep(l), ev, filter);
-	if (!ret && asprintf(&cmd, "traceoff if %s", filter ? filter : FLIGHT_ALWAYS) < 0)
+	if (!ret && asprintf(&cmd, FLIGHT_TRIGGER "%s", filter ? filter : FLIGHT_ALWAYS) < 0)
 		ret = tp_oom();
 	/* the kernel's refusal is an invalid filter too: its error_log said why */
 	if (!ret && tfs_trigger_add(live_instance(l), ev, cmd, false))

@@ -36,6 +36,18 @@ struct flight_opts {
 };
 
 int flight_stop_opt(const struct tp_opt *o, const char *arg);
+/*
+ * A --stop-on argument, 'EVENT' or 'EVENT if FILTER', split (no tracefs: the
+ * event's presence and the filter are checked when the trigger is armed):
+ * *event is "system:event" with names tracefs takes (the caller frees it),
+ * *filter points into arg (NULL: none; never empty, at most FLIGHT_FILTER_MAX
+ * bytes).  TP_OK; TP_USAGE with *why saying what the argument should be;
+ * or tp_oom()'s status.  *event is NULL but on TP_OK.
+ */
+#define FLIGHT_TRIGGER "traceoff if "
+#define FLIGHT_FILTER_MAX 4083		/* 4095 less FLIGHT_TRIGGER */
+#define FLIGHT_FILTER_MAX_S "4083"
+int flight_stop_split(const char *arg, char **event, const char **filter, const char **why);
 #define FLIGHT_OPTS(f)								\
 	OPT_BOOL(0, "flight", &(f)->on,						\
 		 "a flight recorder: the newest events kept in the buffers,\n"	\

@@ -756,6 +756,108 @@ unsigned sysdec_class(const char *name)
 	return 0;
 }
 
+/*
+ * The words of a set between its commas, each as a string to fn (empty ones
+ * skipped); the first that fn refuses, or that is too long to be a name, in
+ * *bad and *badlen: -1.
+ */
+static int set_walk(const char *set, int (*fn)(const char *w, void *ctx), void *ctx,
+		    const char **bad, size_t *badlen)
+{
+	char w[64];
+	size_t n;
+
+	for (; *set; set += n + (set[n] == ',')) {
+		n = strcspn(set, ",");
+		if (!n)
+			continue;
+		if (n < sizeof(w)) {
+			memcpy(w, set, n);
+			w[n] = '\0';
+		}
+		if (n >= sizeof(w) || fn(w, ctx) < 0) {
+			*bad = set;
+			*badlen = n;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+struct set_ctx {
+	bool *mark;
+	uint64_t *mask;
+	bool val;
+};
+
+static int trace_word(const char *w, void *ctx)
+{
+	struct set_ctx *c = ctx;
+	unsigned cls;
+	int nr;
+
+	if (!strcmp(w, "all") || !strcmp(w, "none")) {
+		for (nr = 0; nr < SYSDEC_NR_COUNT; nr++)
+			c->mark[nr] = !strcmp(w, "all") == c->val;
+		return 0;
+	}
+	if (*w == '%') {
+		cls = sysdec_class(w + 1);
+		if (!cls)
+			return -1;
+		for (nr = 0; nr < SYSDEC_NR_COUNT; nr++)
+			if (sysdec_classes(nr) & cls)
+				c->mark[nr] = c->val;
+		return 0;
+	}
+	nr = sysdec_nr(w);
+	if (nr < 0 || nr >= SYSDEC_NR_COUNT)
+		return -1;
+	c->mark[nr] = c->val;
+	return 0;
+}
+
+int sysdec_trace_set(const char *set, bool *mark, const char **bad, size_t *badlen)
+{
+	struct set_ctx c = { .mark = mark, .val = *set != '!' };
+	int nr;
+
+	/* a negated set starts from all, a plain one from none */
+	for (nr = 0; nr < SYSDEC_NR_COUNT; nr++)
+		mark[nr] = !c.val;
+	return set_walk(set + !c.val, trace_word, &c, bad, badlen);
+}
+
+static int signal_word(const char *w, void *ctx)
+{
+	struct set_ctx *c = ctx;
+	size_t n = strlen(w);
+	int sig;
+
+	if (!strcmp(w, "all") || !strcmp(w, "none")) {
+		*c->mask = !strcmp(w, "all") == c->val ? ~0ULL : 0;
+		return 0;
+	}
+	sig = sysdec_signal_nr(w);
+	if (sig < 0 && n <= 2 && strspn(w, "0123456789") == n)
+		sig = atoi(w);
+	if (sig <= 0 || sig > 64)
+		return -1;
+	if (c->val)
+		*c->mask |= 1ULL << (sig - 1);
+	else
+		*c->mask &= ~(1ULL << (sig - 1));
+	return 0;
+}
+
+int sysdec_signal_set(const char *set, uint64_t *mask, const char **bad, size_t *badlen)
+{
+	struct set_ctx c = { .mask = mask, .val = *set != '!' };
+
+	*mask = c.val ? 0 : ~0ULL;
+	return set_walk(set + !c.val, signal_word, &c, bad, badlen);
+}
+
 int sysdec_nargs(const struct sysdec *d, int nr)
 {
 	return nr >= 0 && nr < d->count && d->args[nr] ? (int)strlen(d->args[nr]) : 6;

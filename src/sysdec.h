@@ -74,6 +74,18 @@ int sysdec_nr(const char *name);
 unsigned sysdec_classes(int nr);
 /* A class's name without '%' ("file"), or 0 when there is none by that name */
 unsigned sysdec_class(const char *name);
+/*
+ * -e trace=SET as strace takes it: syscall names, %classes (sysdec_class()),
+ * all and none, separated by commas; a leading '!' for all but SET.  Each
+ * mark[nr] (sysdec_nr_count() of them) says whether nr is traced.  0, or -1
+ * with the word that is none of these in *bad (not NUL-terminated), *badlen.
+ */
+int sysdec_trace_set(const char *set, bool *mark, const char **bad, size_t *badlen);
+/*
+ * -e signal=SET: signal names (with or without SIG), numbers 1-64, all and
+ * none; '!' for all but SET.  Bit N-1 of *mask for signal N.  0, or -1 as above.
+ */
+int sysdec_signal_set(const char *set, uint64_t *mask, const char **bad, size_t *badlen);
 /* The arguments strace prints for nr (its table's, else the format's, else 6) */
 int sysdec_nargs(const struct sysdec *d, int nr);
 

@@ -3,14 +3,15 @@
 # of N getpid calls weighs N, each line "frames weight" with the root first;
 # the SVG passes xmllint, and chromium's DOM of it has the frames, titles and
 # widths of the folded lines (tests/cli/flame-check.py); a task named
-# '<svg onload=1>' is text in a <title>, never an element; a recording with
-# stacks gives the same lines; the errors: no stack key, an unwritable path,
-# a recording without stacks (clear message, exit 2 or 1, no file left).
+# '<svg onload=1>' is text in a <title>, never an element; one named 'x;y\nz'
+# is one frame 'x:y?z' of its lines; a recording with stacks gives the same
+# lines; the errors: no stack key, an unwritable path, a recording without
+# stacks (clear message, exit 2 or 1, no file left).
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 [ "$(uname -m)" = x86_64 ] && command -v perl > /dev/null ||
 	skip_all "no getpid generator (perl on x86_64)"
-plan 16
+plan 18
 N=1000
 GEN=(perl -e 'syscall(39) for 1 .. $ARGV[0]')
 CHROMIUM=$(command -v chromium || command -v chromium-browser)
@@ -60,6 +61,17 @@ expect_status "count --by comm,stack --flamegraph of a task named '$H'" 0 \
 cp "$TMP/out" "$TMP/h.folded"
 grep -q "^$H;" "$TMP/h.folded"; ok $? "folded: the name is the first frame"
 svg_checks h "the SVG of '$H'" "one <svg> element, '$H' the text of a <title>" "$H"
+
+# a program whose name holds ';' and a newline: one frame "x:y?z" (as the man page says)
+S=$'x;y\nz'
+printf '#!/usr/bin/perl\nsyscall(39) for 1 .. 100;\n' > "$TMP/$S"
+chmod +x "$TMP/$S"
+expect_status "count --by comm,stack --folded of a task named 'x;y\\nz'" 0 \
+	"$TPCTL" count syscalls:sys_enter_getpid --by comm,stack --folded -- "$TMP/$S"
+! grep -qvE '^[^ ;][^;]*(;[^;]+)* [0-9]+$' "$TMP/out" && grep -q '^x:y?z;' "$TMP/out" &&
+	! grep -q '^z;' "$TMP/out"
+ok $? "folded: the name is one frame 'x:y?z' on its lines, every line 'frames weight'"
+diag "$TMP/out"
 
 # recordings: with stacks the same lines, without them an error
 "$TPCTL" record -o "$TMP/s.dat" --stack syscalls:sys_enter_getpid -- "${GEN[@]}" $N \

@@ -14,7 +14,7 @@ need_tracefs
 need_record_tools
 grep -qw traceoff "$TRACEFS/events/syscalls/sys_enter_getpid/trigger" 2> /dev/null ||
 	skip_all "no traceoff trigger in this kernel"
-plan 35
+plan 37
 before=$(top_digest)
 orph=$(orphans)
 
@@ -157,6 +157,9 @@ bad "is not recorded" "--stop-on an event not recorded" \
 bad "did you mean" "--stop-on an event not there" --stop-on syscalls:sys_enter_getpd
 bad "invalid filter" "--stop-on with a filter refused" \
 	--stop-on 'syscalls:sys_enter_getpid if common_pid == '
+bad "a FILTER after 'if'" "--stop-on with 'if' and no filter" \
+	--stop-on 'syscalls:sys_enter_getpid if  '
+bad "the event as system:event" "--stop-on an event without its system" --stop-on sys_enter_getpid
 "$TPCTL" record -o "$TMP/b.dat" syscalls:sys_enter_getpid --rearm 2> "$TMP/bad.err"
 [ $? = 2 ]; ok $? "--rearm without --flight and --stop-on: exit 2"
 

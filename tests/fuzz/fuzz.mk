@@ -1,6 +1,7 @@
 # Fuzzing with libFuzzer (clang): included by the top-level Makefile.
 #
-#   make fuzz [FUZZ_SECONDS=N] [FUZZ_TARGETS="page format dat json flame sysdec"] [FUZZ_JOBS=2]
+#   make fuzz [FUZZ_SECONDS=N] [FUZZ_TARGETS="page format dat json flame sysdec
+#             traceset stopon"] [FUZZ_JOBS=2]
 #             [FUZZ_FORK=]
 #       build every target, seed its corpus from the unit-test fixtures and
 #       run it for N seconds (default 60), FUZZ_JOBS targets at a time, at
@@ -15,6 +16,10 @@
 #   flame   the folded and SVG writers with any frame names and weights: the
 #           folded lines split back into the same frames, the SVG is XML
 #   sysdec  the syscall decoder: numbers, arguments, strings -> strace's text
+#   traceset strace's -e trace=SET and signal=SET: a set taken prints back
+#           and parses to the same set
+#   stopon  record --flight's --stop-on 'EVENT [if FILTER]': split, written
+#           back and split the same, the filter checked against the fixtures
 #
 # The same target code, built without libFuzzer, replays tests/fuzz/regress/
 # in `make check` (tests/unit/fuzz-regress.c).
@@ -22,7 +27,7 @@
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS    ?= 2
-FUZZ_TARGETS ?= page format dat json flame sysdec
+FUZZ_TARGETS ?= page format dat json flame sysdec traceset stopon
 # Fork mode keeps a run going past a crash (each is saved), so one bug in a
 # system library does not end a long run; FUZZ_FORK= stops at the first.
 FUZZ_FORK    ?= -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1
@@ -71,10 +76,11 @@ fuzz: fuzz-build fuzz-seeds
 	@printf '%s\n' $(FUZZ_TARGETS) | xargs -P $(FUZZ_JOBS) -I{} sh -c '\
 		t={}; mkdir -p $(FUZZ_OUT)/corpus/$$t $(FUZZ_OUT)/artifacts/$$t; \
 		reg=tests/fuzz/regress/$$t; [ -d $$reg ] || reg=; \
+		seeds=$(FUZZ_OUT)/seeds/$$t; [ -d $$seeds ] || seeds=; \
 		$(FUZZ_RUN_ENV) nice -n 19 $(FUZZ_OUT)/fuzz_$$t $(FUZZ_FORK) \
 			-max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -timeout=20 \
 			-rss_limit_mb=4096 -malloc_limit_mb=1048576 -artifact_prefix=$(FUZZ_OUT)/artifacts/$$t/ \
-			$(FUZZ_OUT)/corpus/$$t $(FUZZ_OUT)/seeds/$$t $$reg \
+			$(FUZZ_OUT)/corpus/$$t $$seeds $$reg \
 			> $(FUZZ_OUT)/$$t.log 2>&1; \
 		echo "fuzz $$t: exit $$?, $$(grep -a -o "^#[0-9]*" $(FUZZ_OUT)/$$t.log | \
 			tail -1 | tr -d "#") execs, \

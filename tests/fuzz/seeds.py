@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Seed corpora for the fuzz targets, made from the unit-test fixtures.
 #   seeds.py TOP OUTDIR [DAT_WRITER]
-# OUTDIR/<target>/<sha1> for target in page, format, dat, json.  DAT_WRITER is
+# OUTDIR/<target>/<sha1> for every target of fuzz.mk.  DAT_WRITER is
 # tests/unit/bin/dat (it writes trace.dat files from tests/unit/dat).
 import hashlib
 import os
@@ -130,3 +130,47 @@ prog = b""
 for i, h in enumerate(names):
     prog += bytes([2, 0, 4]) + b"comm" + bytes([i % 3, len(h)]) + h + bytes([0, 0, 1, 0, i + 1, 0])
 put("flame", prog)
+
+# traceset: a flag byte (even: -e trace=, odd: -e signal=), then the set
+for s in (b"open,read,write", b"!write", b"%file,%network", b"all", b"none", b"!%desc,close",
+          b"%process,!read", b"execve,,exit_group,", b"%net,%signal,%ipc,%memory", b"opne"):
+    put("traceset", b"\0" + s)
+for s in (b"SIGINT,TERM,9", b"!SIGCHLD", b"all", b"none", b"64,1,usr1", b"!chld,SIGWINCH"):
+    put("traceset", b"\1" + s)
+
+# stopon: the --stop-on argument, with the fields of the host fixture's events
+for name in sorted(os.listdir(os.path.join(fix, "host", "formats"))):
+    text = open(os.path.join(fix, "host", "formats", name), "rb").read().decode("latin-1")
+    fields = [m.group(1).split()[-1].split("[")[0]
+              for m in field_re.finditer(text) if not m.group(1).startswith("__data_loc")]
+    fields = [f for f in fields if not f.startswith("common_")] or ["common_pid"]
+    put("stopon", name.encode())
+    put("stopon", ("%s if %s == 1" % (name, fields[0])).encode())
+    put("stopon", ("  %s\tif (%s > 2 && common_pid != 0) || %s & 4" %
+                   (name, fields[-1], fields[0])).encode())
+for s in (b"sched:sched_switch if prev_comm ~ \"bash*\"", b"sched:sched_switch if",
+          b"sched:sched_switch if  ", b"nosuch", b"a:b:c", b"ftrace:print if buf == 'x\\'y'",
+          b"sched:sched_switch if next_pid == 1\ntraceon"):
+    put("stopon", s)
+
+# sysdec: a call (see fuzz_sysdec.c): number (2 bytes), six arguments and the return value
+# (8 bytes each), a byte of -s << 1 | returned, a mask of the string arguments, the strings
+def call(name, args, ret, strs=b"", mask=0, strsize=32, returned=1):
+    nr = {"read": 0, "write": 1, "openat": 257, "mmap": 9, "ioctl": 16, "clone": 56,
+          "rt_sigaction": 13, "futex": 202, "execve": 59, "fcntl": 72}[name]
+    args = (list(args) + [0] * 6)[:6]
+    return (struct.pack("<H", nr) + b"".join(struct.pack("<Q", a & (2**64 - 1)) for a in args) +
+            struct.pack("<q", ret) + bytes([(strsize & 0x7f) << 1 | returned, mask]) + strs)
+
+
+for c in (call("openat", [-100, 0x7f0000001000, 0o2101102, 0o644], 3, b"/etc/hostname\0", 2),
+          call("openat", [-100, 0x7f0000001000, ~0, ~0], -2, b"\xff\n\"x\0", 2),
+          call("write", [1, 0x7f0000002000, 12], 12, b"hello\tworld\n", 2),
+          call("read", [3, 0x7f0000002000, -1], -14),
+          call("mmap", [0, 4096, 3, 0x22, -1, 0], 0x7f0000003000),
+          call("ioctl", [1, 0x5401, 0x7ffe0000], -25), call("ioctl", [1, ~0, ~0], 0),
+          call("clone", [~0, 0, 0, 0, 0], 1234), call("rt_sigaction", [2, 0x1000, 0, 8], 0),
+          call("futex", [0x1000, ~0, 1, 0, 0, 0], -110),
+          call("execve", [0x1000, 0x2000, 0x3000], 0, b"/bin/true\0", 1, 0),
+          call("fcntl", [3, 4, ~0], 0, returned=0)):
+    put("sysdec", c)

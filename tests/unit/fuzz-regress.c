@@ -30,6 +30,12 @@
 #define FUZZ_ENTRY fuzz_sysdec_one
 #include "../fuzz/fuzz_sysdec.c"
 #undef FUZZ_ENTRY
+#define FUZZ_ENTRY fuzz_traceset_one
+#include "../fuzz/fuzz_traceset.c"
+#undef FUZZ_ENTRY
+#define FUZZ_ENTRY fuzz_stopon_one
+#include "../fuzz/fuzz_stopon.c"
+#undef FUZZ_ENTRY
 #include "../fuzz/fuzz_common.c"
 
 static const struct {
@@ -42,6 +48,8 @@ static const struct {
 	{ "json", fuzz_json_one },
 	{ "flame", fuzz_flame_one },
 	{ "sysdec", fuzz_sysdec_one },
+	{ "traceset", fuzz_traceset_one },
+	{ "stopon", fuzz_stopon_one },
 };
 
 int main(int argc, char **argv)

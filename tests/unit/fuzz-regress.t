@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.." || exit 1
 bin=tests/unit/bin/fuzz-regress
 [ -x "$bin" ] || { printf '1..1\nnot ok 1 - %s not built (make check-unit)\n' "$bin"; exit 1; }
 files=()
-for t in page format dat json flame; do
+for t in page format dat json flame sysdec traceset stopon; do
 	for f in tests/fuzz/regress/$t/*; do
 		[ -f "$f" ] && files+=("$t:$f")
 	done

@@ -5,6 +5,7 @@
  * strings fetched) except where a case gives the string.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sysdec.h"
@@ -92,6 +93,32 @@ static int one(struct sysdec *d, const struct tcase *t, int n)
 	return 0;
 }
 
+/* -e trace= and signal= sets: what they hold, the word a refused one names */
+static int sets(int *n)
+{
+	bool *mark = calloc(sysdec_nr_count(), sizeof(bool));
+	int rd = sysdec_nr("read"), wr = sysdec_nr("write"), op = sysdec_nr("openat");
+	const char *bad = NULL;
+	size_t len = 0;
+	uint64_t mask = 0;
+	bool good, all;
+
+	good = mark && !sysdec_trace_set("read,,write", mark, &bad, &len) && mark[rd] &&
+	       mark[wr] && !mark[op] && !sysdec_trace_set("!%file,read", mark, &bad, &len) &&
+	       !mark[op] && !mark[rd] && mark[wr] &&
+	       sysdec_trace_set("read,opnat,%bogus", mark, &bad, &len) == -1 && len == 5 &&
+	       !strncmp(bad, "opnat,", 6);
+	printf("%s %d - trace sets\n", good ? "ok" : "not ok", ++*n);
+	free(mark);
+	all = good;
+	good = !sysdec_signal_set("INT,SIGTERM,9", &mask, &bad, &len) &&
+	       mask == (1ULL << 1 | 1ULL << 14 | 1ULL << 8) &&
+	       !sysdec_signal_set("!chld", &mask, &bad, &len) && mask == ~(1ULL << 16) &&
+	       sysdec_signal_set("1,65", &mask, &bad, &len) == -1 && len == 2 && !strcmp(bad, "65");
+	printf("%s %d - signal sets\n", good ? "ok" : "not ok", ++*n);
+	return !(all && good);
+}
+
 int main(void)
 {
 	struct sysdec *d = sysdec_new(32);
@@ -99,7 +126,7 @@ int main(void)
 	size_t i;
 	int fail = 0, n = 0;
 
-	printf("1..%zu\n", sizeof(cases) / sizeof(cases[0]) + 3);
+	printf("1..%zu\n", sizeof(cases) / sizeof(cases[0]) + 5);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		fail |= one(d, &cases[i], ++n);
 	/* a syscall no table knows: its format's types */
@@ -116,6 +143,7 @@ int main(void)
 	       sysdec_class("network") == SYSDEC_NETWORK && !sysdec_class("bogus") ? "ok" : "not ok", ++n);
 	printf("%s %d - signal names\n", sysdec_signal_nr("TERM") == 15 &&
 	       !strcmp(sysdec_signal_name(9), "SIGKILL") ? "ok" : "not ok", ++n);
+	fail |= sets(&n);
 	sysdec_free(d);
 	return fail;
 }

@@ -135,7 +135,7 @@ static int meta_collect(struct recorder *r, const struct tfs_event_list *evs, st
 	}
 	/* Empty when nothing uses trace_printk: fine. */
 	m->printk = tracefs_instance_file_read(NULL, "printk_formats", &m->printk_len);
-	m->cmdlines = tracefs_instance_file_read(NULL, "saved_cmdlines", &m->cmdlines_len);
+	m->cmdlines = tfs_saved_cmdlines(&m->cmdlines_len);
 	m->clock = tracefs_instance_file_read(r->inst, "trace_clock", &size);
 	if (m->clock && size > 0 && m->clock[size - 1] == '\n')
 		m->clock[size - 1] = '\0';
@@ -228,7 +228,7 @@ static void finish_meta(struct recorder *r)
 		}
 		free(s);
 	}
-	s = tracefs_instance_file_read(NULL, "saved_cmdlines", &size);
+	s = tfs_saved_cmdlines(&size);
 	if (s) {
 		dat_set_cmdlines(r->dat, s, size);
 		free(s);
@@ -602,6 +602,12 @@ int cmd_record(int argc, char **argv)
 	r.m = &m;
 	r.version = version;
 	r.flight = fo.on;
+	/*
+	 * A SIGUSR1 that comes as soon as the instance is there (its tracing_on
+	 * reads 1 when made) is a dump or a cut, never the default end
+	 */
+	if (fo.on || sw.bytes || sw.seconds)
+		rot_usr1_catch();
 	ret = live_open(&r.l, &(struct live_spec){
 		.events = args.argv, .nevents = args.argc, .filter = filter,
 		.buffer_kb = buffer_kb, .target = &tgt, .probes = probes.v, .nprobes = probes.n,

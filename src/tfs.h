@@ -125,6 +125,11 @@ enum tracefs_compare;
 typedef int (*tfs_filter_fn)(void *ctx, enum tracefs_filter type, const char *field,
 			     enum tracefs_compare cmp, const char *val);
 int tfs_filter_walk(const char *expr, tfs_filter_fn fn, void *ctx);
+/*
+ * saved_cmdlines' text (its length in *len), each line "PID NAME": a newline
+ * in a task's name is written as '?'.  NULL where it cannot be read.
+ */
+char *tfs_saved_cmdlines(int *len);
 /* Load saved_cmdlines into tep so comm names resolve. */
 int tfs_tep_load_cmdlines(struct tep_handle *tep);
 /* saved_cmdlines' text (a recording's too) into tep, past lines that are no "PID NAME". */

@@ -126,6 +126,32 @@ void tfs_tep_parse_cmdlines(struct tep_handle *tep, const char *text, size_t len
 	}
 }
 
+/* At s (len bytes left): "PID " and a name, as a line of saved_cmdlines begins. */
+static bool cmdline_starts(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && s[i] >= '0' && s[i] <= '9')
+		i++;
+	return i > 0 && i < len && s[i] == ' ';
+}
+
+char *tfs_saved_cmdlines(int *len)
+{
+	char *s = tracefs_instance_file_read(NULL, "saved_cmdlines", len);
+	int i;
+
+	/*
+	 * A task's name may hold a newline, which the kernel writes as it is:
+	 * its second part would be a line of its own that trace-cmd's reader
+	 * stops at, losing every name after it.  Such a newline becomes '?'.
+	 */
+	for (i = 0; s && i + 1 < *len; i++)
+		if (s[i] == '\n' && !cmdline_starts(s + i + 1, *len - i - 1))
+			s[i] = '?';
+	return s;
+}
+
 int tfs_tep_load_cmdlines(struct tep_handle *tep)
 {
 	int size = 0;

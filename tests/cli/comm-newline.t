@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 need_tracefs
 command -v perl > /dev/null || skip_all "no perl"
-plan 4
+plan 5
 
 make_instance
 D=$TRACEFS/instances/$INST
@@ -33,4 +33,15 @@ echo 1 > "$D/tracing_on"
 ok $? "report reads the recording"
 [ "$(grep -c ' after-nl2-[0-9]' "$TMP/rep")" -ge 3 ]
 ok $? "report names the recorded task ($(grep -c 'after-nl2-' "$TMP/rep") records)"
+# and so does trace-cmd: in the file every command line is "PID NAME", the
+# name's newline written as '?' (its reader stops at the first that is not)
+TC=${TRACE_CMD:-/work/shared/tools/trace-cmd-here}
+if [ -x "$TC" ]; then
+	"$TC" dump --cmd-lines "$TMP/r.dat" 2> /dev/null | grep -v '^[[:space:]]*\[' | grep . > "$TMP/cl"
+	! grep -qvE '^[0-9]+ ' "$TMP/cl" && grep -qx "$bad bad?name" "$TMP/cl"
+	ok $? "the recording's command lines are each 'PID NAME', the newline as '?'"
+	grep -vE '^[0-9]+ ' "$TMP/cl" | head -3 | diag
+else
+	skip "no trace-cmd ($TC)"
+fi
 done_testing

@@ -173,7 +173,9 @@ if unshare -m --propagation private true 2> /dev/null; then
 			syscalls:sys_enter_getpid 2> "$2/err" &
 		p=$!
 		i=0
-		until grep -q 1 /sys/kernel/tracing/instances/tpctl-$p/tracing_on 2> /dev/null
+		d=/sys/kernel/tracing/instances/tpctl-$p
+		until grep -q 1 $d/events/syscalls/sys_enter_getpid/enable 2> /dev/null &&
+			grep -q 1 $d/tracing_on 2> /dev/null
 		do sleep 0.05; i=$((i + 1)); [ $i -gt 200 ] && break; done
 		kill -USR1 $p; sleep 0.5
 		echo go | "$3" 200000 > /dev/null

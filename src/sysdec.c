@@ -740,6 +740,13 @@ unsigned sysdec_classes(int nr)
 	return s ? s->cls : 0;
 }
 
+bool sysdec_has_path(int nr)
+{
+	const struct call_spec *s = call_find(sysdec_name(nr));
+
+	return s && strchr(s->args, 's');
+}
+
 unsigned sysdec_class(const char *name)
 {
 	static const struct { const char *name; unsigned cls; } names[] = {

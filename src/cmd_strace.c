@@ -76,6 +76,7 @@ struct task {
 struct str_probe {
 	int id, nr;
 	int off[SYSDEC_MAX_ARGS];	/* the __data_loc field of argument i, -1: none */
+	int off_ret;		/* its ret (fetched at the exit), -1: fetched at the entry */
 };
 
 /* the last signal_generate of a signal: who sent it to whom, for the --- line */
@@ -729,20 +730,27 @@ static void on_strings(struct strace *s, const struct tep_record *rec, int tid,
 	const unsigned char *d = rec->data;
 	struct task *t = task_get(s, tid);
 	unsigned int loc, off, len;
+	bool empty_ok;
 	char *str;
 	int i;
 
 	if (!t)
 		return;
 	str_clear(t);
+	/*
+	 * The kernel's length is 0 where the fetch faulted and for "" (the NUL
+	 * is not counted there): at the exit, where the kernel has read the
+	 * path itself, it is "" unless the call said EFAULT
+	 */
+	empty_ok = p->off_ret >= 0 && *(const long long *)(d + p->off_ret) != -EFAULT;
 	for (i = 0; i < SYSDEC_MAX_ARGS; i++) {
 		if (p->off[i] < 0)
 			continue;
-		/* __data_loc: the offset in the low 16 bits, the length; 0 where it faulted */
+		/* __data_loc: the offset in the low 16 bits, the length above */
 		loc = *(const unsigned int *)(d + p->off[i]);
 		off = loc & 0xffff;
 		len = loc >> 16;
-		if (!len || (int)(off + len) > rec->size)
+		if ((!len && !empty_ok) || (int)(off + len) > rec->size)
 			continue;
 		len = strnlen((const char *)d + off, len);
 		str = malloc(len + 1);
@@ -1228,6 +1236,8 @@ static int strace_probes(struct strace *s)
 			continue;
 		enter = tep_find_event_by_name(tep, "syscalls", shown);
 		p->id = ev->id;
+		f = tep_find_field(ev, "ret");
+		p->off_ret = f && f->size == 8 ? f->offset : -1;
 		for (k = 0; k < SYSDEC_MAX_ARGS; k++)
 			p->off[k] = -1;
 		for (f = ev->format.fields; f; f = f->next) {

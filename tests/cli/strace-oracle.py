@@ -51,10 +51,11 @@ SUMMARY = [
 SEGV_C = "int main(void) { *(volatile int *)0 = 1; return 0; }\n"
 QUOTED = r'"(\\.|[^"\\])*"(\.\.\.)?'
 # paths kept (tpctl strace --strings): the strings of these calls are data or
-# what the kernel wrote back, which tpctl does not fetch; readlink's path is
-# its first string, the rest its answer
+# what the kernel wrote back, which tpctl does not fetch (prctl's name is
+# behind an unsigned long); readlink's path is its first string, the rest its
+# answer
 DATA_CALLS = ("read", "write", "pread64", "pwrite64", "getrandom", "sendto", "recvfrom",
-              "getcwd")
+              "getcwd", "prctl")
 ANSWER_AFTER_FIRST = ("readlink", "readlinkat")
 
 

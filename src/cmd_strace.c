@@ -24,8 +24,10 @@
 #include "live.h"
 #include "near.h"
 #include "opt.h"
+#include "strargs.h"
 #include "sysdec.h"
 #include "target.h"
+#include "tfs.h"
 #include "util.h"
 
 /* strace's column for " = " (-a 40) */
@@ -38,6 +40,7 @@
 
 struct strace_opts {
 	bool follow, json, only_ok, only_failed, summary, summary_too, call_time, relative;
+	bool strings;
 	int stamps, quiet;
 	unsigned long long strsize, kb;
 	const char *outfile, *buffer_kb;
@@ -61,6 +64,19 @@ struct task {
 	int pid;		/* its thread group (JSON), 0: not looked up */
 	unsigned long long enter_ts;
 	struct sysdec_call call;
+	/* --strings: the call's line waits for its exit, where its strings come */
+	bool whole;
+	bool held;		/* returned, its strings record not seen yet */
+	int str_nr;		/* the call whose strings call.str holds, -1: none */
+	int exit_cpu;
+	unsigned long long exit_ts;
+};
+
+/* --strings: a probe that stands for sys_enter_X, its string fields by argument */
+struct str_probe {
+	int id, nr;
+	int off[SYSDEC_MAX_ARGS];	/* the __data_loc field of argument i, -1: none */
+	int off_ret;		/* its ret (fetched at the exit), -1: fetched at the entry */
 };
 
 /* the last signal_generate of a signal: who sent it to whom, for the --- line */
@@ -91,6 +107,9 @@ struct strace {
 	struct task *open;	/* the task whose line is written up to its arguments */
 	size_t open_len;	/* that line's column */
 	struct stat_row *rows;
+	struct str_probe *probes;	/* --strings */
+	int nprobes;
+	bool *wants_str;		/* per syscall number: a probe fetches its strings */
 	unsigned long long last_ts, lost;
 	double real_off;	/* CLOCK_REALTIME - trace clock, seconds (-t) */
 	char *line;
@@ -242,12 +261,13 @@ static int strace_parse(struct strace_opts *o, int argc, char **argv)
 		OPT_CALLBACK('q', "quiet", &o->quiet, NULL, opt_more,
 			     "no attach notes; -qq: no exit lines either"),
 		OPT_BOOL(0, "json", &o->json, "NDJSON: one object per call"),
+		STRINGS_OPT(&o->strings),
 		OPT_UINT(0, "buffer-kb", &o->kb, "N", 1, 1ULL << 30,
 			 "per-CPU ring buffer, in KiB (default: 128 MiB over the CPUs)"),
 		OPT_END(),
 	};
 	const struct tp_cmd_spec spec = {
-		"tpctl strace [-f] [-o FILE] [-e EXPR]... [-c|-C] [-zZTtrq] [-s N] [--json]\n"
+		"tpctl strace [-f] [-o FILE] [-e EXPR]... [-c|-C] [-zZTtrq] [-s N] [--json] [--strings]\n"
 		"       [-p PID,... [-F] | --cgroup PATH | -- COMMAND [ARG...]]",
 		opts, OPT_COMMAND,
 		"strace's lines from the syscall tracepoints: the traced program is never stopped.",
@@ -309,6 +329,7 @@ static struct task *task_get(struct strace *s, int tid)
 			return &s->tasks[i];
 	s->used++;
 	s->tasks[i].tid = tid;
+	s->tasks[i].str_nr = -1;
 	s->tasks[i].started = !s->o->tgt.argv || tid != s->first;
 	return &s->tasks[i];
 }
@@ -414,7 +435,7 @@ static int task_pid(struct task *t)
 }
 
 /* a call as one NDJSON object */
-static void json_call(struct strace *s, struct task *t, const struct tep_record *rec)
+static void json_call(struct strace *s, struct task *t)
 {
 	const char *comm = tep_data_comm_from_pid(live_tep(s->l), t->tid);
 	const char *name = sysdec_name(t->call.nr), *e;
@@ -437,9 +458,9 @@ static void json_call(struct strace *s, struct task *t, const struct tep_record 
 		json_str(&s->j, "comm", comm);
 	else
 		json_null(&s->j, "comm");
-	json_int(&s->j, "cpu", rec->cpu);
+	json_int(&s->j, "cpu", t->exit_cpu);
 	json_uint(&s->j, "enter_ns", t->enter_ts);
-	json_uint(&s->j, "exit_ns", rec->ts);
+	json_uint(&s->j, "exit_ns", t->exit_ts);
 	sysdec_args(s->dec, &t->call, s->line, LINE_MAX_, ends, &n);
 	json_arr_open(&s->j, "args");
 	for (i = 0; i < n; start = ends[i++] + 2)
@@ -477,6 +498,19 @@ static bool deferred(const struct strace_opts *o)
 
 static void count_call(struct strace *s, const struct task *t, unsigned long long ts);
 static void flush_ignored(struct strace *s, struct task *t, unsigned long long ts);
+static void release(struct strace *s, struct task *t);
+
+/* the strings of the task's last call go (the call they were fetched for is written) */
+static void str_clear(struct task *t)
+{
+	int i;
+
+	for (i = 0; i < SYSDEC_MAX_ARGS; i++) {
+		free((char *)t->call.str[i]);
+		t->call.str[i] = NULL;
+	}
+	t->str_nr = -1;
+}
 
 /*
  * COMMAND's execve ran before tracing (target.c stops it there): its line
@@ -516,6 +550,7 @@ static void on_enter(struct strace *s, const struct tep_record *rec, int tid, in
 
 	if (!t)
 		return;
+	release(s, t);
 	if (!t->started) {
 		const char *name = sysdec_name(nr);
 
@@ -530,7 +565,11 @@ static void on_enter(struct strace *s, const struct tep_record *rec, int tid, in
 		t->started = true;
 	}
 	flush_ignored(s, t, rec->ts);
+	/* execve's strings are fetched at its entry: they may come first */
+	if (t->str_nr != nr)
+		str_clear(t);
 	t->call.nr = nr;
+	t->whole = s->wants_str && nr >= 0 && nr < sysdec_nr_count() && s->wants_str[nr];
 	for (i = 0; i < SYSDEC_MAX_ARGS; i++)
 		t->call.args[i] = args[i];
 	t->call.has_ret = false;
@@ -541,7 +580,7 @@ static void on_enter(struct strace *s, const struct tep_record *rec, int tid, in
 		t->exited_call = true;
 		s->group_code = t->code;
 	}
-	if (!traced(s, t) || deferred(s->o))
+	if (!traced(s, t) || deferred(s->o) || t->whole)
 		return;
 	line_interrupt(s);
 	col = line_head(s, tid, rec->ts);
@@ -564,7 +603,7 @@ static void call_done(struct strace *s, struct task *t, unsigned long long ts)
 	} else {
 		line_interrupt(s);
 		col = line_head(s, t->tid, ts);
-		if (deferred(o))
+		if (deferred(o) || t->whole)
 			col = line_call(s, t, col);
 		else
 			col += fprintf(s->out, "<... %s resumed>", sysdec_name(t->call.nr) ?
@@ -586,6 +625,20 @@ static void count_call(struct strace *s, const struct task *t, unsigned long lon
 	r->ns += ts - t->enter_ts;
 }
 
+/* a call returned (and its strings are there): counted, its line, the signals it held back */
+static void call_end(struct strace *s, struct task *t)
+{
+	if (traced(s, t)) {
+		count_call(s, t, t->exit_ts);
+		if (s->o->json && !s->o->summary)
+			json_call(s, t);
+		else if (!s->o->summary)
+			call_done(s, t, t->exit_ts);
+	}
+	str_clear(t);
+	flush_ignored(s, t, t->exit_ts);
+}
+
 static void on_exit_(struct strace *s, const struct tep_record *rec, int tid, int nr, long ret)
 {
 	struct task *t = task_get(s, tid);
@@ -596,14 +649,68 @@ static void on_exit_(struct strace *s, const struct tep_record *rec, int tid, in
 	t->in_call = false;
 	t->call.ret = ret;
 	t->call.has_ret = true;
-	if (traced(s, t)) {
-		count_call(s, t, rec->ts);
-		if (s->o->json && !s->o->summary)
-			json_call(s, t, rec);
-		else if (!s->o->summary)
-			call_done(s, t, rec->ts);
+	t->exit_ts = rec->ts;
+	t->exit_cpu = rec->cpu;
+	/* its strings come at its exit too, in a record of their own: the line waits */
+	t->held = t->whole && t->str_nr != t->call.nr;
+	if (!t->held)
+		call_end(s, t);
+}
+
+/*
+ * A held call's line without its strings: the task did something else
+ * before they came (the probe did not fire: its table was full, or the
+ * call began before tracing did)
+ */
+static void release(struct strace *s, struct task *t)
+{
+	if (!t->held)
+		return;
+	t->held = false;
+	call_end(s, t);
+}
+
+/* a probe's strings (strargs.h): the arguments of the task's call, at its exit or execve's entry */
+static void on_strings(struct strace *s, const struct tep_record *rec, int tid,
+		       const struct str_probe *p)
+{
+	const unsigned char *d = rec->data;
+	struct task *t = task_get(s, tid);
+	unsigned int loc, off, len;
+	bool empty_ok;
+	char *str;
+	int i;
+
+	if (!t)
+		return;
+	str_clear(t);
+	/*
+	 * The kernel's length is 0 where the fetch faulted and for "" (the NUL
+	 * is not counted there): at the exit, where the kernel has read the
+	 * path itself, it is "" unless the call said EFAULT
+	 */
+	empty_ok = p->off_ret >= 0 && *(const long long *)(d + p->off_ret) != -EFAULT;
+	for (i = 0; i < SYSDEC_MAX_ARGS; i++) {
+		if (p->off[i] < 0)
+			continue;
+		/* __data_loc: the offset in the low 16 bits, the length above */
+		loc = *(const unsigned int *)(d + p->off[i]);
+		off = loc & 0xffff;
+		len = loc >> 16;
+		if ((!len && !empty_ok) || (int)(off + len) > rec->size)
+			continue;
+		len = strnlen((const char *)d + off, len);
+		str = malloc(len + 1);
+		if (!str)
+			continue;
+		memcpy(str, d + off, len);
+		str[len] = '\0';
+		t->call.str[i] = str;
+		t->call.strlen[i] = len;
 	}
-	flush_ignored(s, t, rec->ts);
+	t->str_nr = p->nr;
+	if (t->held && t->call.nr == p->nr)
+		release(s, t);
 }
 
 /* the signals whose default action ends the process */
@@ -650,6 +757,7 @@ static void on_proc_exit(struct strace *s, const struct tep_record *rec, int tid
 
 	if (!t || !t->started)
 		return;
+	release(s, t);
 	if (t->in_call) {
 		/* exit, exit_group, or a call the end of the process cut short: " = ?" */
 		t->in_call = false;
@@ -732,6 +840,7 @@ static void on_signal(struct strace *s, const struct tep_record *rec, int tid)
 
 	if (!t || !t->started || sig < 1 || sig > 64)
 		return;
+	release(s, t);
 	/*
 	 * A fatal signal at its default action ends the group with SIGKILL
 	 * before the task dequeues it (not so under ptrace): strace's line is
@@ -803,7 +912,7 @@ static int strace_record(void *ctx, struct tep_record *rec, long long lost)
 {
 	struct strace *s = ctx;
 	const unsigned char *d = rec->data;
-	int type = *(const unsigned short *)d, tid = *(const int *)(d + 4);
+	int type = *(const unsigned short *)d, tid = *(const int *)(d + 4), i;
 
 	if (lost)
 		note_lost(s, rec->cpu, lost);
@@ -819,6 +928,10 @@ static int strace_record(void *ctx, struct tep_record *rec, long long lost)
 		on_signal(s, rec, tid);
 	else if (type == s->id_gen)
 		on_signal_gen(s, rec, tid);
+	else
+		for (i = 0; i < s->nprobes; i++)
+			if (type == s->probes[i].id)
+				on_strings(s, rec, tid, &s->probes[i]);
 	return LIVE_GO;
 }
 
@@ -1034,13 +1147,105 @@ static int strace_output(struct strace *s)
 	return TP_OK;
 }
 
+/* the argument of syscall nr that sys_enter_X calls name (its fields after __syscall_nr), or -1 */
+static int arg_index(struct tep_event *enter, const char *name)
+{
+	struct tep_format_field *f;
+	int i = 0;
+
+	for (f = enter ? enter->format.fields : NULL; f; f = f->next) {
+		if (!strcmp(f->name, "__syscall_nr"))
+			continue;
+		if (!strcmp(f->name, name))
+			return i < SYSDEC_MAX_ARGS ? i : -1;
+		i++;
+	}
+	return -1;
+}
+
+/* --strings: the probes live_open() made (strargs.h), their string fields by argument */
+static int strace_probes(struct strace *s)
+{
+	struct tep_handle *tep = live_tep(s->l);
+	int i, k, n = tep_get_events_count(tep);
+
+	s->probes = calloc(n, sizeof(*s->probes));
+	s->wants_str = calloc(sysdec_nr_count(), sizeof(bool));
+	if (!s->probes || !s->wants_str)
+		return tp_oom();
+	for (i = 0; i < n; i++) {
+		struct tep_event *ev = tep_get_event(tep, i), *enter;
+		const char *shown = strings_shown_name(ev->system, ev->name);
+		struct str_probe *p = &s->probes[s->nprobes];
+		struct tep_format_field *f;
+
+		if (!shown || (p->nr = sysdec_nr(shown + 10)) < 0)
+			continue;
+		enter = tep_find_event_by_name(tep, "syscalls", shown);
+		p->id = ev->id;
+		f = tep_find_field(ev, "ret");
+		p->off_ret = f && f->size == 8 ? f->offset : -1;
+		for (k = 0; k < SYSDEC_MAX_ARGS; k++)
+			p->off[k] = -1;
+		for (f = ev->format.fields; f; f = f->next) {
+			k = f->flags & TEP_FIELD_IS_DYNAMIC ? arg_index(enter, f->name) : -1;
+			if (k >= 0)
+				p->off[k] = f->offset;
+		}
+		s->wants_str[p->nr] = true;
+		s->nprobes++;
+	}
+	return TP_OK;
+}
+
+/*
+ * The events: the raw syscalls, the ends of processes, signals; with
+ * --strings, syscalls:sys_enter_X of each traced syscall strace prints a path
+ * of (live_open() traces a probe that fetches the strings in its place)
+ */
+static int strace_events(struct strace_opts *o, char ***evp, int *n)
+{
+	static char *base[] = { "raw_syscalls:sys_enter", "raw_syscalls:sys_exit",
+				"sched:sched_process_exit", "signal:signal_deliver",
+				"signal:signal_generate" };
+	struct tfs_event_list all = { 0 };
+	char **ev = calloc(5 + sysdec_nr_count(), sizeof(char *)), name[160];
+	int nr, ret = TP_OK;
+
+	*evp = ev;
+	if (!ev)
+		return tp_oom();
+	for (*n = 0; *n < 5; (*n)++)
+		ev[*n] = strdup(base[*n]);
+	if (o->strings && !o->summary && (ret = tfs_events_available(NULL, &all)))
+		return ret;
+	for (nr = 0; o->strings && !o->summary && nr < sysdec_nr_count(); nr++) {
+		if (!sysdec_has_path(nr) || (o->trace && !o->trace[nr]))
+			continue;
+		snprintf(name, sizeof(name), "sys_enter_%s", sysdec_name(nr));
+		if (tfs_event_list_has(&all, "syscalls", name) &&
+		    asprintf(&ev[(*n)++], "syscalls:%s", name) < 0)
+			ev[--(*n)] = NULL;
+	}
+	tfs_event_list_free(&all);
+	for (nr = 0; nr < *n; nr++)
+		if (!ev[nr])
+			return tp_oom();
+	return TP_OK;
+}
+
+static void events_free(char **ev, int n)
+{
+	while (ev && n--)
+		free(ev[n]);
+	free(ev);
+}
+
 static int strace_open(struct strace *s, struct strace_opts *o)
 {
-	static char *events[] = { "raw_syscalls:sys_enter", "raw_syscalls:sys_exit",
-				  "sched:sched_process_exit", "signal:signal_deliver",
-				  "signal:signal_generate" };
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	int ret;
+	char **events = NULL;
+	int ret, nevents = 0;
 
 	if (o->kb) {
 		snprintf(o->kbuf, sizeof(o->kbuf), "%llu", o->kb);
@@ -1055,13 +1260,19 @@ static int strace_open(struct strace *s, struct strace_opts *o)
 	if (o->follow && o->tgt.npids)
 		o->tgt.follow = true;
 	o->tgt.stdout_to_stderr = !o->outfile;
-	ret = live_open(&s->l, &(struct live_spec){
-		.events = events, .nevents = 5, .buffer_kb = o->buffer_kb, .target = &o->tgt,
-	});
+	ret = strace_events(o, &events, &nevents);
+	if (!ret)
+		ret = live_open(&s->l, &(struct live_spec){
+			.events = events, .nevents = nevents, .buffer_kb = o->buffer_kb,
+			.target = &o->tgt, .strings = o->strings && !o->summary,
+		});
+	events_free(events, nevents);
 	if (ret)
 		return ret;
 	s->first = o->tgt.argv ? target_pid(&o->tgt) : o->tgt.npids ? o->tgt.pids[0] : 0;
 	ret = strace_fields(s);
+	if (!ret && o->strings && !o->summary)
+		ret = strace_probes(s);
 	if (!ret)
 		strace_protos(s);
 	return ret;
@@ -1076,6 +1287,8 @@ static int strace_end(struct strace *s, int ret)
 	/* calls still in flight at the end (-p detached, the buffers drained): " = ?" */
 	for (i = 0; i < s->ntasks; i++) {
 		t = &s->tasks[i];
+		if (t->tid)
+			release(s, t);
 		if (t->tid && t->in_call && t == s->open) {
 			t->call.has_ret = false;
 			call_done(s, t, t->enter_ts);
@@ -1122,7 +1335,11 @@ int cmd_strace(int argc, char **argv)
 	if (s.out && s.out != stdout)
 		fclose(s.out);
 	sysdec_free(s.dec);
+	for (size_t i = 0; i < s.ntasks; i++)
+		str_clear(&s.tasks[i]);
 	free(s.tasks);
+	free(s.probes);
+	free(s.wants_str);
 	free(s.rows);
 	free(s.line);
 	free(o.trace);

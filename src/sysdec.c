@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <linux/prctl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -506,6 +507,18 @@ static void put_futex(struct out *o, const uint64_t *a)
 	}
 }
 
+/* prctl's option and, for those strace knows, the arguments it takes (else four in hex) */
+static bool put_prctl(struct out *o, const uint64_t *a)
+{
+	PUT_ENUM(o, prctl, (int)a[0]);
+	if ((int)a[0] != PR_SET_NAME && (int)a[0] != PR_GET_NAME)
+		return true;
+	/* the name: a string behind an unsigned long, never fetched */
+	puts_(o, ", ");
+	put_ptr(o, a[1]);
+	return false;
+}
+
 /* one argument by its letter; false: strace prints no more arguments */
 static bool put_arg(const struct sysdec *d, struct out *o, const struct sysdec_call *c, int i,
 		    char k)
@@ -562,7 +575,7 @@ static bool put_arg(const struct sysdec *d, struct out *o, const struct sysdec_c
 		break;
 	case 'V': PUT_ENUM(o, madv, (int)v); break;
 	case 'v': PUT_ENUM(o, fadvise, (int)v); break;
-	case 'r': PUT_ENUM(o, prctl, (int)v); break;
+	case 'r': return put_prctl(o, c->args);
 	case 'N': PUT_ENUM(o, af, (int)v); break;
 	case 'k':
 		PUT_ENUM(o, socktype, (int)(v & 0xf));
@@ -738,6 +751,13 @@ unsigned sysdec_classes(int nr)
 	const struct call_spec *s = call_find(sysdec_name(nr));
 
 	return s ? s->cls : 0;
+}
+
+bool sysdec_has_path(int nr)
+{
+	const struct call_spec *s = call_find(sysdec_name(nr));
+
+	return s && strchr(s->args, 's');
 }
 
 unsigned sysdec_class(const char *name)

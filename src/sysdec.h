@@ -72,6 +72,8 @@ const char *sysdec_name(int nr);
 int sysdec_nr(const char *name);
 /* Its strace classes (SYSDEC_*) */
 unsigned sysdec_classes(int nr);
+/* strace prints an argument of nr as a path (a NUL-terminated string it reads) */
+bool sysdec_has_path(int nr);
 /* A class's name without '%' ("file"), or 0 when there is none by that name */
 unsigned sysdec_class(const char *name);
 /*

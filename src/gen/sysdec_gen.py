@@ -72,7 +72,10 @@ TABLES = [
     ("access", r"[RWX]_OK$", "flags", ()),
     ("sa", r"SA_[A-Z]+$", "flags", ("SA_NOMASK", "SA_ONESHOT", "SA_STACK")),
     ("madv", r"MADV_", "enum", ()),
-    ("prctl", r"PR_(SET|GET|CAPBSET|MCE|TASK|SCHED|PAC|MPX|SVE)_[A-Z_]+$", "enum", ()),
+    # the options only: not the values of their arguments (PR_SET_MM_*, PR_PAC_AP*KEY, ...)
+    ("prctl", r"PR_(?!SET_MM_|MCE_KILL_(?!GET$)|PAC_AP|SCHED_CORE_|SVE_VL_|SVE_SET_VL_ONEXEC|"
+     r"SET_VMA_|SET_PTRACER_ANY)(SET|GET|CAPBSET|MCE|TASK|SCHED|PAC|MPX|SVE)_[A-Z_]+$", "enum",
+     ()),
     ("af", r"AF_[A-Z0-9]+$", "enum", ("AF_MAX", "AF_FILE", "AF_LOCAL", "AF_ROUTE")),
     ("socktype", r"SOCK_(STREAM|DGRAM|RAW|RDM|SEQPACKET|DCCP|PACKET)$", "enum", ()),
     ("sockflags", r"SOCK_(NONBLOCK|CLOEXEC)$", "flags", ()),

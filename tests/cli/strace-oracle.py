@@ -49,10 +49,35 @@ SUMMARY = [
     "dd if=/dev/zero of=/dev/null bs=512 count=20",
 ]
 SEGV_C = "int main(void) { *(volatile int *)0 = 1; return 0; }\n"
+QUOTED = r'"(\\.|[^"\\])*"(\.\.\.)?'
+# paths kept (tpctl strace --strings): the strings of these calls are data or
+# what the kernel wrote back, which tpctl does not fetch (prctl's name is
+# behind an unsigned long); readlink's path is its first string, the rest its
+# answer
+DATA_CALLS = ("read", "write", "pread64", "pwrite64", "getrandom", "sendto", "recvfrom",
+              "getcwd", "prctl")
+ANSWER_AFTER_FIRST = ("readlink", "readlinkat")
 
 
-def norm_args(text):
-    text = re.sub(r'"(\\.|[^"\\])*"(\.\.\.)?', "_", text)
+def keep_strings(text, kept):
+    """the paths of a line set aside in kept (a mark NUL N NUL in their place), the rest _"""
+    name = re.match(r"\w+", text)
+    name = name.group(0) if name else ""
+    n = [0]
+
+    def one(m):
+        n[0] += 1
+        if name in DATA_CALLS or (name in ANSWER_AFTER_FIRST and n[0] > 1):
+            return "_"
+        kept.append(m.group(0))
+        return "\0%d\0" % (len(kept) - 1)
+    return re.sub(QUOTED, one, text)
+
+
+def norm_args(text, paths=False):
+    """paths: the strings tpctl strace --strings fetches stay (outside structs and arrays)"""
+    kept = []
+    text = keep_strings(text, kept) if paths else re.sub(QUOTED, "_", text)
     for _ in range(5):
         text = re.sub(r"\{[^{}]*\}", "_", text)
         text = re.sub(r"\[[^\[\]]*\]", "_", text)
@@ -62,6 +87,7 @@ def norm_args(text):
     text = text.replace("~_", "_")
     # the tracer is the parent of the command: its pid differs
     text = re.sub(r"^getppid\(\) += \d+", "getppid() = _", text)
+    text = re.sub(r"\0(\d+)\0", lambda m: kept[int(m.group(1))], text)
     return re.sub(r"\s+= ", " = ", text)
 
 
@@ -87,12 +113,12 @@ def lines_by_pid(path):
     return [procs[p] for p in order], order
 
 
-def mapped(lists, order):
+def mapped(lists, order, paths=False):
     """the pids in the text are "P" (which process a line is of is the comparison's)"""
     out = []
     for lines in lists:
         out.append([re.sub(r"\b\d+\b", lambda m: "P" if m.group(0) in order else m.group(0),
-                           norm_args(t)) for t in lines])
+                           norm_args(t, paths)) for t in lines])
     return out
 
 
@@ -122,15 +148,33 @@ def command(cmd, tmp):
     return tmp + "/segv"
 
 
+def compare(s_path, t_path, paths=False):
+    """strace's processes and, paired with each, tpctl's: their lines normalised"""
+    s, so = lines_by_pid(s_path)
+    t, to = lines_by_pid(t_path)
+    s, t = mapped(s, so, paths), mapped(t, to, paths)
+    return s, pair(s, t)
+
+
+def score(s, t):
+    """(strace's lines that tpctl's equal, strace's lines, the lines that differ)"""
+    eq, diffs = 0, []
+    for i, sl in enumerate(s):
+        tl = t[i]
+        sm = difflib.SequenceMatcher(None, sl, tl, autojunk=False)
+        eq += sum(b.size for b in sm.get_matching_blocks())
+        for tag, a1, a2, b1, b2 in sm.get_opcodes():
+            if tag != "equal":
+                diffs += ["- " + x for x in sl[a1:a2]] + ["+ " + x for x in tl[b1:b2]]
+    return eq, sum(len(x) for x in s), diffs
+
+
 def run(tpctl, cmd, tmp):
     cmd = command(cmd, tmp)
     subprocess.run("strace -f -o %s/s.txt %s >/dev/null 2>&1" % (tmp, cmd), shell=True)
     subprocess.run("%s strace -f -o %s/t.txt -- %s >/dev/null 2>&1" % (tpctl, tmp, cmd),
                    shell=True)
-    s, so = lines_by_pid(tmp + "/s.txt")
-    t, to = lines_by_pid(tmp + "/t.txt")
-    s, t = mapped(s, so), mapped(t, to)
-    return s, pair(s, t)
+    return compare(tmp + "/s.txt", tmp + "/t.txt")
 
 
 def table(path):
@@ -169,16 +213,7 @@ def main():
     print("1..%d" % (len(CORPUS) + 1 + len(SUMMARY)))
     with tempfile.TemporaryDirectory() as tmp:
         for n, cmd in enumerate(CORPUS, 1):
-            s, t = run(tpctl, cmd, tmp)
-            ns = sum(len(x) for x in s)
-            eq, diffs = 0, []
-            for i, sl in enumerate(s):
-                tl = t[i]
-                sm = difflib.SequenceMatcher(None, sl, tl, autojunk=False)
-                eq += sum(b.size for b in sm.get_matching_blocks())
-                for tag, a1, a2, b1, b2 in sm.get_opcodes():
-                    if tag != "equal":
-                        diffs += ["- " + x for x in sl[a1:a2]] + ["+ " + x for x in tl[b1:b2]]
+            eq, ns, diffs = score(*run(tpctl, cmd, tmp))
             pct = 100.0 * eq / ns if ns else 0
             total += ns
             equal += eq

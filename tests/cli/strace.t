@@ -2,7 +2,8 @@
 # tpctl strace: strace's lines over a corpus (tests/cli/strace-oracle.py, at
 # least 95 % of strace's lines equal, no command below 90 %), -c's calls and
 # errors, JSON through jq, bad -e sets, a dead pid, a closed pipe, -y refused,
-# a fault's --- line and +++ killed by +++ with the status strace gives.
+# a fault's --- line and +++ killed by +++ with the status strace gives,
+# --strings (its paths, or exit 1 where the kernel has no event probes).
 . "$(dirname "$0")/lib.sh"
 command -v strace >/dev/null || { echo "1..0 # SKIP strace is not installed"; exit 0; }
 [ -d /sys/kernel/tracing/events/raw_syscalls ] ||
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/../.." || exit 1
 T=./tpctl
 python3 tests/cli/strace-oracle.py "$T" | sed "s/^1\.\.\([0-9]*\)$/1..$((0))/" > /tmp/tpctl-strace-oracle.$$
 n=$(grep -c "^\(not \)\?ok" /tmp/tpctl-strace-oracle.$$)
-echo "1..$((n + 9))"
+echo "1..$((n + 10))"
 grep -v "^1\.\." /tmp/tpctl-strace-oracle.$$
 rm -f /tmp/tpctl-strace-oracle.$$
 i=$n
@@ -35,6 +36,10 @@ ok "a fault: --- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, ...} ---" \
 	"grep -q \"^--- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, \" \"$d/out\""
 ok "+++ killed by SIGSEGV +++ last, status 128 + 11 as strace" \
 	"[ \"\$(tail -1 \"$d/out\")\" = \"+++ killed by SIGSEGV +++\" ] && [ $rc -eq 139 ]"
+$T strace --strings -e trace=openat -o "$d/str" -- cat /etc/hostname >/dev/null 2>"$d/str.err"
+rc=$?
+ok "--strings: openat with its path, or where the kernel has no event probes exit 1 naming them" \
+	"if [ $rc -eq 1 ]; then grep -q \"^tpctl: strace: .--strings. needs event probes\" \"$d/str.err\"; else grep -q \"^openat(AT_FDCWD, \\\"/etc/hostname\\\", O_RDONLY\" \"$d/str\"; fi"
 rm -rf "$d"
 ok "a closed pipe ends it quietly" "$T strace -- sh -c \"cat /etc/hostname; cat /etc/hostname\" 2>/dev/null | head -1 >/dev/null; [ \${PIPESTATUS[0]} -eq 0 ]"
 ' "$0"

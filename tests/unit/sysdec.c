@@ -44,6 +44,12 @@ static const struct tcase cases[] = {
 	{ "exit_group", { 3 }, 0, NULL, NULL, "exit_group(3) = ?" },
 	{ "newfstatat", { 3, 0x55, 0x7ffc, 0x1000 }, 0, NULL, NULL,
 	  "newfstatat(3, 0x55, 0x7ffc, AT_EMPTY_PATH) = 0" },
+	{ "newfstatat", { 3, 0x55, 0x7ffc, 0x1000 }, 0, NULL, "",
+	  "newfstatat(3, \"\", 0x7ffc, AT_EMPTY_PATH) = 0" },
+	/* PR_GET_NAME is 16, as PR_PAC_APGAKEY (an argument's value) is */
+	{ "prctl", { 16, 0x7ffd }, 0, NULL, NULL, "prctl(PR_GET_NAME, 0x7ffd) = 0" },
+	{ "prctl", { 15, 0x7ffd }, 0, NULL, NULL, "prctl(PR_SET_NAME, 0x7ffd) = 0" },
+	{ "prctl", { 4, 1 }, 0, NULL, NULL, "prctl(PR_SET_DUMPABLE, 0x1, 0, 0, 0) = 0" },
 	{ "fcntl", { 3, 1 }, 1, NULL, NULL, "fcntl(3, F_GETFD) = 0x1 (flags FD_CLOEXEC)" },
 	{ "fcntl", { 3, 2, 1 }, 0, NULL, NULL, "fcntl(3, F_SETFD, FD_CLOEXEC) = 0" },
 	{ "lseek", { 3, 0, 1 }, 0, NULL, NULL, "lseek(3, 0, SEEK_CUR) = 0" },

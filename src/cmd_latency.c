@@ -270,7 +270,7 @@ struct latency_words {
 	const char *by, *buckets, *state;
 	char *match;
 	unsigned long long top, step, over;
-	bool log2;
+	bool log2, ustack;
 };
 
 /* latency sched: perf sched latency's table, none of the histograms' options */
@@ -566,6 +566,9 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 			   "offcpu: only the switches out in these task states,\n"
 			   "prev_state's letters as sched_switch prints them:\n"
 			   "S (sleeping), D (uninterruptible), R (preempted)..."),
+		OPT_BOOL(0, "user-stack", &w.ustack,
+			 "user frames in the stacks: refused, the kernel walks\n"
+			 "user stacks by frame pointers only (tpctl-latency(1))"),
 		OPT_BOOL(0, "log2", &w.log2, "power-of-two buckets of microseconds (the default)"),
 		OPT_CALLBACK(0, "linear", &w.step, "STEP", opt_duration,
 			     "buckets STEP wide (a duration: 100us, 1ms)"),
@@ -601,6 +604,17 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	ret = agg_parse_begin(o, tgt, argc, argv, &spec, &w.args);
 	if (ret)
 		return ret;
+	/*
+	 * The kernel's user stacks (options/userstacktrace, the only kind) follow
+	 * frame pointers: code built without them, as most C libraries are, ends
+	 * the walk after one frame, or goes on with whatever the stack holds.
+	 */
+	if (w.ustack) {
+		tp_error("'--user-stack' is refused: the kernel walks user stacks by frame "
+			 "pointers only, which code built without them (most C libraries) "
+			 "breaks after one frame; the stacks are the kernel's");
+		return agg_parse_end(o, &w.args, w.top, TP_USAGE);
+	}
 	if (latency_fs.ngraph)
 		return function_parse(o, &w);
 	if (w.args.argc == 1 && !strcmp(w.args.argv[0], "sched"))

@@ -8,9 +8,8 @@
 # --user-stack: exit 2, nothing changed.
 . "$(dirname "$0")/lib.sh"
 need_tracefs
-for e in sched/sched_switch sched/sched_wakeup; do
-	[ -e "$TRACEFS/events/$e" ] || skip_all "no $e event"
-done
+[ -e "$TRACEFS/events/sched/sched_switch" ] && [ -e "$TRACEFS/events/sched/sched_wakeup" ] ||
+	skip_all "no sched_switch or sched_wakeup event"
 plan 15
 
 before=$(state_digest)

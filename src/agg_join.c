@@ -190,7 +190,8 @@ static int join_sides(struct agg *a)
 				return side_unknown(a, js->ev, "prev_state");
 			a->runnable_mask = runnable_mask(a->ev[js->ev].fmt);
 			a->state_runnable = as->cond == AGG_COND_RUNNABLE;
-			if (as->cond == AGG_COND_STATE && state_bits(a, a->ev[js->ev].fmt, j->state))
+			if (as->cond == AGG_COND_STATE &&
+			    state_bits(a, a->ev[js->ev].fmt, j->state))
 				return TP_USAGE;
 		}
 		/* an event that is both: its END first (the task switched in), then its START */

@@ -278,8 +278,8 @@ static int sched_parse(struct agg_opts *o, struct latency_words *w)
 {
 	int ret = TP_USAGE;
 
-	if (w->match || w->by || w->log2 || w->step || w->buckets || w->over || w->top || w->state ||
-	    o->interval > 0 || o->filter || o->engine == AGG_ENGINE_KERNEL)
+	if (w->match || w->by || w->log2 || w->step || w->buckets || w->over || w->top ||
+	    w->state || o->interval > 0 || o->filter || o->engine == AGG_ENGINE_KERNEL)
 		tp_error("recipe 'sched' takes only --sort, --duration, --json, --input, "
 			 "--engine user and a target");
 	else

@@ -218,6 +218,8 @@ _tpctl()
 			;;
 		ENGINE) _tpctl_reply $'kernel\nuser\nauto' ;;
 		WHEN) _tpctl_reply $'auto\nyes\nno' ;;
+		# latency --state: sched_switch's prev_state letters (the common ones)
+		STATE,...) _tpctl_reply $'S\nD\nS,D\nR' ;;
 		SPEC) _tpctl_spec ;;
 		# record --stop-on
 		EVENT) _tpctl_reply "$(_tpctl_events)" ;;

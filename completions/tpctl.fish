@@ -207,6 +207,7 @@ end
 
 complete -c tpctl -n '__tpctl_prev_arg | string match -q ENGINE' -a 'kernel user auto'
 complete -c tpctl -n '__tpctl_prev_arg | string match -q WHEN' -a 'auto yes no'
+complete -c tpctl -n '__tpctl_prev_arg | string match -q "STATE,..."' -a 'S D S,D R' -d state
 complete -c tpctl -n '__tpctl_prev_arg | string match -q FIELD' -a '(__tpctl_first_event_fields)' -d field
 complete -c tpctl -n '__tpctl_prev_arg | string match -q "KEY,..."' -a 'event comm pid cpu stack' -d key
 complete -c tpctl -n '__tpctl_prev_arg | string match -q "KEY,..."' -a '(__tpctl_first_event_fields)' -d field

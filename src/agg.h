@@ -64,6 +64,7 @@ enum agg_scale {
 enum agg_cond {
 	AGG_COND_NONE,
 	AGG_COND_RUNNABLE,	/* sched_switch's prev_state says the task could still run */
+	AGG_COND_STATE,		/* prev_state is one of agg_join.state's */
 };
 
 struct agg_side {
@@ -84,6 +85,11 @@ struct agg_join {
 	bool skip_idle;			/* pairs of pid 0 (the idle task) do not count */
 	bool end_owns;			/* comm and pid are the END's task (else the START's) */
 	size_t max_open;		/* STARTs kept waiting; the oldest go first (0: default) */
+	/*
+	 * AGG_COND_STATE: the states kept, letters as sched_switch's text shows
+	 * prev_state ("S,D"; R: could still run), each a letter of its print fmt
+	 */
+	const char *state;
 	/*
 	 * START and END are one event (sched_switch) whose END fields are the
 	 * START's of the other task: a record of a task whose last recorded

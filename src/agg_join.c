@@ -13,18 +13,16 @@
 #include "util.h"
 
 /*
- * The names a print fmt gives a field's values: __print_symbolic(REC->F,
- * { 0, "HI" }, { 1, "TIMER" }, ...), read from the format itself, so that
- * softirq vectors are named as the kernel's text names them.  The names
- * point into fmt... no: they are copied; the table is empty when the print
- * fmt has none.
+ * The names a print fmt gives a field's values, the list after pat:
+ * __print_symbolic(REC->F, { 0, "HI" }, { 1, "TIMER" }, ...) or
+ * __print_flags(...), read from the format itself, so that softirq vectors
+ * are named as the kernel's text names them.  The names are copied; the
+ * table is empty when the print fmt has none.
  */
-static void names_symbolic(struct names *n, const char *fmt, const char *field)
+static void names_listed(struct names *n, const char *fmt, const char *pat)
 {
-	char pat[300];
 	const char *p, *q;
 
-	snprintf(pat, sizeof(pat), "__print_symbolic(REC->%s,", field);
 	p = fmt ? strstr(fmt, pat) : NULL;
 	if (!p)
 		return;
@@ -53,6 +51,15 @@ static void names_symbolic(struct names *n, const char *fmt, const char *field)
 	}
 }
 
+/* __print_symbolic(REC->field, ...)'s names */
+static void names_symbolic(struct names *n, const char *fmt, const char *field)
+{
+	char pat[300];
+
+	snprintf(pat, sizeof(pat), "__print_symbolic(REC->%s,", field);
+	names_listed(n, fmt, pat);
+}
+
 /*
  * sched_switch's prev_state: a task switched out while it could still run
  * has no state bit below TASK_REPORT_MAX set (preempted tasks have that bit
@@ -79,6 +86,42 @@ static uint64_t runnable_mask(const char *fmt)
 	if (strncmp(p, ") + 1) << 1)", 12))
 		return 0xff;
 	return ((bits + 1) << 1) - 1;
+}
+
+/*
+ * --state S,D: the prev_state bits of these letters, from the print fmt's
+ * __print_flags() table (the bits differ between kernels); R is a task that
+ * could still run.  A letter this kernel's table lacks is an error.
+ */
+static int state_bits(struct agg *a, const char *fmt, const char *letters)
+{
+	struct names n = { NULL, 0 };
+	const char *p;
+	size_t v;
+	int ret = TP_OK;
+
+	names_listed(&n, fmt, "__print_flags(REC->prev_state ");
+	for (p = letters; *p && !ret; p++) {
+		if (*p == ',')
+			continue;
+		if (*p == 'R') {
+			a->state_runnable = true;
+			continue;
+		}
+		for (v = 0; v < n.n && !(n.v[v] && n.v[v][0] == *p && !n.v[v][1]); v++)
+			;
+		if (v < n.n) {
+			a->state_keep |= v;
+			continue;
+		}
+		tp_error("this kernel's sched_switch has no task state '%c' (its print fmt names "
+			 "the states)", *p);
+		ret = TP_USAGE;
+	}
+	for (v = 0; v < n.n; v++)
+		free((char *)n.v[v]);
+	free(n.v);
+	return ret;
 }
 
 static const struct dec_field *side_field(struct agg *a, int ev, const char *name)
@@ -141,11 +184,15 @@ static int join_sides(struct agg *a)
 		/* matched on its task's pid: a START of a task that is gone never ends */
 		js->task = js->nm == 1 && !j->per_cpu &&
 			   !strcmp(as->match[0], as->pid ? as->pid : "common_pid");
-		if (as->cond == AGG_COND_RUNNABLE) {
+		if (as->cond != AGG_COND_NONE) {
 			js->cond = side_field(a, js->ev, "prev_state");
 			if (!js->cond)
 				return side_unknown(a, js->ev, "prev_state");
 			a->runnable_mask = runnable_mask(a->ev[js->ev].fmt);
+			a->state_runnable = as->cond == AGG_COND_RUNNABLE;
+			if (as->cond == AGG_COND_STATE &&
+			    state_bits(a, a->ev[js->ev].fmt, j->state))
+				return TP_USAGE;
 		}
 		/* an event that is both: its END first (the task switched in), then its START */
 		i = a->ev[js->ev].jside[0] ? 1 : 0;
@@ -670,7 +717,8 @@ static bool join_side(struct agg *a, const struct jside *js, const struct tep_re
 		return false;
 	if (js->cond) {
 		decode_int(js->cond, data, rec->size, &v);
-		if (v & a->runnable_mask)
+		v &= a->runnable_mask;
+		if (!(v & a->state_keep) && !(a->state_runnable && !v))
 			return false;
 	}
 	for (m = 0; m < js->nm; m++) {

@@ -219,6 +219,8 @@ struct agg {
 	uint64_t unmatched;
 	uint64_t vdiv;			/* log2 buckets of latency count microseconds */
 	uint64_t runnable_mask;		/* prev_state bits that say "not runnable" */
+	uint64_t state_keep;		/* a START's condition: the prev_state bits kept */
+	bool state_runnable;		/* ... and a task that could still run */
 	struct names sysnames;
 	bool sysnames_read;
 	/* latency: what takes a record (agg_join.c, set by agg_ready()) */

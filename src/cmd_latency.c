@@ -267,10 +267,10 @@ static struct ftr_spec latency_fs;
 /* latency's own words on the command line, beside struct agg_opts */
 struct latency_words {
 	struct tp_args args;
-	const char *by, *buckets;
+	const char *by, *buckets, *state;
 	char *match;
 	unsigned long long top, step, over;
-	bool log2;
+	bool log2, ustack;
 };
 
 /* latency sched: perf sched latency's table, none of the histograms' options */
@@ -279,7 +279,7 @@ static int sched_parse(struct agg_opts *o, struct latency_words *w)
 	int ret = TP_USAGE;
 
 	if (w->match || w->by || w->log2 || w->step || w->buckets || w->over || w->top ||
-	    o->interval > 0 || o->filter || o->engine == AGG_ENGINE_KERNEL)
+	    w->state || o->interval > 0 || o->filter || o->engine == AGG_ENGINE_KERNEL)
 		tp_error("recipe 'sched' takes only --sort, --duration, --json, --input, "
 			 "--engine user and a target");
 	else
@@ -331,6 +331,40 @@ static int pair_parse(struct agg_opts *o, struct latency_words *w, const struct 
 	return TP_USAGE;
 }
 
+/*
+ * --state S,D: offcpu's switches out kept, by the task's state as
+ * sched_switch's text shows it (the letters any kernel's print fmt has had,
+ * and R); which bits they are is read from the format when the run starts
+ * (agg_join.c).  The recipe's pair copied into o->join with the condition.
+ */
+static int state_parse(struct agg_opts *o, const struct recipe *r, const char *state)
+{
+	const char *p;
+
+	if (!r || strcmp(r->name, "offcpu")) {
+		tp_error("'--state' is for the recipe 'offcpu'");
+		return TP_USAGE;
+	}
+	for (p = state; *p; p += 2) {
+		if (!strchr("RSDTtXZPIxKWN", *p) || (p[1] && p[1] != ',') ||
+		    (p[1] == ',' && !p[2])) {
+			tp_error("invalid '--state %s': letters of sched_switch's prev_state, as "
+				 "S,D (R S D T t X Z P I, older kernels' x K W N)", state);
+			return TP_USAGE;
+		}
+		if (!p[1])
+			break;
+	}
+	if (!*state) {
+		tp_error("invalid '--state': letters of sched_switch's prev_state, as S,D");
+		return TP_USAGE;
+	}
+	o->join = r->join;
+	o->join.side[0].cond = AGG_COND_STATE;
+	o->join.state = state;
+	return TP_OK;
+}
+
 /* The histograms of the pairs: their keys and buckets, the sides' events. */
 static int pairs_parse(struct agg_opts *o, struct latency_words *w)
 {
@@ -339,6 +373,9 @@ static int pairs_parse(struct agg_opts *o, struct latency_words *w)
 	size_t n = 0;
 
 	ret = pair_parse(o, w, &r);
+	if (!ret && w->state) {
+		ret = state_parse(o, r, w->state);
+	}
 	if (!ret && w->log2 + !!w->step + !!w->buckets > 1) {
 		tp_error("'--log2', '--linear' and '--buckets' cannot be used together");
 		ret = TP_USAGE;
@@ -349,7 +386,7 @@ static int pairs_parse(struct agg_opts *o, struct latency_words *w)
 	if (ret)
 		return agg_parse_end(o, &w->args, w->top, ret);
 	o->hist = true;
-	o->spec.join = r ? &r->join : &o->join;
+	o->spec.join = r && !w->state ? &r->join : &o->join;
 	o->spec.scale = w->step ? AGG_SCALE_LINEAR : AGG_SCALE_LOG2;
 	o->spec.step = w->step;
 	if (w->buckets) {
@@ -525,6 +562,13 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 		OPT_STRING(0, "by", &w.by, "KEY,...", "one histogram per key: comm, pid, cpu, event,\n"
 			   "start.FIELD, end.FIELD, FIELD, syscall, stack (START's)\n"
 			   "(default: the recipe's)"),
+		OPT_STRING(0, "state", &w.state, "STATE,...",
+			   "offcpu: only the switches out in these task states,\n"
+			   "prev_state's letters as sched_switch prints them:\n"
+			   "S (sleeping), D (uninterruptible), R (preempted)..."),
+		OPT_BOOL(0, "user-stack", &w.ustack,
+			 "user frames in the stacks: refused, the kernel walks\n"
+			 "user stacks by frame pointers only (tpctl-latency(1))"),
 		OPT_BOOL(0, "log2", &w.log2, "power-of-two buckets of microseconds (the default)"),
 		OPT_CALLBACK(0, "linear", &w.step, "STEP", opt_duration,
 			     "buckets STEP wide (a duration: 100us, 1ms)"),
@@ -548,7 +592,7 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	const struct tp_cmd_spec spec = {
 		"tpctl latency START END --match FIELD[=FIELD] | RECIPE [--by KEY,...]\n"
 		"                     [--log2 | --linear STEP | --buckets DURATION,...] [--over DURATION]\n"
-		"                     [--filter EXPR] [--top N]\n"
+		"                     [--filter EXPR] [--top N] [--state STATE,...]\n"
 		"                     [--interval SEC] [--duration SEC] [--json] [--engine ENGINE]\n"
 		"                     [--input FILE] [--sort KEY,...] [--probe SPEC]...\n"
 		"                     [--function FUNC] [--buffer-kb N]\n"
@@ -560,6 +604,17 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 	ret = agg_parse_begin(o, tgt, argc, argv, &spec, &w.args);
 	if (ret)
 		return ret;
+	/*
+	 * The kernel's user stacks (options/userstacktrace, the only kind) follow
+	 * frame pointers: code built without them, as most C libraries are, ends
+	 * the walk after one frame, or goes on with whatever the stack holds.
+	 */
+	if (w.ustack) {
+		tp_error("'--user-stack' is refused: the kernel walks user stacks by frame "
+			 "pointers only, which code built without them (most C libraries) "
+			 "breaks after one frame; the stacks are the kernel's");
+		return agg_parse_end(o, &w.args, w.top, TP_USAGE);
+	}
 	if (latency_fs.ngraph)
 		return function_parse(o, &w);
 	if (w.args.argc == 1 && !strcmp(w.args.argv[0], "sched"))

@@ -51,6 +51,10 @@ if pid == 0:
     os._exit(0)
 b.close()
 print(os.getpid(), pid, flush=True)
+for i in range(10 if sys.stdin.readline() == "warm\n" else 0):
+    a.send(b"x")
+    a.recv(1)
+print("warm", flush=True)
 sys.stdin.readline()
 for i in range(int(sys.argv[1])):
     a.send(b"x")
@@ -65,6 +69,36 @@ EVENTS = {
 }
 
 
+WARM = "bench-cmdlines-%d" % os.getpid()
+
+
+def wr(path, val):
+    with open(path, "w") as f:
+        f.write(val)
+
+
+def warm(p):
+    """
+    The ping-pong's tasks switched while an instance of the bench's own
+    records sched_switch, so that the kernel's saved_cmdlines has their
+    names before tpctl reads it: tpctl reads it again (some 10 M
+    instructions) every 100 ms while a task of the records is unknown, a
+    cost of the clock, not of the events, that callgrind's slowed clock
+    would count a varying number of times.
+    """
+    d = os.path.join(TRACEFS, "instances", WARM)
+    os.mkdir(d)
+    try:
+        en = os.path.join(d, "events", "sched", "sched_switch", "enable")
+        wr(en, "1")
+        p.stdin.write("warm\n")
+        p.stdin.flush()
+        p.stdout.readline()
+        wr(en, "0")
+    finally:
+        os.rmdir(d)
+
+
 def program(event, n):
     """The traced program, started on CPU 0 and waiting; (process, pids)."""
     if event == "getpid":
@@ -73,7 +107,10 @@ def program(event, n):
         argv = [sys.executable, "-c", PINGPONG, str(n)]
     p = subprocess.Popen(["taskset", "-c", "0"] + argv, stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, text=True)
-    return p, p.stdout.readline().split()
+    pids = p.stdout.readline().split()
+    if event != "getpid":
+        warm(p)
+    return p, pids
 
 
 def ready(vg_pid, event):

@@ -95,13 +95,15 @@ struct item {
  * item's general walk for the rest.  The ops read the fields without a
  * check each: the plan runs them on records of need bytes or more.
  */
-enum opkind { OP_TEXT, OP_S32, OP_U32, OP_S64, OP_U64, OP_CHARS16, OP_STRTAB, OP_ITEM };
+enum opkind { OP_TEXT, OP_S32, OP_U32, OP_S64, OP_U64, OP_Z32, OP_CHARS16, OP_STRTAB, OP_ITEM };
 
 struct op {
 	unsigned char kind;
 	unsigned char size, shift;	/* OP_STRTAB: the field's size, the mask's lowest bit */
+	unsigned char width;		/* OP_Z32: zero-padded to this width (16 at most) */
+	bool sgn;			/* OP_Z32: %d */
 	unsigned off;			/* the field's offset */
-	size_t len;			/* the literal text before (padded: see padded()) */
+	size_t len;			/* the literal text before, 16 bytes at most (padded) */
 	const char *text;
 	uint64_t mask;			/* OP_STRTAB: the bits of the field that decide */
 	const char *tab;		/* OP_STRTAB: TABSLOT bytes a value: length, text */
@@ -119,6 +121,7 @@ struct textplan {
 	int nmem, amem;
 	/* the items as ops (see struct op), run when a record is need bytes or more */
 	struct op *ops;
+	int nops;
 	unsigned need;
 };
 
@@ -1322,8 +1325,11 @@ static enum opkind num_op(const struct item *it)
 {
 	const struct node *n = it->num;
 
-	if (!it->fast || it->width || it->hex || n->kind != N_FIELD)
+	if (!it->fast || it->hex || n->kind != N_FIELD)
 		return OP_ITEM;
+	if (it->width)
+		return it->zero && !it->left && it->width <= 16 && n->size == 4 && !it->ls ?
+		       OP_Z32 : OP_ITEM;
 	/* (a 4-byte field of a long conversion is read as unsigned: positive) */
 	if (n->size == 4 && it->ls >= 0)
 		return it->ls == 0 && it->sgn ? OP_S32 : OP_U32;
@@ -1335,21 +1341,33 @@ static enum opkind num_op(const struct item *it)
 static void ops_build(struct build *b)
 {
 	struct textplan *p = b->p;
-	int i;
+	int i, most = 1;
 
 	if (b->fail)
 		return;
-	p->ops = pmem(p, (p->n ? p->n : 1) * sizeof(*p->ops));
+	/* a text longer than 16 bytes: ops of text alone before its item's */
+	for (i = 0; i < p->n; i++)
+		most += 1 + p->items[i].len / 16;
+	p->ops = pmem(p, most * sizeof(*p->ops));
 	if (!p->ops) {
 		b->fail = true;
 		return;
 	}
 	for (i = 0; i < p->n; i++) {
 		const struct item *it = &p->items[i];
-		struct op *op = &p->ops[i];
+		const char *text = it->text;
+		size_t len = it->len;
+		struct op *op;
 
-		op->text = it->text;
-		op->len = it->len;
+		for (; len > 16; text += 16, len -= 16) {
+			op = &p->ops[p->nops++];
+			op->kind = OP_TEXT;
+			op->text = text;
+			op->len = 16;
+		}
+		op = &p->ops[p->nops++];
+		op->text = text;
+		op->len = len;
 		op->it = it;
 		op->kind = OP_ITEM;
 		if (it->kind == I_TEXT) {
@@ -1358,6 +1376,8 @@ static void ops_build(struct build *b)
 			op->kind = num_op(it);
 			op->off = it->num->off;
 			op->size = it->num->size;
+			op->width = it->width;
+			op->sgn = it->sgn;
 		} else if (it->fast && it->str->kind == S_ARRAY && it->str->size == 16) {
 			op->kind = OP_CHARS16;
 			op->off = it->str->off;
@@ -1370,21 +1390,24 @@ static void ops_build(struct build *b)
 	}
 }
 
-/* n bytes of the padded text s at w, 16 at a time (w has SLACK) */
-static inline char *text_at(char *w, const char *s, size_t n)
+/* "%0WIDTHd" (or u) of v at w, the width 16 at most */
+static inline char *zero_at(char *w, uint32_t v, bool sgn, unsigned width)
 {
-	size_t i = 0;
+	char num[16];
+	bool neg = sgn && (int32_t)v < 0;
+	size_t n = dec_u32(num, neg ? -v : v) - num;
+	size_t pad = width > n + neg ? width - n - neg : 0;
 
-	do {
-		memcpy(w + i, s + i, 16);
-		i += 16;
-	} while (i < n);
-	return w + n;
+	*w = '-';
+	w += neg;
+	memcpy(w, "0000000000000000", 16);
+	memcpy(w + pad, num, 16);
+	return w + pad + n;
 }
 
 static char *ops_write(const struct textplan *p, const uint8_t *d, unsigned size, char *w)
 {
-	const struct op *op, *end = p->ops + p->n;
+	const struct op *op, *end = p->ops + p->nops;
 
 	for (op = p->ops; op < end; op++) {
 		const uint8_t *f = d + op->off;
@@ -1392,7 +1415,9 @@ static char *ops_write(const struct textplan *p, const uint8_t *d, unsigned size
 		uint64_t v64;
 		const char *e;
 
-		w = text_at(w, op->text, op->len);
+		/* (texts are padded and 16 bytes at most, w has SLACK) */
+		memcpy(w, op->text, 16);
+		w += op->len;
 		switch (op->kind) {
 		case OP_TEXT:
 			break;
@@ -1412,14 +1437,22 @@ static char *ops_write(const struct textplan *p, const uint8_t *d, unsigned size
 			memcpy(&v64, f, 8);
 			w = dec_u64(w, v64);
 			break;
+		case OP_Z32:
+			memcpy(&v32, f, 4);
+			w = zero_at(w, v32, op->sgn, op->width);
+			break;
 		case OP_CHARS16:
 			/* the name up to its NUL: 16 bytes copied, its length counted */
 			memcpy(w, f, 16);
 			w += decode_strnlen((const char *)f, 16);
 			break;
 		case OP_STRTAB:
+			/* (a slot's text is read 16 bytes at a time: the table has 16 more) */
 			e = op->tab + ((rd(f, op->size) & op->mask) >> op->shift) * TABSLOT;
-			w = text_at(w, e + 1, (unsigned char)e[0]);
+			memcpy(w, e + 1, 16);
+			if ((unsigned char)e[0] > 16)
+				memcpy(w + 16, e + 17, TABSLOT - 17);
+			w += (unsigned char)e[0];
 			break;
 		default:
 			w = item_at(w, op->it, d, size);

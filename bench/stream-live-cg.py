@@ -51,7 +51,7 @@ if pid == 0:
     os._exit(0)
 b.close()
 print(os.getpid(), pid, flush=True)
-for i in range(10 if sys.stdin.readline() == "warm\n" else 0):
+for i in range(10 if sys.stdin.readline().strip() == "warm" else 0):
     a.send(b"x")
     a.recv(1)
 print("warm", flush=True)

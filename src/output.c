@@ -76,6 +76,7 @@ struct output *output_new(struct tep_handle *tep, FILE *f, enum output_mode mode
 	o->f = f;
 	o->tcpu = -1;
 	o->straight = true;
+	o->flast = o->flagtxt;
 	o->mode = mode;
 	o->ns_clock = true;
 	o->learn.forget = forget;
@@ -347,7 +348,10 @@ static inline const char *lat_flags(struct output *o, const void *data)
 	uint16_t key;
 
 	memcpy(&key, (const char *)data + 2, 2);
-	e = &o->flagtxt[(key ^ key >> 8) & (FLAGTXT - 1)];
+	/* (mostly the last record's) */
+	if (o->flast->key == key + 1U)
+		return o->flast->txt;
+	e = o->flast = &o->flagtxt[(key ^ key >> 8) & (FLAGTXT - 1)];
 	if (e->key != key + 1U) {
 		decode_lat_flags(decode_flags(data), decode_preempt(data), o->lazy_flags, e->txt);
 		e->key = key + 1U;

@@ -103,7 +103,7 @@ struct output {
 	struct flagtxt {
 		unsigned key;
 		char txt[8];	/* 5 and a NUL, read 8 at a time */
-	} flagtxt[FLAGTXT];
+	} flagtxt[FLAGTXT], *flast;	/* flast: the last record's */
 	unsigned retry_tick;	/* pid_info: the clock is looked at every RETRY_EVERY uses */
 	/* a stamp's digits above the last eight, as last written: they seldom change */
 	uint64_t ts_hi;		/* the stamp less its last eight digits, as a number of ns */

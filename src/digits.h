@@ -81,6 +81,48 @@ static inline char *dec_u64(char *w, uint64_t v)
 	return w + t;
 }
 
+/*
+ * Decimal v at w, for 32-bit values (pids, priorities, CPUs): the digits
+ * counted by comparisons, then written two at a time from the end in 32-bit
+ * arithmetic.  Returns the end (nothing is written past it).
+ */
+static inline char *dec_u32(char *w, uint32_t v)
+{
+	unsigned n;
+	char *e, *p;
+
+	if (v < 10) {
+		*w = '0' + v;
+		return w + 1;
+	}
+	if (v < 100) {
+		memcpy(w, digit_pairs + 2 * v, 2);
+		return w + 2;
+	}
+	n = v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5 : v < 1000000 ? 6 :
+	    v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
+	e = p = w + n;
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10)
+		memcpy(p - 2, digit_pairs + 2 * v, 2);
+	else
+		p[-1] = '0' + v;
+	return e;
+}
+
+static inline char *dec_i32(char *w, int32_t v)
+{
+	if (v < 0) {
+		*w++ = '-';
+		return dec_u32(w, -(uint32_t)v);
+	}
+	return dec_u32(w, v);
+}
+
 static inline char *dec_i64(char *w, int64_t v)
 {
 	if (v < 0) {

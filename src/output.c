@@ -39,7 +39,7 @@ void output_set_kernel_release(struct output *o, const char *release)
 
 	/* unknown: the newest forms */
 	o->lazy_flags = !v || v >= KVER(6, 13);
-	o->fkey = ~0U;
+	memset(o->flagtxt, 0, sizeof(o->flagtxt));
 	o->sys_decimal = !v || v >= KVER(6, 18);
 }
 
@@ -76,9 +76,9 @@ struct output *output_new(struct tep_handle *tep, FILE *f, enum output_mode mode
 	o->f = f;
 	o->tcpu = -1;
 	o->straight = true;
+	o->flast = o->flagtxt;
 	o->mode = mode;
 	o->ns_clock = true;
-	o->fkey = ~0U;
 	o->learn.forget = forget;
 	o->learn.ctx = o;
 	if (uname(&u) == 0)
@@ -344,14 +344,19 @@ out:
 /* The kernel's flags column ("dNs.."): of the record's flags and preempt bytes. */
 static inline const char *lat_flags(struct output *o, const void *data)
 {
+	struct flagtxt *e;
 	uint16_t key;
 
 	memcpy(&key, (const char *)data + 2, 2);
-	if (key != o->fkey) {
-		decode_lat_flags(decode_flags(data), decode_preempt(data), o->lazy_flags, o->ftxt);
-		o->fkey = key;
+	/* (mostly the last record's) */
+	if (o->flast->key == key + 1U)
+		return o->flast->txt;
+	e = o->flast = &o->flagtxt[(key ^ key >> 8) & (FLAGTXT - 1)];
+	if (e->key != key + 1U) {
+		decode_lat_flags(decode_flags(data), decode_preempt(data), o->lazy_flags, e->txt);
+		e->key = key + 1U;
 	}
-	return o->ftxt;
+	return e->txt;
 }
 
 /* "%5llu.%06llu: " of the kernel's microsecond-rounded stamp, or "%12llu: " */
@@ -555,9 +560,10 @@ static void put_ip(FILE *f, unsigned long long addr)
 		fprintf(f, "0x%08llx", addr);
 }
 
-/* The plan of event id, built the first time it is asked for; NULL: libtraceevent's. */
-static const struct textplan *text_plan(struct output *o, const struct dec_event *de)
+/* The slot of event id's plan, built the first time it is asked for; NULL: plans are off. */
+static const struct tplan_slot *text_slot_new(struct output *o, const struct dec_event *de)
 {
+	struct tplan_slot *ts;
 	int id = de->id;
 
 	if (!o->tplan_mode || id < 0 || id > 0xffff)
@@ -565,14 +571,34 @@ static const struct textplan *text_plan(struct output *o, const struct dec_event
 	if (id >= o->ntplans && !tp_array_grow(&o->tplans, &o->ntplans, id + 64,
 						 sizeof(*o->tplans)))
 		return NULL;
-	if (!o->tplans[id].tried) {
-		o->tplans[id].tried = true;
+	ts = &o->tplans[id];
+	if (!ts->tried) {
+		ts->tried = true;
 		/* the symbol conversions' table grows as formats load (output_pool.h) */
 		decode_lock();
-		o->tplans[id].plan = textplan_build(de->event);
+		ts->plan = textplan_build(de->event);
 		decode_unlock();
+		if (ts->plan) {
+			ts->fixed = textplan_bound(ts->plan, 0);
+			ts->dyn = textplan_bound(ts->plan, 1) - ts->fixed;
+		}
 	}
-	return o->tplans[id].plan;
+	return ts;
+}
+
+static inline const struct tplan_slot *text_slot(struct output *o, const struct dec_event *de)
+{
+	if ((unsigned)de->id < (unsigned)o->ntplans && o->tplans[de->id].tried)
+		return &o->tplans[de->id];
+	return text_slot_new(o, de);
+}
+
+/* The plan of event id; NULL: libtraceevent's. */
+static const struct textplan *text_plan(struct output *o, const struct dec_event *de)
+{
+	const struct tplan_slot *ts = text_slot(o, de);
+
+	return ts ? ts->plan : NULL;
 }
 
 /*
@@ -614,7 +640,7 @@ static bool print_info(struct output *o, struct dec_event *de, struct tep_record
 
 int out_text_record(struct output *o, struct dec_event *de, struct tep_record *rec)
 {
-	const struct textplan *tp;
+	const struct tplan_slot *tp;
 	const char *text;
 	const void *data = rec->data;
 	const struct pidinfo *pi;
@@ -748,13 +774,14 @@ int out_text_record(struct output *o, struct dec_event *de, struct tep_record *r
 		return 0;
 	}
 	/* the plan writes in place when its longest text fits the line's room */
-	if (o->tplan_mode == 1 && (tp = text_plan(o, de)) &&
-	    (n = de->tname_len + textplan_bound(tp, rec->size) + 1) <= LINE_ROOM - LINE_SLACK) {
+	if (o->tplan_mode == 1 && (tp = text_slot(o, de)) && tp->plan &&
+	    (n = de->tname_len + tp->fixed + (size_t)tp->dyn * (unsigned)rec->size + 1) <=
+	    LINE_ROOM - LINE_SLACK) {
 		char *start;
 
 		w = line_need(o, w, n);
 		start = w = copy16(w, de->tname, de->tname_len);
-		w = textplan_write(tp, data, rec->size, w);
+		w = textplan_write(tp->plan, data, rec->size, w);
 		/* ftrace:print carries its own newline, as the kernel prints it */
 		if (w == start || w[-1] != '\n' || de->special != DS_FTRACE)
 			*w++ = '\n';
@@ -974,7 +1001,13 @@ static inline char *json_fields_fast(struct output *o, const struct dec_event *d
 		char *e;
 
 		w = i ? copy16(w, df->jkeyc, df->jkey_len + 1) : copy16(w, df->jkey, df->jkey_len);
-		if (df->kind == DK_INT) {
+		if (df->kind == DK_INT && df->size == 4) {
+			/* (pids, priorities, CPUs: the common width, 32-bit digits) */
+			uint32_t v;
+
+			memcpy(&v, p, 4);
+			w = df->sign ? dec_i32(w, (int32_t)v) : dec_u32(w, v);
+		} else if (df->kind == DK_INT) {
 			uint64_t v = decode_elem(p, df->size, df->sign);
 
 			w = df->sign ? dec_i64(w, (int64_t)v) : dec_u64(w, v);
@@ -1112,7 +1145,7 @@ static void json_record(struct output *o, struct dec_event *de, const struct tep
 	w = lit_at(w, "{\"type\":\"event\",\"ts_ns\":");
 	w = fmt_ts_digits(o, w, rec->ts);
 	w = lit_at(w, ",\"cpu\":");
-	w = dec_i64(w, rec->cpu);
+	w = dec_i32(w, rec->cpu);
 	if (o->cols) {
 		o->hole = w - o->lstart;
 		memcpy(w, o->cols, o->cols_len);

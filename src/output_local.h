@@ -35,6 +35,7 @@
  * mapped by pid; rebuilt when saved_cmdlines is read again.
  */
 #define PIDCACHE 256
+#define FLAGTXT 64		/* a power of two */
 struct pidinfo {
 	int pid;
 	unsigned gen;
@@ -78,7 +79,13 @@ struct output {
 	/* task names the records taught (JSON); its gen: output_prepare()'s cache */
 	struct comm_learn learn;
 	/* text: each event's print fmt as a plan (textplan.h), by event id */
-	struct tplan_slot { struct textplan *plan; bool tried; } *tplans;
+	/* (fixed, dyn: its textplan_bound(), as fixed + dyn * a record's size) */
+	struct tplan_slot {
+		struct textplan *plan;
+		bool tried;
+		unsigned dyn;
+		size_t fixed;
+	} *tplans;
 	int ntplans;
 	int tplan_mode;		/* TPCTL_TEXTPLAN: 0 off, 1 on, 2 check against libtraceevent */
 	struct tpbuf tbuf;
@@ -89,9 +96,14 @@ struct output {
 	unsigned long long faults;	/* strings the kernel could not fetch (--strings) */
 	struct graph *graph;	/* function_graph records seen: their state, else NULL */
 	bool straight;		/* no graph, no JSON stacks (pq): an event goes straight to its printer */
-	/* the flags column of the last record: consecutive records mostly share it */
-	unsigned fkey;		/* its flags and preempt bytes; above 0xffff: none yet */
-	char ftxt[8];		/* 5 and a NUL, read 8 at a time */
+	/*
+	 * the flags column of the records, by their flags and preempt bytes:
+	 * direct mapped (a run of records has a few), key 1 more (0: none)
+	 */
+	struct flagtxt {
+		unsigned key;
+		char txt[8];	/* 5 and a NUL, read 8 at a time */
+	} flagtxt[FLAGTXT], *flast;	/* flast: the last record's */
 	unsigned retry_tick;	/* pid_info: the clock is looked at every RETRY_EVERY uses */
 	/* a stamp's digits above the last eight, as last written: they seldom change */
 	uint64_t ts_hi;		/* the stamp less its last eight digits, as a number of ns */

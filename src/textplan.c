@@ -87,6 +87,29 @@ struct item {
 	char fmt[32];		/* the conversion as written, for the other cases */
 };
 
+/*
+ * An item as the op that writes it, specialised by what it writes: a
+ * number field of 32 or 64 bits in plain decimal, a char[16] (a task's
+ * name), a string that the few values of one field decide (flags and
+ * symbols, the conditions around them: a table of their texts), and the
+ * item's general walk for the rest.  The ops read the fields without a
+ * check each: the plan runs them on records of need bytes or more.
+ */
+enum opkind { OP_TEXT, OP_S32, OP_U32, OP_S64, OP_U64, OP_Z32, OP_CHARS16, OP_STRTAB, OP_ITEM };
+
+struct op {
+	unsigned char kind;
+	unsigned char size, shift;	/* OP_STRTAB: the field's size, the mask's lowest bit */
+	unsigned char width;		/* OP_Z32: zero-padded to this width (16 at most) */
+	bool sgn;			/* OP_Z32: %d */
+	unsigned off;			/* the field's offset */
+	size_t len;			/* the literal text before, 16 bytes at most (padded) */
+	const char *text;
+	uint64_t mask;			/* OP_STRTAB: the bits of the field that decide */
+	const char *tab;		/* OP_STRTAB: TABSLOT bytes a value: length, text */
+	const struct item *it;		/* OP_ITEM */
+};
+
 /* Everything a plan allocated, freed together. */
 struct textplan {
 	struct item *items;
@@ -96,6 +119,10 @@ struct textplan {
 	unsigned dyn;
 	void **mem;
 	int nmem, amem;
+	/* the items as ops (see struct op), run when a record is need bytes or more */
+	struct op *ops;
+	int nops;
+	unsigned need;
 };
 
 static void *pmem(struct textplan *p, size_t size)
@@ -141,6 +168,7 @@ struct build {
 };
 
 static void tables(struct build *b, struct sarg *s, const struct item *it);
+static void ops_build(struct build *b);
 
 /* A copy of s with 16 bytes of padding: a short string is copied 16 bytes at once. */
 static const char *padded(struct build *b, const char *s, size_t *len)
@@ -818,6 +846,7 @@ struct textplan *textplan_build(struct tep_event *ev)
 	for (len = 0; len < b.p->n; len++)
 		if (b.p->items[len].kind == I_STR)
 			tables(&b, b.p->items[len].str, &b.p->items[len]);
+	ops_build(&b);
 	if (b.fail) {
 		textplan_free(b.p);
 		return NULL;
@@ -1172,6 +1201,266 @@ static char *num_at(char *w, const struct item *it, uint64_t v)
 	return w + (e - num);
 }
 
+/* One item of the plan at w, its fields read with a check each */
+static char *item_at(char *w, const struct item *it, const uint8_t *d, unsigned size)
+{
+	switch (it->kind) {
+	case I_TEXT:
+		return w;
+	case I_NUM:
+		return num_at(w, it, value(it->num, d, size));
+	default:
+		return str_at(w, it->str, it, d, size);
+	}
+}
+
+/* ---------------------------------------------------------------- ops */
+
+/* The field and the bits of it that a number node reads; false: not one field's bits. */
+static bool node_key(const struct node *n, unsigned *off, unsigned *size, uint64_t *mask)
+{
+	uint64_t m;
+
+	if (!n)
+		return false;
+	if (n->kind == N_CONST)
+		return true;
+	if ((n->kind != N_FIELD && n->kind != N_FMASK) || !int_size(n->size))
+		return false;
+	m = n->size == 8 ? ~0ULL : (1ULL << (8 * n->size)) - 1;
+	if (n->kind == N_FMASK)
+		m &= n->val;
+	if (*size && (n->off != *off || n->size != *size))
+		return false;
+	*off = n->off;
+	*size = n->size;
+	*mask |= m;
+	return true;
+}
+
+/* The same for every number a string reads: its text is a function of the field's bits. */
+static bool sarg_key(const struct sarg *s, unsigned *off, unsigned *size, uint64_t *mask)
+{
+	switch (s ? s->kind : S_SYM) {
+	case S_LIT:
+		return true;
+	case S_FLAGS:
+	case S_SYMBOL:
+		return node_key(s->num, off, size, mask);
+	case S_COND:
+		return node_key(s->num, off, size, mask) && sarg_key(s->a, off, size, mask) &&
+		       sarg_key(s->b, off, size, mask);
+	default:
+		return false;
+	}
+}
+
+static void wr(uint8_t *p, unsigned size, uint64_t v)
+{
+	uint16_t v16 = v;
+	uint32_t v32 = v;
+
+	switch (size) {
+	case 1:
+		*p = v;
+		break;
+	case 2:
+		memcpy(p, &v16, 2);
+		break;
+	case 4:
+		memcpy(p, &v32, 4);
+		break;
+	default:
+		memcpy(p, &v, 8);
+	}
+}
+
+/*
+ * op as an OP_STRTAB of item it, a "%s" of a string that one field's bits
+ * decide, when they are few (TABN values at most) and each text fits a slot:
+ * the text of every value, written once by str_at() on a record made of it.
+ */
+static bool strtab_op(struct build *b, struct op *op, const struct item *it)
+{
+	char buf[4 * TABSLOT + SLACK], *e;
+	unsigned off = 0, size = 0, n, i;
+	uint64_t mask = 0;
+	uint8_t *rec;
+	size_t most;
+	unsigned dyn;
+	char *tab;
+
+	if (!it->fast || !sarg_key(it->str, &off, &size, &mask) || !size || !mask)
+		return false;
+	sarg_bound(it->str, 0, &most, &dyn);
+	op->shift = __builtin_ctzll(mask);
+	if (dyn || most > TABSLOT - 1 || (mask >> op->shift) >= TABN)
+		return false;
+	n = (mask >> op->shift) + 1;
+	/* (16 bytes more: a slot's text is copied 16 bytes at a time) */
+	tab = pmem(b->p, n * TABSLOT + 16);
+	rec = calloc(1, off + size);
+	if (!tab || !rec) {
+		free(rec);
+		b->fail = true;
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		wr(rec + off, size, (uint64_t)i << op->shift);
+		e = str_at(buf, it->str, it, rec, off + size);
+		tab[i * TABSLOT] = e - buf;
+		memcpy(tab + i * TABSLOT + 1, buf, e - buf);
+	}
+	free(rec);
+	op->kind = OP_STRTAB;
+	op->off = off;
+	op->size = size;
+	op->mask = mask;
+	op->tab = tab;
+	return true;
+}
+
+/* The op of a number item: a field of 32 or 64 bits in plain decimal, else the item's. */
+static enum opkind num_op(const struct item *it)
+{
+	const struct node *n = it->num;
+
+	if (!it->fast || it->hex || n->kind != N_FIELD)
+		return OP_ITEM;
+	if (it->width)
+		return it->zero && !it->left && it->width <= 16 && n->size == 4 && !it->ls ?
+		       OP_Z32 : OP_ITEM;
+	/* (a 4-byte field of a long conversion is read as unsigned: positive) */
+	if (n->size == 4 && it->ls >= 0)
+		return it->ls == 0 && it->sgn ? OP_S32 : OP_U32;
+	if (n->size == 8 && it->ls > 0)
+		return it->sgn ? OP_S64 : OP_U64;
+	return OP_ITEM;
+}
+
+static void ops_build(struct build *b)
+{
+	struct textplan *p = b->p;
+	int i, most = 1;
+
+	if (b->fail)
+		return;
+	/* a text longer than 16 bytes: ops of text alone before its item's */
+	for (i = 0; i < p->n; i++)
+		most += 1 + p->items[i].len / 16;
+	p->ops = pmem(p, most * sizeof(*p->ops));
+	if (!p->ops) {
+		b->fail = true;
+		return;
+	}
+	for (i = 0; i < p->n; i++) {
+		const struct item *it = &p->items[i];
+		const char *text = it->text;
+		size_t len = it->len;
+		struct op *op;
+
+		for (; len > 16; text += 16, len -= 16) {
+			op = &p->ops[p->nops++];
+			op->kind = OP_TEXT;
+			op->text = text;
+			op->len = 16;
+		}
+		op = &p->ops[p->nops++];
+		op->text = text;
+		op->len = len;
+		op->it = it;
+		op->kind = OP_ITEM;
+		if (it->kind == I_TEXT) {
+			op->kind = OP_TEXT;
+		} else if (it->kind == I_NUM) {
+			op->kind = num_op(it);
+			op->off = it->num->off;
+			op->size = it->num->size;
+			op->width = it->width;
+			op->sgn = it->sgn;
+		} else if (it->fast && it->str->kind == S_ARRAY && it->str->size == 16) {
+			op->kind = OP_CHARS16;
+			op->off = it->str->off;
+			op->size = 16;
+		} else {
+			strtab_op(b, op, it);
+		}
+		if (op->kind != OP_ITEM && op->kind != OP_TEXT && op->off + op->size > p->need)
+			p->need = op->off + op->size;
+	}
+}
+
+/* "%0WIDTHd" (or u) of v at w, the width 16 at most */
+static inline char *zero_at(char *w, uint32_t v, bool sgn, unsigned width)
+{
+	char num[16];
+	bool neg = sgn && (int32_t)v < 0;
+	size_t n = dec_u32(num, neg ? -v : v) - num;
+	size_t pad = width > n + neg ? width - n - neg : 0;
+
+	*w = '-';
+	w += neg;
+	memcpy(w, "0000000000000000", 16);
+	memcpy(w + pad, num, 16);
+	return w + pad + n;
+}
+
+static char *ops_write(const struct textplan *p, const uint8_t *d, unsigned size, char *w)
+{
+	const struct op *op, *end = p->ops + p->nops;
+
+	for (op = p->ops; op < end; op++) {
+		const uint8_t *f = d + op->off;
+		uint32_t v32;
+		uint64_t v64;
+		const char *e;
+
+		/* (texts are padded and 16 bytes at most, w has SLACK) */
+		memcpy(w, op->text, 16);
+		w += op->len;
+		switch (op->kind) {
+		case OP_TEXT:
+			break;
+		case OP_S32:
+			memcpy(&v32, f, 4);
+			w = dec_i32(w, (int32_t)v32);
+			break;
+		case OP_U32:
+			memcpy(&v32, f, 4);
+			w = dec_u32(w, v32);
+			break;
+		case OP_S64:
+			memcpy(&v64, f, 8);
+			w = dec_i64(w, (int64_t)v64);
+			break;
+		case OP_U64:
+			memcpy(&v64, f, 8);
+			w = dec_u64(w, v64);
+			break;
+		case OP_Z32:
+			memcpy(&v32, f, 4);
+			w = zero_at(w, v32, op->sgn, op->width);
+			break;
+		case OP_CHARS16:
+			/* the name up to its NUL: 16 bytes copied, its length counted */
+			memcpy(w, f, 16);
+			w += decode_strnlen((const char *)f, 16);
+			break;
+		case OP_STRTAB:
+			/* (a slot's text is read 16 bytes at a time: the table has 16 more) */
+			e = op->tab + ((rd(f, op->size) & op->mask) >> op->shift) * TABSLOT;
+			memcpy(w, e + 1, 16);
+			if ((unsigned char)e[0] > 16)
+				memcpy(w + 16, e + 17, TABSLOT - 17);
+			w += (unsigned char)e[0];
+			break;
+		default:
+			w = item_at(w, op->it, d, size);
+		}
+	}
+	return w;
+}
+
 size_t textplan_bound(const struct textplan *p, int size)
 {
 	return p->fixed + (size_t)p->dyn * (size > 0 ? (size_t)size : 0);
@@ -1183,20 +1472,13 @@ char *textplan_write(const struct textplan *p, const void *data, int size, char 
 	unsigned usize = size > 0 ? (unsigned)size : 0;
 	int i;
 
+	if (usize >= p->need)
+		return ops_write(p, d, usize, w);
 	for (i = 0; i < p->n; i++) {
 		const struct item *it = &p->items[i];
 
 		w = put_at(w, it->text, it->len, it->len + 16);
-		switch (it->kind) {
-		case I_TEXT:
-			break;
-		case I_NUM:
-			w = num_at(w, it, value(it->num, d, usize));
-			break;
-		default:
-			w = str_at(w, it->str, it, d, usize);
-			break;
-		}
+		w = item_at(w, it, d, usize);
 	}
 	return w;
 }

@@ -196,8 +196,11 @@ def summary(tpctl, cmd, tmp, n):
     bad = []
     for name in sorted(set(s) | set(t)):
         sc, tc = s.get(name, (0, 0)), t.get(name, (0, 0))
-        slack = 1 if name == "execve" else 0
-        if abs(sc[0] - tc[0]) > slack or sc[1] != tc[1]:
+        # two runs of the command, not one: execve's count differs by strace's own
+        # exec, and where a SIGCHLD lands (the sigreturn after its handler, the wait
+        # it interrupts) by the timing of each run
+        slack = 1 if name in ("execve", "rt_sigreturn", "wait4") else 0
+        if abs(sc[0] - tc[0]) > slack or abs(sc[1] - tc[1]) > (slack if name != "execve" else 0):
             bad.append("%s: strace %d calls %d errors, tpctl %d calls %d errors" %
                        ((name,) + sc + tc))
     print("%s %d - -c -f %s: calls and errors of %d syscalls equal strace's" %

@@ -540,8 +540,8 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 			   "keys avg, max, switch, runtime, pid (default:\n"
 			   "avg,max,switch,runtime)"),
 		OPT_STRING(0, "by", &w.by, "KEY,...", "one histogram per key: comm, pid, cpu, event,\n"
-			   "start.FIELD, end.FIELD, FIELD, syscall, stack (START's)\n"
-			   "(default: the recipe's)"),
+			   "start.FIELD, end.FIELD, FIELD, syscall, stack (START's;\n"
+			   "with --function: its call paths) (default: the recipe's)"),
 		OPT_BOOL(0, "log2", &w.log2, "power-of-two buckets of microseconds (the default)"),
 		OPT_CALLBACK(0, "linear", &w.step, "STEP", opt_duration,
 			     "buckets STEP wide (a duration: 100us, 1ms)"),

@@ -621,14 +621,20 @@ static int fagg_flame_end(struct fagg_run *r, struct flame_file *ff)
 	snprintf(title, sizeof(title), "tpctl latency --function %s --by stack",
 		 o->ftrace->graph[0]);
 	so.title = title;
-	if (!fl || fstack_flame(r->a->stack, fl) < 0)
+	if (o->input && !fstack_seen(r->a->stack)) {
+		tp_error("the recording has no function_graph records (tpctl record --graph FUNC)");
+		ret = TP_FAIL;
+	} else if (!fl || fstack_flame(r->a->stack, fl) < 0) {
 		ret = tp_oom();
+	}
 	if (!ret && (o->folded || !o->flamegraph) && flame_write_folded(fl, stdout) < 0)
 		ret = live_stdout_failed(errno, ret);
 	/* a failed write of the SVG shows in its file, which flame_file_commit() checks */
 	if (!ret && ff->f)
 		flame_write_svg(fl, ff->f, &so);
 	flame_free(fl);
+	tp_debug("%llu us of calls outside the open calls left out (interrupts after a return)",
+		 fstack_outside_ns(r->a->stack) / 1000);
 	if (unpaired)
 		tp_warn("%llu returns came without their call (records lost, or a call "
 			"begun before tracing): their time is their callers' own", unpaired);

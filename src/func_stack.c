@@ -15,8 +15,15 @@
  *
  * A return whose entry is missing (lost records, a trace begun inside a
  * call) has no path: its time goes to its caller's children only, and it is
- * counted (fstack_unpaired).  Frames deeper than FSTACK_DEPTH are not
- * followed (function_graph's own limit is lower).
+ * counted (fstack_unpaired).  A call deeper than the task's open frames allow
+ * (an entry at depth d with no frame open at d - 1) is outside them: the
+ * kernel records the return of a call before it takes the call off the
+ * task's depth, and an interrupt in between nests its functions under a call
+ * that has already returned (or records were lost).  Such calls and what they
+ * call are left out, with their time (fstack_outside_ns): they are in no
+ * recorded call's duration, and the paths of a root add up to its duration.
+ * Frames deeper than FSTACK_DEPTH are not followed (function_graph's own
+ * limit is lower).
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -40,6 +47,7 @@ struct ftask {
 	bool skip;		/* its tree's root does not match the glob */
 	unsigned long long ip[FSTACK_DEPTH];
 	unsigned long long child[FSTACK_DEPTH];
+	bool outside[FSTACK_DEPTH];	/* the frame is outside the open calls (see above) */
 };
 
 /* A path: n ips in the pool from off, root first, and its own time. */
@@ -63,7 +71,8 @@ struct fstack {
 	size_t nslots;		/* a power of two */
 	unsigned long long *pool;
 	size_t npool, apool;
-	unsigned long long total, unpaired;
+	unsigned long long total, unpaired, outside;
+	unsigned long long seen;	/* function_graph's records */
 };
 
 static bool grow(void **p, size_t *alloc, size_t need, size_t size)
@@ -179,13 +188,15 @@ static void call_entry(struct fstack *s, struct ftask *t, unsigned long long ip,
 		name = decode_ksym(ip, &off);
 		t->skip = !name || fnmatch(s->root, name, 0);
 	}
-	/* callers whose calls were not seen: unknown frames */
+	/* a gap: the frames between are no calls open now */
 	while (t->depth < d - 1) {
 		t->ip[++t->depth] = 0;
 		t->child[t->depth] = 0;
+		t->outside[t->depth] = true;
 	}
 	t->ip[d] = ip;
 	t->child[d] = 0;
+	t->outside[d] = d > 0 && t->outside[d - 1];
 	t->depth = d;
 }
 
@@ -205,6 +216,12 @@ static int call_return(struct fstack *s, struct ftask *t, unsigned long long ip,
 	}
 	if (t->skip)
 		return 0;
+	if (t->outside[d]) {
+		/* only the outermost recorded call outside: its duration holds its callees' */
+		if (d == 0 || !t->outside[d - 1] || !t->ip[d - 1])
+			s->outside += dur;
+		return 0;
+	}
 	own = dur > t->child[d] ? dur - t->child[d] : 0;
 	s->total += own;
 	return path_add(s, t->ip, d + 1, own);
@@ -226,6 +243,7 @@ int fstack_record(struct fstack *s, struct tep_record *rec)
 	if (!entry && (tep_read_number_field(s->x_call, rec->data, &call) ||
 		       tep_read_number_field(s->x_ret, rec->data, &ret)))
 		return 0;
+	s->seen++;
 	t = task_get(s, tep_data_pid(s->tep, rec));
 	if (!t)
 		return -1;
@@ -279,8 +297,7 @@ int fstack_flame(struct fstack *s, struct flame *fl)
 	for (i = 0; i < s->npaths; i++) {
 		p = &s->paths[i];
 		for (k = 0; k < p->n; k++) {
-			name = s->pool[p->off + k] ? decode_ksym(s->pool[p->off + k], &off) :
-							    "[unknown]";
+			name = decode_ksym(s->pool[p->off + k], &off);
 			if (!name) {
 				snprintf(buf[k], sizeof(buf[k]), "0x%llx", s->pool[p->off + k]);
 				name = buf[k];
@@ -302,6 +319,16 @@ unsigned long long fstack_total_ns(const struct fstack *s)
 unsigned long long fstack_unpaired(const struct fstack *s)
 {
 	return s->unpaired;
+}
+
+unsigned long long fstack_outside_ns(const struct fstack *s)
+{
+	return s->outside;
+}
+
+unsigned long long fstack_seen(const struct fstack *s)
+{
+	return s->seen;
 }
 
 void fstack_free(struct fstack *s)

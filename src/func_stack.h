@@ -34,8 +34,14 @@ int fstack_record(struct fstack *s, struct tep_record *rec);
 /* The paths into fl, their own time in microseconds, rounded; -1 (errno) on failure. */
 int fstack_flame(struct fstack *s, struct flame *fl);
 
-/* The own time of all the paths, in nanoseconds; the returns whose call was not seen. */
+/*
+ * The own time of all the paths, in nanoseconds; the returns whose call was
+ * not seen; the time of the calls outside the task's open calls, left out;
+ * the function_graph records read.
+ */
 unsigned long long fstack_total_ns(const struct fstack *s);
 unsigned long long fstack_unpaired(const struct fstack *s);
+unsigned long long fstack_outside_ns(const struct fstack *s);
+unsigned long long fstack_seen(const struct fstack *s);
 
 #endif

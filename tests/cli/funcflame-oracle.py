@@ -7,7 +7,10 @@
 # come from its entries (graph_entry, graph_leaf) at their depth; a return's
 # own time is its duration less its children's, summed per path in ns, then
 # rounded to microseconds; paths of 0 us are left out.  A return without its
-# entry has no path (its time goes to its caller's children only).
+# entry has no path (its time goes to its caller's children only); a call
+# deeper than the task's open frames (an entry at depth d with none open at
+# d - 1: an interrupt just after a return was recorded) and its callees
+# have none either.
 import collections
 import fnmatch
 import json
@@ -22,14 +25,15 @@ def paths(objs, root=None):
         if typ not in ("graph_entry", "graph_return", "graph_leaf"):
             continue
         st = stacks.setdefault(o["pid"], {"frames": [], "skip": False})
+        # a frame: [function (None: a gap), children's ns, outside the open calls]
         fr, d, f = st["frames"], o["depth"], o["func"]
         if typ != "graph_return":
             if d == 0 and root:
                 st["skip"] = not fnmatch.fnmatchcase(f, root)
             del fr[d:]
             while len(fr) < d:
-                fr.append(["[unknown]", 0])
-            fr.append([f, 0])
+                fr.append([None, 0, True])
+            fr.append([f, 0, d > 0 and fr[d - 1][2]])
             if typ == "graph_entry":
                 continue
         dur = o["duration_ns"]
@@ -39,7 +43,7 @@ def paths(objs, root=None):
             unpaired += 1
             del fr[d:]
             continue
-        if not st["skip"]:
+        if not st["skip"] and not fr[d][2]:
             out[";".join(x[0] for x in fr[:d + 1])] += max(dur - fr[d][1], 0)
         del fr[d:]
     return out, unpaired

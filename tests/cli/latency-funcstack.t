@@ -8,7 +8,7 @@
 # it.  The live paths are checked in the VM (tests/vm/77-funcflame.t).
 . "$(dirname "$0")/lib.sh"
 need_tracefs
-plan 17
+plan 20
 
 FIX=$(dirname "$0")/fixtures/graph-vfs_read.dat
 ORACLE=$(dirname "$0")/funcflame-oracle.py
@@ -75,5 +75,13 @@ if [ -f "$FIX" ]; then
 else
 	for i in 1 2 3 4; do skip "no fixture $FIX"; done
 fi
+# a recording without function_graph records: said, nothing written
+"$TPCTL" record -o "$TMP/nog.dat" sched:sched_switch -- true 2> "$TMP/err"
+ok $? "a recording of sched_switch" || diag "$TMP/err"
+expect_status "--input of a recording without function_graph: exit 1" 1 \
+	"$TPCTL" latency --function vfs_read --by stack --flamegraph "$TMP/nog.svg" --input "$TMP/nog.dat"
+grep -qx "tpctl: latency: the recording has no function_graph records (tpctl record --graph FUNC)" \
+	"$TMP/err" && [ -z "$(ls "$TMP" | grep 'nog\.svg')" ]
+ok $? "it says so, and no SVG is left" || diag "$TMP/err"
 state > "$TMP/after"
 test_cmp "nothing left behind: the tracer files, instances" "$TMP/before" "$TMP/after"

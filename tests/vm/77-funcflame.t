@@ -91,14 +91,21 @@ t.ok(vr.get("count", 0) >= 500 and calls == 500 and
      "vfs_read's paths: %d us, its %d calls' durations %.1f us (funcload's: %d)" %
      (sum(rd.values()), vr.get("count", 0), vr.get("sum", 0) / 1000.0, calls),
      "vfs_read's paths: %r" % sorted(rd.items())[:10])
-svg = v.read("funcflame/input.svg")
+# the SVG of the same paths: each root's frame titled with its weight, the
+# sum of its paths' (frames narrower than 0.1 pixel are left out of it)
 try:
-    root = ET.fromstring(svg)
-    n = sum(1 for _ in root.iter("{http://www.w3.org/2000/svg}g"))
-except ET.ParseError:
-    n = 0
-t.ok(v.rc("ff_input_svg") == 0 and n >= len(want), "--input --flamegraph: an SVG, %d frames" % n,
-     v.step_diag("ff_input_svg"))
+    titles = [e.text or "" for e in
+              ET.fromstring(v.read("funcflame/input.svg")).iter("{http://www.w3.org/2000/svg}title")]
+except ET.ParseError as e:
+    titles = ["parse error: %s" % e]
+roots = {}
+for k, w in got.items():
+    roots[k.split(";")[0]] = roots.get(k.split(";")[0], 0) + w
+miss = [(r, w) for r, w in roots.items() if w * 1000 >= sum_us and
+        not any(x.startswith("%s (%d us," % (r, w)) for x in titles)]
+t.ok(v.rc("ff_input_svg") == 0 and titles and not miss,
+     "--input --flamegraph: the roots' frames titled with their weights (%s)" % sorted(roots.items()),
+     v.step_diag("ff_input_svg") + "\nnot found: %r\n%r" % (miss, titles[:8]))
 t.ok(v.rc("ff_fixture") == 0 and os.path.getsize(v.path("funcflame/graph-vfs_read.dat")) > 0,
      "the host's fixture recorded (funcflame/graph-vfs_read.dat)", v.step_diag("ff_fixture"))
 before, after = v.text("funcflame/state_before"), v.text("funcflame/state_after")

@@ -75,23 +75,6 @@ struct fstack {
 	unsigned long long seen;	/* function_graph's records */
 };
 
-static bool grow(void **p, size_t *alloc, size_t need, size_t size)
-{
-	size_t n = *alloc ? *alloc : 64;
-	void *q;
-
-	if (need <= *alloc)
-		return true;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (!q)
-		return false;
-	*p = q;
-	*alloc = n;
-	return true;
-}
-
 static uint64_t path_hash(const unsigned long long *ip, unsigned int n)
 {
 	uint64_t h = 1469598103934665603ULL;
@@ -137,8 +120,8 @@ static int path_add(struct fstack *s, const unsigned long long *ip, unsigned int
 			return 0;
 		}
 	}
-	if (!grow((void **)&s->paths, &s->apaths, s->npaths + 1, sizeof(*s->paths)) ||
-	    !grow((void **)&s->pool, &s->apool, s->npool + n, sizeof(*s->pool)))
+	if (!tp_reserve(&s->paths, &s->apaths, s->npaths + 1, sizeof(*s->paths), 64) ||
+	    !tp_reserve(&s->pool, &s->apool, s->npool + n, sizeof(*s->pool), 256))
 		return -1;
 	memcpy(s->pool + s->npool, ip, n * sizeof(*ip));
 	s->paths[s->npaths] = (struct fpath){ h, s->npool, n, ns };

@@ -13,12 +13,9 @@ plan 20
 FIX=$(dirname "$0")/fixtures/graph-vfs_read.dat
 ORACLE=$(dirname "$0")/funcflame-oracle.py
 
+# what a run could change: the top level's graph files, the instances
 state() {
-	for f in current_tracer set_graph_function max_graph_depth; do
-		echo "== $f"
-		cat "$TRACEFS/$f" 2>&1 | sed 's/^cat: .*: /cat: /'
-	done
-	echo "== instances"
+	cat "$TRACEFS/current_tracer" "$TRACEFS/set_graph_function" "$TRACEFS/max_graph_depth" 2>&1
 	ls "$TRACEFS/instances"
 }
 state > "$TMP/before"

@@ -22,7 +22,7 @@ step() {
 	name=$1
 	shift
 	mark "$name"
-	timeout 30 "$@" >$OUT/$name.out 2>$OUT/$name.err
+	timeout ${STEP_TIMEOUT:-30} "$@" >$OUT/$name.out 2>$OUT/$name.err
 	echo $? >$OUT/$name.rc
 }
 

@@ -17,28 +17,23 @@ ff_state() {
 }
 ff_state >$F/state_before
 
-# step with more time: function_graph at every depth is slow on an emulated CPU
-ff_step() {
-	name=$1
-	shift
-	mark "$name"
-	timeout 120 "$@" >$OUT/$name.out 2>$OUT/$name.err
-	echo $? >$OUT/$name.rc
-}
+# steps with more time: function_graph at every depth is slow on an emulated CPU
+STEP_TIMEOUT=120
 
 # live: the paths under vfs_* of funcload's 500 one-byte reads of a pipe
-ff_step ff_live tpctl latency --function 'vfs_*' --by stack --folded -- funcload pipe 500
-ff_step ff_live_one tpctl latency --function vfs_read --by stack --flamegraph $F/live.svg \
+step ff_live tpctl latency --function 'vfs_*' --by stack --folded -- funcload pipe 500
+step ff_live_one tpctl latency --function vfs_read --by stack --flamegraph $F/live.svg \
 	-- funcload pipe 200
 # a recording of the same, read three ways: the paths, latency's table (the
 # roots' durations) and report's records (the check rebuilds the paths from them)
-ff_step ff_record tpctl record -o /tmp/ff.dat --graph 'vfs_*' -- funcload pipe 500
-ff_step ff_input tpctl latency --function 'vfs_*' --by stack --folded --input /tmp/ff.dat
-ff_step ff_input_svg tpctl latency --function 'vfs_*' --by stack --flamegraph $F/input.svg \
+step ff_record tpctl record -o /tmp/ff.dat --graph 'vfs_*' -- funcload pipe 500
+step ff_input tpctl latency --function 'vfs_*' --by stack --folded --input /tmp/ff.dat
+step ff_input_svg tpctl latency --function 'vfs_*' --by stack --flamegraph $F/input.svg \
 	--input /tmp/ff.dat
-ff_step ff_input_json tpctl latency --json --function 'vfs_*' --input /tmp/ff.dat
-ff_step ff_report tpctl report --json /tmp/ff.dat
+step ff_input_json tpctl latency --json --function 'vfs_*' --input /tmp/ff.dat
+step ff_report tpctl report --json /tmp/ff.dat
 # the host's fixture (tests/cli/fixtures/graph-vfs_read.dat): a small recording
-ff_step ff_fixture tpctl record -o $F/graph-vfs_read.dat --graph vfs_read --depth 4 \
+step ff_fixture tpctl record -o $F/graph-vfs_read.dat --graph vfs_read --depth 4 \
 	-- funcload pipe 20
 ff_state >$F/state_after
+unset STEP_TIMEOUT

@@ -192,7 +192,9 @@ static int call_return(struct fstack *s, struct ftask *t, unsigned long long ip,
 
 	if (d > 0 && d - 1 <= t->depth)
 		t->child[d - 1] += dur;
-	t->depth = d - 1;
+	/* the frames from d on are closed; a return deeper than the open ones opens none */
+	if (d - 1 < t->depth)
+		t->depth = d - 1;
 	if (!paired) {
 		s->unpaired++;
 		return 0;

@@ -431,7 +431,7 @@ static char kfunc_match[] = "common_pid";
  * Which engine times FUNC: 1 the kernel's, 0 function_graph's (the user
  * engine), or the status of an error (--engine kernel where it cannot).
  */
-static int function_engine(const struct agg_opts *o, const char *func)
+static int function_engine(const struct agg_opts *o, const char *func, bool stack)
 {
 	struct tfs_event sw = { (char *)"sched", (char *)"sched_switch" };
 	bool must = o->engine == AGG_ENGINE_KERNEL;
@@ -440,7 +440,9 @@ static int function_engine(const struct agg_opts *o, const char *func)
 
 	if (o->engine == AGG_ENGINE_USER)
 		return 0;
-	if (o->input)
+	if (stack)
+		why = "it times calls, not their call paths ('--by stack': function_graph)";
+	else if (o->input)
 		why = "'--input' reads a recording: the user engine does ('--engine user')";
 	else if (strpbrk(func, "*?[!"))
 		why = "the kernel times one function, not a glob";
@@ -515,9 +517,24 @@ static int kfunc_parse(struct agg_opts *o, struct latency_words *w)
 	return ret;
 }
 
-/* --function FUNC: the durations of its calls, none of the pairs' options. */
+/* --by KEY,... names the key stack */
+static bool by_stack(const char *by)
+{
+	size_t n = strlen("stack");
+
+	for (; by; by = strchr(by, ',') ? strchr(by, ',') + 1 : NULL)
+		if (!strncmp(by, "stack", n) && (by[n] == ',' || !by[n]))
+			return true;
+	return false;
+}
+
+/*
+ * --function FUNC: the durations of its calls, none of the pairs' options;
+ * --by stack: function_graph from FUNC down, every depth (func_stack.c).
+ */
 static int function_parse(struct agg_opts *o, struct latency_words *w)
 {
+	bool stack = by_stack(w->by);
 	int ret = TP_USAGE;
 
 	if (w->args.argc || w->match || o->sort || w->step || w->buckets || w->over ||
@@ -529,7 +546,7 @@ static int function_parse(struct agg_opts *o, struct latency_words *w)
 			 "or --probe");
 		return agg_parse_end(o, &w->args, w->top, ret);
 	}
-	ret = function_engine(o, latency_fs.graph[0]);
+	ret = function_engine(o, latency_fs.graph[0], stack);
 	if (ret == 1)
 		return kfunc_parse(o, w);
 	if (!ret)
@@ -537,8 +554,8 @@ static int function_parse(struct agg_opts *o, struct latency_words *w)
 	if (!ret && !w->by)
 		o->spec.nkeys = 0;
 	if (!ret) {
-		/* FUNC alone: nothing it calls (func_agg.c) */
-		latency_fs.depth = 1;
+		/* FUNC alone: nothing it calls (func_agg.c); its paths: all it calls */
+		latency_fs.depth = stack ? 0 : 1;
 		latency_fs.cmd = "latency";
 		o->ftrace = &latency_fs;
 		o->run = func_latency_run;
@@ -560,8 +577,8 @@ int latency_parse(struct agg_opts *o, struct target *tgt, int argc, char **argv)
 			   "keys avg, max, switch, runtime, pid (default:\n"
 			   "avg,max,switch,runtime)"),
 		OPT_STRING(0, "by", &w.by, "KEY,...", "one histogram per key: comm, pid, cpu, event,\n"
-			   "start.FIELD, end.FIELD, FIELD, syscall, stack (START's)\n"
-			   "(default: the recipe's)"),
+			   "start.FIELD, end.FIELD, FIELD, syscall, stack (START's;\n"
+			   "with --function: its call paths) (default: the recipe's)"),
 		OPT_STRING(0, "state", &w.state, "STATE,...",
 			   "offcpu: only the switches out in these task states,\n"
 			   "prev_state's letters as sched_switch prints them:\n"

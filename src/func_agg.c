@@ -20,6 +20,10 @@
  * names what is counted (count: every function recorded; latency: FUNC's
  * returns at depth 0, as record --graph FUNC --depth 1 makes them).
  *
+ * latency --by stack: function_graph from FUNC down, no depth limit, each
+ * call's own time per call path (func_stack.c), written as folded stacks or
+ * an SVG flame graph (flame.h) instead of the table.
+ *
  * Output: the documents of docs/DESIGN.md section 2 (count: by ["func"] or
  * ["func","comm"]; latency: start and end both "FUNC", buckets in ns; a glob
  * adds "func" to its keys).
@@ -36,8 +40,10 @@
 #include "agg_run.h"
 #include "comm.h"
 #include "decode.h"
+#include "flame.h"
 #include "ftr.h"
 #include "func_agg.h"
+#include "func_stack.h"
 #include "json.h"
 #include "live.h"
 #include "output.h"
@@ -60,6 +66,8 @@ struct fagg {
 	size_t n, alloc;
 	bool by_comm, latency;
 	bool by_func;		/* latency of a glob: a histogram per function it matched */
+	bool by_stack;		/* latency --by stack: the call paths (stack) instead of rows */
+	struct fstack *stack;
 	struct tep_handle *tep;
 	struct tep_format_field *ip, *call, *ret, *depth, *fn;
 	const char *func;	/* latency of a recording: only the returns of this name or glob */
@@ -254,6 +262,8 @@ static int fagg_record(struct fagg *a, struct tep_record *rec)
 	struct frow *r;
 	int b;
 
+	if (a->stack)
+		return fstack_record(a->stack, rec);
 	if (a->nnameev && (b = fname_record(a, id, rec)) != 0)
 		return b < 0 ? -1 : 0;
 	if (!a->latency) {
@@ -299,8 +309,13 @@ static int fagg_setup(struct fagg *a, struct tep_handle *tep)
 {
 	struct tep_event *f = tep_find_event_by_name(tep, "ftrace", "function");
 	struct tep_event *x = tep_find_event_by_name(tep, "ftrace", "funcgraph_exit");
+	bool oom;
 
 	a->tep = tep;
+	if (a->by_stack) {
+		a->stack = fstack_new(tep, a->func, &oom);
+		return a->stack ? TP_OK : oom ? tp_oom() : TP_FAIL;
+	}
 	if (a->by_comm)
 		fname_setup(a);
 	a->func_id = f ? f->id : -1;
@@ -550,9 +565,10 @@ static int fagg_open(struct fagg *a, struct live **l, const struct agg_opts *o, 
 	/* a glob: the functions it matched each with a histogram of its own */
 	a->by_func = latency && strpbrk(fs->graph[0], "*?[");
 	a->by_comm = o->spec.nkeys == 1 && o->spec.kind[0] == AGG_KEY_COMM;
-	if (o->spec.nkeys && !a->by_comm) {
-		tp_error("'--function' counts by function%s; '--by' takes only 'comm'",
-			 latency ? " (one histogram)" : "");
+	a->by_stack = latency && o->spec.nkeys == 1 && o->spec.kind[0] == AGG_KEY_STACK;
+	if (o->spec.nkeys && !a->by_comm && !a->by_stack) {
+		tp_error("'--function' counts by function%s; '--by' takes only 'comm'%s",
+			 latency ? " (one histogram)" : "", latency ? " or 'stack'" : "");
 		return TP_USAGE;
 	}
 	/* --by comm: the names a task had when it called, from its fork, exec, rename */
@@ -564,15 +580,82 @@ static int fagg_open(struct fagg *a, struct live **l, const struct agg_opts *o, 
 	return ret;
 }
 
+/* latency --by stack: folded or an SVG, or both; its heading the command's words. */
+static bool fagg_by_stack(const struct agg_opts *o, bool latency)
+{
+	return latency && o->spec.nkeys == 1 && o->spec.kind[0] == AGG_KEY_STACK;
+}
+
+/*
+ * --folded, --flamegraph: latency --by stack's (folded on stdout without
+ * either), not with --json; the SVG's file made now (a temporary one beside
+ * it), so that a path that cannot be written fails before anything is traced.
+ */
+static int fagg_flame_begin(const struct agg_opts *o, bool latency, struct flame_file *ff)
+{
+	const char *opt = o->folded ? "--folded" : "--flamegraph";
+
+	memset(ff, 0, sizeof(*ff));
+	if (!fagg_by_stack(o, latency) && (o->folded || o->flamegraph)) {
+		tp_error("'%s' of '--function' draws call paths: latency --function FUNC "
+			 "--by stack", opt);
+		return TP_USAGE;
+	}
+	if (fagg_by_stack(o, latency) && o->json) {
+		tp_error("'--by stack' of '--function' writes folded stacks or an SVG, not JSON");
+		return TP_USAGE;
+	}
+	return o->flamegraph ? flame_file_open(ff, o->flamegraph) : TP_OK;
+}
+
+/* The call paths as folded lines on stdout and the SVG, its file put in place. */
+static int fagg_flame_end(struct fagg_run *r, struct flame_file *ff)
+{
+	const struct agg_opts *o = r->o;
+	struct flame_svg so = { .title = NULL, .unit = "us" };
+	struct flame *fl = flame_new();
+	unsigned long long unpaired = fstack_unpaired(r->a->stack);
+	char title[256];
+	int ret = TP_OK;
+
+	snprintf(title, sizeof(title), "tpctl latency --function %s --by stack",
+		 o->ftrace->graph[0]);
+	so.title = title;
+	if (o->input && !fstack_seen(r->a->stack)) {
+		tp_error("the recording has no function_graph records (tpctl record --graph FUNC)");
+		ret = TP_FAIL;
+	} else if (!fl || fstack_flame(r->a->stack, fl) < 0) {
+		ret = tp_oom();
+	}
+	if (!ret && (o->folded || !o->flamegraph) && flame_write_folded(fl, stdout) < 0)
+		ret = live_stdout_failed(errno, ret);
+	/* a failed write of the SVG shows in its file, which flame_file_commit() checks */
+	if (!ret && ff->f)
+		flame_write_svg(fl, ff->f, &so);
+	flame_free(fl);
+	tp_debug("%llu us of calls outside the open calls left out (interrupts after a return)",
+		 fstack_outside_ns(r->a->stack) / 1000);
+	if (unpaired)
+		tp_warn("%llu returns came without their call (records lost, or a call "
+			"begun before tracing): their time is their callers' own", unpaired);
+	if (ret || !ff->f) {
+		flame_file_abort(ff);
+		return ret;
+	}
+	return flame_file_commit(ff);
+}
+
 /* The tables at the end, and what was lost. */
-static int fagg_end(struct fagg_run *r, int ret)
+static int fagg_end(struct fagg_run *r, struct flame_file *ff, int ret)
 {
 	const struct agg_opts *o = r->o;
 	struct ftr_spec *fs = o->ftrace;
 	struct fagg *a = r->a;
 	unsigned long long lost = live_lost(r->l);
 
-	if (o->interval > 0) {
+	if (a->stack) {
+		ret = fagg_flame_end(r, ff);
+	} else if (o->interval > 0) {
 		/* the last, shorter interval; then (text) the totals of the run */
 		char title[64];
 		size_t i;
@@ -604,8 +687,12 @@ static int fagg_run(const struct agg_opts *o, bool latency)
 		.record = frun_record, .tick = frun_tick, .ctx = &r,
 		.duration = o->duration, .interval = o->interval,
 	};
+	struct flame_file ff;
 	int ret;
 
+	ret = fagg_flame_begin(o, latency, &ff);
+	if (ret)
+		return ret;
 	ret = fagg_open(&a, &r.l, o, latency);
 	if (!ret)
 		ret = live_start(r.l);
@@ -618,7 +705,9 @@ static int fagg_run(const struct agg_opts *o, bool latency)
 	if (r.oom)
 		ret = tp_oom();
 	if (!ret)
-		ret = fagg_end(&r, ret);
+		ret = fagg_end(&r, &ff, ret);
+	flame_file_abort(&ff);
+	fstack_free(a.stack);
 	free(a.rows);
 	free(a.names);
 	return live_close(r.l, ret);

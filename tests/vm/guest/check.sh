@@ -17,14 +17,14 @@ mark() {
 	echo "tpctl-vm: step $1" >/dev/kmsg
 }
 
-# step NAME COMMAND...: run a command with a time limit (90 s: the emulated CPU of a
+# step NAME COMMAND...: run a command with a time limit (STEP_TIMEOUT, 90 s: the emulated CPU of a
 # loaded host is slow, and a step ended by TERM is not the step under test), keep what
 # it said.
 step() {
 	name=$1
 	shift
 	mark "$name"
-	timeout 90 "$@" >$OUT/$name.out 2>$OUT/$name.err
+	timeout ${STEP_TIMEOUT:-90} "$@" >$OUT/$name.out 2>$OUT/$name.err
 	echo $? >$OUT/$name.rc
 }
 

@@ -14,8 +14,6 @@ need_tracefs
 plan 18
 N=1000
 GEN=(perl -e 'syscall(39) for 1 .. $ARGV[0]')
-CHROMIUM=$(command -v chromium || command -v chromium-browser)
-dom() { timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --dump-dom "file://$1" 2>/dev/null; }
 # svg_checks X WHAT DOMWHAT [NAME]: $TMP/X.svg through xmllint, chromium's DOM of it
 # against $TMP/X.folded (and NAME the text of a title)
 svg_checks() {

@@ -92,6 +92,29 @@ echo "# stacks through do_nanosleep: $us us"
 ok $? "... the stacks through do_nanosleep weigh 1 s +-5 % ($us us)"
 [ "$_last" = fail ] && diag "$TMP/folded" "$TMP/folded.err"
 
+# the picture: in chromium's DOM of the SVG, the frames of do_nanosleep are
+# at least 0.8 of the root's width
+if [ -n "$CHROMIUM" ]; then
+	"$TPCTL" latency offcpu --by stack --flamegraph "$TMP/o.svg" -- sleep 1 2> "$TMP/svg.err"
+	dom "$TMP/o.svg" > "$TMP/o.dom"
+	share=$(python3 -c '
+import sys, xml.dom.minidom
+d = xml.dom.minidom.parse(sys.argv[1])
+w = {}
+for g in d.getElementsByTagName("g"):
+    t, r = g.getElementsByTagName("title"), g.getElementsByTagName("rect")
+    if t and r:
+        name = "".join(n.data for n in t[0].childNodes if n.nodeType == n.TEXT_NODE)
+        name = name.rsplit(" (", 1)[0]
+        w[name] = w.get(name, 0) + float(r[0].getAttribute("width"))
+print("%.3f" % (w.get("do_nanosleep", 0) / w["all"] if w.get("all") else 0))' "$TMP/o.dom")
+	python3 -c 'import sys; sys.exit(float(sys.argv[1]) < 0.8)' "${share:-0}"
+	ok $? "--flamegraph of sleep 1: do_nanosleep is $share of the width (at least 0.8)"
+	[ "$_last" = fail ] && diag "$TMP/svg.err"
+else
+	skip "chromium is not installed (make deps)"
+fi
+
 [ "$(state_digest)" = "$before" ]
 ok $? "nothing changed in tracefs"
 

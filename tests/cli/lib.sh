@@ -274,3 +274,8 @@ for l in sys.stdin:
     sys.stdout.write(l)
 ' "$1"
 }
+
+# A real browser for what tpctl draws: $CHROMIUM (empty where none is
+# installed) and `dom FILE`, the DOM chromium headless makes of FILE.
+CHROMIUM=$(command -v chromium || command -v chromium-browser)
+dom() { timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --dump-dom "file://$1" 2>/dev/null; }

@@ -192,13 +192,16 @@ for s in INT TERM; do
 		fn_state >$F/state_after_${how}_$s
 	done
 done
-# TERM, then TERM every 10 ms until record is gone: putting the top level's
-# function_graph back (current_tracer nop patches every function) is slow here
+# TERM; once record has written its file (it puts things back next), TERM
+# every 10 ms until it is gone: putting the top level's function_graph back
+# (current_tracer nop patches every function) is slow here
 tpctl record -o /tmp/storm.dat --graph vfs_read --depth 1 -- funcload loop >/dev/null \
 	2>$F/storm.err &
 p=$!
 fn_wait $T/current_tracer function_graph
 sleep 0.3
+kill -TERM $p
+fn_wait $F/storm.err "wrote '"
 n=0
 while read -r _ _ pst _ </proc/$p/stat && [ "$pst" != Z ] && [ $n -lt 3000 ]; do
 	kill -TERM $p

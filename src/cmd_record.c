@@ -56,6 +56,7 @@ struct recorder {
 	int ncpus;
 	unsigned long long bytes;
 	long long events, lost;		/* at the end: read and lost, from the CPUs' stats */
+	long long unread;		/* at the end: still in the buffers (a drain cut short) */
 	const char *output;
 	int subbuf;
 	struct percpu *pc;		/* the reader threads */
@@ -209,7 +210,7 @@ static long long stat_field(const char *stats, const char *name)
 /* CPUSTAT options and saved_cmdlines as they are at the end; warns about loss. */
 static void finish_meta(struct recorder *r)
 {
-	long long lost = 0, events = 0;
+	long long lost = 0, events = 0, unread = 0;
 	char *s;
 	int size;
 
@@ -222,6 +223,7 @@ static void finish_meta(struct recorder *r)
 			continue;
 		lost += stat_field(s, "overrun") + stat_field(s, "dropped events");
 		events += stat_field(s, "read events");
+		unread += stat_field(s, "entries");
 		if (asprintf(&text, "CPU: %d\n%s", c, s) > 0) {
 			dat_set_cpustat(r->dat, c, text);
 			free(text);
@@ -239,6 +241,7 @@ static void finish_meta(struct recorder *r)
 			lost);
 	r->events = events;
 	r->lost = lost;
+	r->unread = unread;
 }
 
 /* What the file holds, as trace-cmd says what it wrote: one line on stderr (-q: none). */
@@ -268,6 +271,13 @@ static void record_summary(const struct recorder *r)
 #define FLUSH_SECONDS 1.0
 /* The reader threads' poll timeout: how stale a CPU's part of the file may get. */
 #define POLL_MS 250
+/*
+ * After INT, TERM or HUP the buffers are read for at most this long: on a
+ * slow machine (an emulator, a large --buffer-kb) reading and compressing
+ * all they hold can take longer than whoever sent the signal waits (a
+ * supervisor's SIGKILL).  What is left is said, as the loss is.
+ */
+#define DRAIN_SIGNAL_S 0.25
 
 /*
  * The reader threads (percpu.h), one per CPU by default: each moves its
@@ -331,10 +341,10 @@ static int start_threads(struct recorder *r, unsigned nthreads)
 	return ret;
 }
 
-/* The threads take what is left, partial sub-buffers too, and end. */
-static int stop_threads(struct recorder *r)
+/* The threads take what is left, partial sub-buffers too (until deadline, 0: all), and end. */
+static int stop_threads(struct recorder *r, double deadline)
 {
-	int ret = percpu_finish(r->pc);
+	int ret = percpu_finish_by(r->pc, deadline);
 
 	r->pc = NULL;
 	if (ret < 0) {
@@ -411,11 +421,15 @@ static int record_end(struct recorder *r, int ret)
 	/* Stop the writers first, then take what is left, partial pages too. */
 	live_drain(r->l);
 	if (r->pc) {
-		err = stop_threads(r);
+		err = stop_threads(r, state_stop ? tp_now_s() + DRAIN_SIGNAL_S : 0);
 		if (!ret)
 			ret = err;
 	}
 	finish_meta(r);
+	if (r->unread && state_stop)
+		tp_warn("%lld events not read: stopped by SIG%s, the buffers were read for %.2f s "
+			"at most", r->unread, sigabbrev_np(state_stop) ? sigabbrev_np(state_stop) : "?",
+			DRAIN_SIGNAL_S);
 	if (dat_finish(r->dat) < 0 && !ret) {
 		tp_error("cannot write '%s': %s", r->output, strerror(errno));
 		ret = TP_FAIL;

@@ -79,6 +79,7 @@ struct percpu {
 	uint64_t gen;			/* requests made (sync or finish) */
 	bool finishing;			/* finish or abort asked (read atomically by percpu_ending) */
 	bool aborting;			/* percpu_abort(): no last look */
+	double deadline;		/* percpu_finish_by(): the last looks end then (0: never) */
 	int started;
 };
 
@@ -93,6 +94,12 @@ static void fail(struct pc_thread *t, int err)
 	if (!t->err)
 		t->err = err ? err : EIO;
 	pthread_mutex_unlock(&t->p->lock);
+}
+
+/* A last look that must end now: what is left stays in the ring (percpu_finish_by). */
+static bool cut(const struct percpu *p, bool final)
+{
+	return final && p->deadline > 0 && tp_now_s() >= p->deadline;
 }
 
 /* Hand len bytes (whole sub-buffers, the last perhaps short) of cpu to the caller. */
@@ -144,12 +151,12 @@ static int look(struct pc_thread *t, int cpu, bool partial, bool final)
 	struct percpu *p = t->p;
 	struct tracefs_cpu *tcpu = p->s.tcpu[cpu];
 	bool moved = false;
-	ssize_t n;
+	ssize_t n = 0;
 
 	if (moving(p, cpu)) {
 		int fd = p->s.move_fd(p->s.ctx, cpu);
 
-		while ((n = tracefs_cpu_write(tcpu, fd, true)) > 0) {
+		while (!cut(p, final) && (n = tracefs_cpu_write(tcpu, fd, true)) > 0) {
 			t->pages += n / p->s.subbuf;
 			t->bytes += n;
 			moved = true;
@@ -158,7 +165,7 @@ static int look(struct pc_thread *t, int cpu, bool partial, bool final)
 			fail(t, errno);
 			return -1;
 		}
-		if (final && (n = tracefs_cpu_flush_write(tcpu, fd)) > 0) {
+		if (final && !cut(p, final) && (n = tracefs_cpu_flush_write(tcpu, fd)) > 0) {
 			t->bytes += n;
 			moved = true;
 		}
@@ -176,7 +183,7 @@ static int look(struct pc_thread *t, int cpu, bool partial, bool final)
 		size_t taken = 0;
 		int i;
 
-		for (i = 0; ((partial || final) ? taken < cap : i < 64) &&
+		for (i = 0; ((partial || final) ? taken < cap : i < 64) && !cut(p, final) &&
 			    (n = take_whole(t, cpu)) > 0; i++) {
 			moved = true;
 			taken += n / p->s.subbuf ? n / p->s.subbuf : 1;
@@ -192,7 +199,7 @@ static int look(struct pc_thread *t, int cpu, bool partial, bool final)
 		 * off, what is left (a sub-buffer a call), as much as the ring
 		 * holds at most.
 		 */
-		while ((partial || final) && !n && taken <= cap) {
+		while ((partial || final) && !n && taken <= cap && !cut(p, final)) {
 			int r = final ? tracefs_cpu_flush(tcpu, t->buf) :
 					tracefs_cpu_read(tcpu, t->buf, true);
 
@@ -552,6 +559,14 @@ static int end(struct percpu *p, bool abort)
 
 int percpu_finish(struct percpu *p)
 {
+	return end(p, false);
+}
+
+int percpu_finish_by(struct percpu *p, double deadline)
+{
+	/* (the threads read it after they see finishing, which end() sets under the lock) */
+	if (p)
+		p->deadline = deadline;
 	return end(p, false);
 }
 

@@ -98,6 +98,12 @@ void percpu_sync(struct percpu *p);
  */
 int percpu_finish(struct percpu *p);
 /*
+ * The same, but the last looks end at deadline (tp_now_s()'s clock; 0:
+ * never): what the buffers hold then stays there, unread (its stats'
+ * "entries").  For an end that must be quick (a signal).
+ */
+int percpu_finish_by(struct percpu *p, double deadline);
+/*
  * Without waiting: ask a thread (-1: every thread) for a pass that takes
  * everything its CPUs held when asked (partial sub-buffers too), and
  * return the request's number; numbers grow with each request, whichever

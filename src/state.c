@@ -40,6 +40,8 @@ static int reg_fds[MAX_FDS];
 static volatile sig_atomic_t nfds;
 static volatile sig_atomic_t graceful;
 static volatile sig_atomic_t rolling_back;
+/* a signal that came to another thread while a rollback ran: acted on at its end */
+static volatile sig_atomic_t deferred;
 /* state_mirror(): every write entry is also appended there, for a later process */
 static int mirror_fd = -1;
 static char *mirror_path;
@@ -68,6 +70,16 @@ static void on_signal(int sig)
 	if (graceful && !state_stop) {
 		state_stop = sig;
 		state_wake();
+		errno = saved;
+		return;
+	}
+	/*
+	 * A rollback runs (with the signals blocked in its thread, so this is
+	 * another one): dying now would cut it short, so it acts on the
+	 * signal when it is done.
+	 */
+	if (rolling_back) {
+		deferred = sig;
 		errno = saved;
 		return;
 	}
@@ -452,10 +464,20 @@ static bool in_created_instance(int i)
 
 void state_rollback(void)
 {
-	int i, j;
+	sigset_t sigs;
+	int i, j, sig;
 
 	if (rolling_back)
 		return;
+	/*
+	 * A second INT or TERM while we put things back (a slow machine, an
+	 * impatient user or a supervisor that signals again) waits for the
+	 * end: its handler would find the rollback running and die halfway,
+	 * leaving an instance, probes or the top level's tracer files behind.
+	 * Blocked here, it is delivered when the mask is restored below, with
+	 * nothing left to undo.  In a handler the mask blocks them already.
+	 */
+	block_signals(&sigs);
 	rolling_back = 1;
 	/* an instance with open per-CPU readers cannot be removed */
 	for (i = 0; i < nfds; i++)
@@ -505,6 +527,11 @@ void state_rollback(void)
 	 */
 	njournal = 0;
 	rolling_back = 0;
+	sig = deferred;
+	deferred = 0;
+	sigprocmask(SIG_SETMASK, &sigs, NULL);
+	if (sig)
+		on_signal(sig);
 }
 
 int state_mirror(const char *path)

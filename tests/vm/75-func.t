@@ -378,6 +378,12 @@ for s in ("INT", "TERM"):
         t.ok(v.text(name) == before, "%s of a --%s run: everything as it was" % (s, how),
              "exit %s, stderr %s\n%s" % (v.text("func/sig_%s_%s.rc" % (how, s)),
                                           v.text("func/sig_%s_%s.err" % (how, s)), v.text(name)))
+t.ok(v.text("func/storm.rc").strip() in ("0", "143") and
+     v.text("func/state_after_storm") == before,
+     "TERMs every 10 ms while a --graph record puts things back: everything as it was",
+     "exit %s after %s TERMs, stderr %s\n%s" % (
+         v.text("func/storm.rc").strip(), v.text("func/storm.n").strip(),
+         v.text("func/storm.err"), v.text("func/state_after_storm")))
 for how, tracer in (("graph", "function_graph"), ("function", "function")):
     t.ok(v.text("func/kill_%s_tracer" % how).strip() == tracer and v.rc("fn_reset_" + how) == 0 and
          v.text("func/state_after_reset_%s" % how) == before,

@@ -192,6 +192,26 @@ for s in INT TERM; do
 		fn_state >$F/state_after_${how}_$s
 	done
 done
+# TERM; once record has written its file (it puts things back next), TERM
+# every 10 ms until it is gone: putting the top level's function_graph back
+# (current_tracer nop patches every function) is slow here
+tpctl record -o /tmp/storm.dat --graph vfs_read --depth 1 -- funcload loop >/dev/null \
+	2>$F/storm.err &
+p=$!
+fn_wait $T/current_tracer function_graph
+sleep 0.3
+kill -TERM $p
+fn_wait $F/storm.err "wrote '"
+n=0
+while read -r _ _ pst _ </proc/$p/stat && [ "$pst" != Z ] && [ $n -lt 3000 ]; do
+	kill -TERM $p
+	n=$((n + 1))
+	sleep 0.01
+done 2>/dev/null
+wait $p
+echo $? >$F/storm.rc
+echo $n >$F/storm.n
+fn_state >$F/state_after_storm
 for how in graph function; do
 	if [ $how = graph ]; then
 		tpctl stream --graph vfs_read -- funcload loop >/dev/null 2>/dev/null &

@@ -14,7 +14,7 @@ for c in curl python3 prometheus promtool openssl; do
 	command -v $c > /dev/null || skip_all "$c is not installed (make deps installs it)"
 done
 need_tgen
-plan 39
+plan 43
 
 before=$(state_digest)
 N=2345

@@ -14,7 +14,7 @@ for e in sched/sched_switch sched/sched_wakeup; do
 	[ -e "$TRACEFS/events/$e" ] || skip_all "no $e event"
 done
 RUNS=20
-plan 9
+plan 10
 
 before=$(state_digest)
 bad=0 other=0 said=0 twice=0 failed=0 figures=

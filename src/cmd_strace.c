@@ -19,6 +19,7 @@
 #include <event-parse.h>
 
 #include "cmd.h"
+#include "decode.h"
 #include "errname.h"
 #include "json.h"
 #include "live.h"
@@ -281,8 +282,11 @@ static int strace_parse(struct strace_opts *o, int argc, char **argv)
 	o->strsize = 32;
 	o->signals = ~0ULL;
 	ret = target_parse(t, argc, argv, &spec, &args);
-	if (ret)
+	if (ret) {
+		free(o->trace);
+		o->trace = NULL;
 		return ret;
+	}
 	if (args.argc) {
 		tp_error("unexpected argument '%s' (the command goes after --)",
 			 args.argv[0]);
@@ -294,8 +298,11 @@ static int strace_parse(struct strace_opts *o, int argc, char **argv)
 		tp_error("-z and -Z together show nothing");
 		ret = TP_USAGE;
 	}
-	if (ret)
+	if (ret) {
 		target_free(t);
+		free(o->trace);
+		o->trace = NULL;
+	}
 	return ret;
 }
 
@@ -541,8 +548,17 @@ static void first_exec(struct strace *s, struct task *t, const struct tep_record
 	fprintf(s->out, "], ? /* %d vars */) = 0\n", n);
 }
 
+/* A long of a record: 8-byte fields of the ring buffer are only 4-byte aligned. */
+static long rec_long(const unsigned char *p)
+{
+	long v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
 static void on_enter(struct strace *s, const struct tep_record *rec, int tid, int nr,
-		     const unsigned long *args)
+		     const unsigned char *args)
 {
 	struct task *t = task_get(s, tid);
 	size_t col;
@@ -571,7 +587,7 @@ static void on_enter(struct strace *s, const struct tep_record *rec, int tid, in
 	t->call.nr = nr;
 	t->whole = s->wants_str && nr >= 0 && nr < sysdec_nr_count() && s->wants_str[nr];
 	for (i = 0; i < SYSDEC_MAX_ARGS; i++)
-		t->call.args[i] = args[i];
+		memcpy(&t->call.args[i], args + i * sizeof(long), sizeof(long));
 	t->call.has_ret = false;
 	t->enter_ts = rec->ts;
 	t->in_call = true;
@@ -835,7 +851,7 @@ static void on_signal(struct strace *s, const struct tep_record *rec, int tid)
 {
 	const unsigned char *d = rec->data;
 	int sig = *(const int *)(d + s->off_sig), code = *(const int *)(d + s->off_code);
-	unsigned long handler = *(const unsigned long *)(d + s->off_handler);
+	unsigned long handler = (unsigned long)rec_long(d + s->off_handler);
 	struct task *t = task_get(s, tid);
 
 	if (!t || !t->started || sig < 1 || sig > 64)
@@ -912,16 +928,14 @@ static int strace_record(void *ctx, struct tep_record *rec, long long lost)
 {
 	struct strace *s = ctx;
 	const unsigned char *d = rec->data;
-	int type = *(const unsigned short *)d, tid = *(const int *)(d + 4), i;
+	int type = decode_type(d), tid = decode_pid(d), i;
 
 	if (lost)
 		note_lost(s, rec->cpu, lost);
 	if (type == s->id_enter)
-		on_enter(s, rec, tid, (int)*(const long *)(d + s->off_enter_id),
-			 (const unsigned long *)(d + s->off_args));
+		on_enter(s, rec, tid, (int)rec_long(d + s->off_enter_id), d + s->off_args);
 	else if (type == s->id_exit)
-		on_exit_(s, rec, tid, (int)*(const long *)(d + s->off_exit_id),
-			 *(const long *)(d + s->off_ret));
+		on_exit_(s, rec, tid, (int)rec_long(d + s->off_exit_id), rec_long(d + s->off_ret));
 	else if (type == s->id_pexit)
 		on_proc_exit(s, rec, *(const int *)(d + s->off_pexit_pid));
 	else if (type == s->id_signal)

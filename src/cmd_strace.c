@@ -548,15 +548,6 @@ static void first_exec(struct strace *s, struct task *t, const struct tep_record
 	fprintf(s->out, "], ? /* %d vars */) = 0\n", n);
 }
 
-/* A long of a record: 8-byte fields of the ring buffer are only 4-byte aligned. */
-static long rec_long(const unsigned char *p)
-{
-	long v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 static void on_enter(struct strace *s, const struct tep_record *rec, int tid, int nr,
 		     const unsigned char *args)
 {
@@ -587,7 +578,7 @@ static void on_enter(struct strace *s, const struct tep_record *rec, int tid, in
 	t->call.nr = nr;
 	t->whole = s->wants_str && nr >= 0 && nr < sysdec_nr_count() && s->wants_str[nr];
 	for (i = 0; i < SYSDEC_MAX_ARGS; i++)
-		memcpy(&t->call.args[i], args + i * sizeof(long), sizeof(long));
+		t->call.args[i] = decode_elem(args + i * 8, 8, false);
 	t->call.has_ret = false;
 	t->enter_ts = rec->ts;
 	t->in_call = true;
@@ -851,7 +842,7 @@ static void on_signal(struct strace *s, const struct tep_record *rec, int tid)
 {
 	const unsigned char *d = rec->data;
 	int sig = *(const int *)(d + s->off_sig), code = *(const int *)(d + s->off_code);
-	unsigned long handler = (unsigned long)rec_long(d + s->off_handler);
+	unsigned long handler = decode_elem(d + s->off_handler, 8, false);
 	struct task *t = task_get(s, tid);
 
 	if (!t || !t->started || sig < 1 || sig > 64)
@@ -933,9 +924,12 @@ static int strace_record(void *ctx, struct tep_record *rec, long long lost)
 	if (lost)
 		note_lost(s, rec->cpu, lost);
 	if (type == s->id_enter)
-		on_enter(s, rec, tid, (int)rec_long(d + s->off_enter_id), d + s->off_args);
+		/* 8-byte fields of the ring buffer are only 4-byte aligned: decode_elem() */
+		on_enter(s, rec, tid, (int)decode_elem(d + s->off_enter_id, 8, true),
+			 d + s->off_args);
 	else if (type == s->id_exit)
-		on_exit_(s, rec, tid, (int)rec_long(d + s->off_exit_id), rec_long(d + s->off_ret));
+		on_exit_(s, rec, tid, (int)decode_elem(d + s->off_exit_id, 8, true),
+			 (long)decode_elem(d + s->off_ret, 8, true));
 	else if (type == s->id_pexit)
 		on_proc_exit(s, rec, *(const int *)(d + s->off_pexit_pid));
 	else if (type == s->id_signal)

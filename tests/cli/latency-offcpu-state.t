@@ -1,7 +1,7 @@
 #!/bin/bash
 # tpctl latency offcpu --state: only the switches out in the states given.
 # sleep sleeps interruptibly (S): its second is there with --state S and
-# S,D, gone with --state D.  tests/cli/vfork-prog.c's parent waits 1 s in
+# S,D, gone with --state D (but for a page read at exec).  tests/cli/vfork-prog.c's parent waits 1 s in
 # vfork (D) while its child sleeps (S): with --state D the stacks through
 # vfork weigh the second and none goes through do_nanosleep, with --state S
 # the other way round.  Bad letters, --state beside another recipe and
@@ -38,6 +38,11 @@ fi
 # sum_of FILE COMM: the nanoseconds of COMM's row
 sum_of() { jq "[.groups[] | select(.key.comm == \"$2\") | .sum] | add // 0" "$1"; }
 
+# On a machine fresh from boot, sleep's exec reads /usr/bin/sleep and libc
+# from disk, in D: run it once so that its pages are in the page cache, and
+# allow --state D a little (under 50 ms) for a page read all the same.
+sleep 0
+
 "$TPCTL" latency offcpu --state D --json -- sleep 1 > "$TMP/d.json" 2> "$TMP/d.err"
 d=$(sum_of "$TMP/d.json" sleep)
 "$TPCTL" latency offcpu --state S --json -- sleep 1 > "$TMP/s.json" 2> "$TMP/s.err"
@@ -45,8 +50,8 @@ s=$(sum_of "$TMP/s.json" sleep)
 "$TPCTL" latency offcpu --state S,D --json -- sleep 1 > "$TMP/sd.json" 2> "$TMP/sd.err"
 sd=$(sum_of "$TMP/sd.json" sleep)
 echo "# sleep 1's off-CPU ns: --state D $d, S $s, S,D $sd"
-[ "$d" = 0 ] && [ "$(jq '.groups | length' "$TMP/d.json")" = 0 ]
-ok $? "--state D: no row of sleep, which sleeps in S ($d ns)"
+[ "$d" -lt 50000000 ]
+ok $? "--state D: no second of sleep, which sleeps in S ($d ns)"
 [ "$_last" = fail ] && diag "$TMP/d.json" "$TMP/d.err"
 [ "$s" -ge 950000000 ] && [ "$s" -le 1050000000 ]
 ok $? "--state S: sleep's row of 1 s +-5 % ($s ns)"

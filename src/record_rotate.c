@@ -40,6 +40,7 @@ struct rot {
 	struct tracefs_cpu **tcpu;
 	int *fds;
 	char *path, *part;		/* the current file's name, and its name while written */
+	bool woken;			/* s.wake_bytes reached in the current file: told once */
 };
 
 static volatile sig_atomic_t usr1;
@@ -119,13 +120,20 @@ static int pages_in(void *ctx, int thread, int cpu, const void *buf, size_t len)
 static int after_look(void *ctx, int thread, int cpu, bool moved, bool final)
 {
 	struct rot *r = ctx;
+	int ret = 0;
 
 	(void)thread;
-	if (r->s.version == 6 && !moved && !final)
-		return 0;
-	if (r->s.version == 7 && !final && tp_now_s() - r->flushed[cpu] < ROT_FLUSH_S)
-		return 0;
-	return settle(r, r->cur[cpu], cpu);
+	if (!(r->s.version == 6 && !moved && !final) &&
+	    !(r->s.version == 7 && !final && tp_now_s() - r->flushed[cpu] < ROT_FLUSH_S))
+		ret = settle(r, r->cur[cpu], cpu);
+	/*
+	 * A size cut is the session's, at its next look: woken now, not at its
+	 * poll timeout, a fast producer fills no more than a look's pages past it.
+	 */
+	if (moved && r->s.wake_bytes && !__atomic_load_n(&r->woken, __ATOMIC_RELAXED) &&
+	    rot_size(r) >= r->s.wake_bytes && !__atomic_exchange_n(&r->woken, true, __ATOMIC_RELAXED))
+		state_wake();
+	return ret;
 }
 
 /* A new file under path.part; NULL after the error. */
@@ -240,6 +248,8 @@ int rot_cut(struct rot *r, const char *next)
 		free(path);
 		return TP_FAIL;
 	}
+	/* a wake the old file still gives is a spurious one: the session looks again */
+	__atomic_store_n(&r->woken, false, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->want, w, __ATOMIC_RELEASE);
 	/* every thread has looked at its CPUs since: all of them write into w */
 	percpu_sync(r->pc);
@@ -383,7 +393,8 @@ static int rotate_tick(void *ctx, double now)
 
 int rotate_record(const struct rot_spec *s, const struct rotate_run *run)
 {
-	struct rotating g = { .s = s, .run = run, .n = 1 };
+	struct rot_spec spec = *s;
+	struct rotating g = { .s = &spec, .run = run, .n = 1 };
 	char *first = rot_name(run->base, 1);
 	int ret, end;
 
@@ -392,7 +403,8 @@ int rotate_record(const struct rot_spec *s, const struct rotate_run *run)
 	rot_usr1_catch();
 	g.usr1 = rot_usr1_count();
 	/* the threads start before tracing does: their own events are hidden by then */
-	ret = rot_start(&g.r, s, first);
+	spec.wake_bytes = run->bytes;
+	ret = rot_start(&g.r, &spec, first);
 	free(first);
 	if (!ret)
 		ret = live_start(s->l);

@@ -30,6 +30,8 @@ struct rot_spec {
 	int ncpus, subbuf, version;	/* version 6: pages spliced; 7: read and compressed */
 	unsigned nthreads;		/* 0: one per CPU */
 	bool hide;			/* tracing runs meanwhile: the threads' events hidden */
+	/* not 0: a thread that takes the current file to this size wakes the session */
+	unsigned long long wake_bytes;
 	/* a new trace.dat at path with the recording's header; NULL after its error line */
 	struct dat_writer *(*create)(void *ctx, const char *path);
 	/* the metadata of a file's end (CPUSTAT, saved_cmdlines), before it is finished */

@@ -278,7 +278,7 @@ void agg_free(struct agg *a)
 	free(a);
 }
 
-void agg_set_comm_loader(struct agg *a, int (*fn)(struct tep_handle *tep, void *ctx), void *ctx)
+void agg_set_comm_loader(struct agg *a, comm_load_fn fn, void *ctx)
 {
 	a->comm_fn = fn;
 	a->comm_ctx = ctx;

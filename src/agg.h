@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "comm.h"
+
 struct tep_handle;
 struct tep_record;
 struct tracefs_hist;
@@ -168,8 +170,7 @@ void agg_set_pair_fn(struct agg *a, uint64_t over_ns, agg_pair_fn fn, void *ctx)
  * in tep's cmdlines yet (at most once per snapshot).  Without it names come
  * from the records and tep.
  */
-void agg_set_comm_loader(struct agg *a, int (*fn)(struct tep_handle *tep, void *ctx),
-			 void *ctx);
+void agg_set_comm_loader(struct agg *a, comm_load_fn fn, void *ctx);
 
 /*
  * User engine: one record (rec->data, rec->size and rec->cpu set); others'

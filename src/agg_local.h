@@ -198,7 +198,7 @@ struct agg {
 	int nnameev;
 	uint64_t lost_cur, lost_total;
 	uint64_t refused;		/* events not counted: their row would pass the bound */
-	int (*comm_fn)(struct tep_handle *tep, void *ctx);
+	comm_load_fn comm_fn;
 	void *comm_ctx;
 	/* a stack key: the events waiting for their stack record, per CPU */
 	int stack_col;			/* the key that is the stack, -1: none */

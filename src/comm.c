@@ -6,8 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <event-parse.h>
-
 #include "comm.h"
 #include "util.h"
 
@@ -100,19 +98,90 @@ size_t comm_proc(int pid, unsigned long long ts_ns, char *buf, size_t size,
 	return len;
 }
 
-int comm_saved_reload(struct comm_saved *s, int (*load)(struct tep_handle *tep, void *ctx),
-		      void *ctx)
-{
-	struct tep_handle *t = tep_alloc();
+/* One read of saved_cmdlines: open addressing on the pid, a pid of 0 an empty slot. */
+struct comm_table {
+	size_t mask;			/* slots - 1, slots a power of two */
+	size_t n;
+	struct comm_slot {
+		int pid;
+		char name[COMM_MAX + 1];
+	} *slot;
+};
 
-	if (!t)
-		return -1;
-	if (load(t, ctx) < 0) {
-		tep_free(t);
+static size_t slot_of(const struct comm_table *t, int pid)
+{
+	return ((uint32_t)pid * 2654435761u) & t->mask;
+}
+
+static void table_free(struct comm_table *t)
+{
+	if (t)
+		free(t->slot);
+	free(t);
+}
+
+/* the slots doubled, every name moved: false out of memory (t as it was) */
+static bool table_grow(struct comm_table *t)
+{
+	struct comm_table g = { .mask = t->mask ? t->mask * 2 + 1 : 1023 };
+	size_t i, j;
+
+	g.slot = calloc(g.mask + 1, sizeof(*g.slot));
+	if (!g.slot)
+		return false;
+	for (i = 0; t->slot && i <= t->mask; i++) {
+		if (!t->slot[i].pid)
+			continue;
+		for (j = slot_of(&g, t->slot[i].pid); g.slot[j].pid; j = (j + 1) & g.mask)
+			;
+		g.slot[j] = t->slot[i];
+	}
+	free(t->slot);
+	t->slot = g.slot;
+	t->mask = g.mask;
+	return true;
+}
+
+/* comm_line_fn: a line into the table; a pid met before keeps its first name */
+static void table_add(void *ctx, int pid, const char *name, size_t len)
+{
+	struct comm_table *t = ctx;
+	size_t i;
+
+	if (pid <= 0 || (2 * (t->n + 1) > t->mask + 1 && !table_grow(t)))
+		return;
+	for (i = slot_of(t, pid); t->slot[i].pid; i = (i + 1) & t->mask)
+		if (t->slot[i].pid == pid)
+			return;
+	if (len > COMM_MAX)
+		len = COMM_MAX;
+	t->slot[i].pid = pid;
+	memcpy(t->slot[i].name, name, len);
+	t->slot[i].name[len] = '\0';
+	t->n++;
+}
+
+static const char *table_find(const struct comm_table *t, int pid)
+{
+	size_t i;
+
+	if (!t || !t->n || pid <= 0)
+		return NULL;
+	for (i = slot_of(t, pid); t->slot[i].pid; i = (i + 1) & t->mask)
+		if (t->slot[i].pid == pid)
+			return t->slot[i].name;
+	return NULL;
+}
+
+int comm_saved_reload(struct comm_saved *s, comm_load_fn load, void *ctx)
+{
+	struct comm_table *t = calloc(1, sizeof(*t));
+
+	if (!t || !table_grow(t) || load(ctx, table_add, t) < 0) {
+		table_free(t);
 		return -1;
 	}
-	if (s->gen[1])
-		tep_free(s->gen[1]);
+	table_free(s->gen[1]);
 	s->gen[1] = s->gen[0];
 	s->gen[0] = t;
 	return 0;
@@ -120,21 +189,19 @@ int comm_saved_reload(struct comm_saved *s, int (*load)(struct tep_handle *tep, 
 
 const char *comm_saved_find(const struct comm_saved *s, int pid)
 {
+	const char *c;
 	int i;
 
 	for (i = 0; i < 2; i++)
-		if (s->gen[i] && tep_is_pid_registered(s->gen[i], pid))
-			return tep_data_comm_from_pid(s->gen[i], pid);
+		if ((c = table_find(s->gen[i], pid)))
+			return c;
 	return NULL;
 }
 
 void comm_saved_free(struct comm_saved *s)
 {
-	int i;
-
-	for (i = 0; i < 2; i++)
-		if (s->gen[i])
-			tep_free(s->gen[i]);
+	table_free(s->gen[0]);
+	table_free(s->gen[1]);
 	s->gen[0] = s->gen[1] = NULL;
 }
 

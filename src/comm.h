@@ -38,20 +38,26 @@ size_t comm_proc(int pid, unsigned long long ts_ns, char *buf, size_t size,
 		 unsigned long long *start);
 
 /*
- * saved_cmdlines as read the last two times, each into a handle of its own
+ * saved_cmdlines as read the last two times, each into a table of its own
  * made for it: a long-running command reads it again and again, and
  * libtraceevent's handle forgets no pid it was ever told of (a pid_max of
  * 4194304 would be hundreds of MB over weeks of short-lived processes).
  * The time before is kept too, so that a name read once is not lost at
- * the next read when the kernel has dropped it meanwhile.
+ * the next read when the kernel has dropped it meanwhile.  A table is
+ * tpctl's own (pid to name, hashed): a stream reads saved_cmdlines again
+ * while a task of its records is unknown, and a libtraceevent handle of
+ * 6,500 names cost some 10 M instructions to fill and sort each time.
  */
-struct tep_handle;
+/* One line of saved_cmdlines: a task's pid and name (len bytes, no NUL). */
+typedef void (*comm_line_fn)(void *ctx, int pid, const char *name, size_t len);
+/* A session's loader: each line of the kernel's saved_cmdlines now to fn; 0, or -1. */
+typedef int (*comm_load_fn)(void *ctx, comm_line_fn fn, void *fctx);
+struct comm_table;
 struct comm_saved {
-	struct tep_handle *gen[2];	/* the last read, the one before */
+	struct comm_table *gen[2];	/* the last read, the one before */
 };
-/* Read again through load (a session's loader of saved_cmdlines); 0, or -1: none read. */
-int comm_saved_reload(struct comm_saved *s, int (*load)(struct tep_handle *tep, void *ctx),
-		      void *ctx);
+/* Read again through load; 0, or -1: none read (the tables as they were). */
+int comm_saved_reload(struct comm_saved *s, comm_load_fn load, void *ctx);
 /* pid's name in the last two reads; NULL: in neither. */
 const char *comm_saved_find(const struct comm_saved *s, int pid);
 void comm_saved_free(struct comm_saved *s);

@@ -168,14 +168,14 @@ int live_load_id(struct tep_handle *tep, int id, void *ctx)
 	return i;
 }
 
-int live_reload_comms(struct tep_handle *tep, void *ctx)
+int live_reload_comms(void *ctx, comm_line_fn fn, void *fctx)
 {
 	struct live *l = ctx;
 
 	/* a recording's names are the ones it saved */
 	if (l && l->h.in)
 		return -1;
-	return tfs_tep_load_cmdlines(tep);
+	return tfs_cmdlines_each(fn, fctx);
 }
 
 /*

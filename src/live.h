@@ -46,6 +46,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "comm.h"
 #include "readq.h"
 #include "reader.h"
 
@@ -307,7 +308,7 @@ bool live_prompt(struct live *l);
  * when a pid has no name yet (ctx: the session).
  */
 int live_load_id(struct tep_handle *tep, int id, void *ctx);
-int live_reload_comms(struct tep_handle *tep, void *ctx);
+int live_reload_comms(void *ctx, comm_line_fn fn, void *fctx);
 
 /*
  * A filter applied by tpctl (libtraceevent's) instead of the kernel: expr on

@@ -95,7 +95,7 @@ void output_set_loader(struct output *o,
 	decoder_set_loader(o->dec, fn, ctx);
 }
 
-void output_set_comm_loader(struct output *o, output_comm_fn fn, void *ctx)
+void output_set_comm_loader(struct output *o, comm_load_fn fn, void *ctx)
 {
 	o->comm_fn = fn;
 	o->comm_ctx = ctx;

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "comm.h"
+
 struct tep_handle;
 struct tep_record;
 struct output;
@@ -142,8 +144,7 @@ int output_write_line(struct output *o, const char *line, size_t len);
 void output_set_loader(struct output *o,
 		       int (*fn)(struct tep_handle *tep, int id, void *ctx), void *ctx);
 /* Called (at most every 100 ms) when a pid has no comm yet: reload saved_cmdlines. */
-typedef int (*output_comm_fn)(struct tep_handle *tep, void *ctx);
-void output_set_comm_loader(struct output *o, output_comm_fn fn, void *ctx);
+void output_set_comm_loader(struct output *o, comm_load_fn fn, void *ctx);
 /*
  * The kernel the records come from ("6.1.0-18-amd64"); the text follows
  * its version (flag letters, syscall argument forms).  Default: uname's.

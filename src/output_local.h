@@ -70,7 +70,7 @@ struct output {
 	bool lazy_flags;	/* 6.13+: flag bit 1 is NEED_RESCHED_LAZY */
 	bool sys_decimal;	/* 6.18+: syscall arguments below 10 in decimal */
 	struct trace_seq seq;
-	output_comm_fn comm_fn;
+	comm_load_fn comm_fn;
 	void *comm_ctx;
 	struct timespec comm_last;
 	unsigned comm_gen;	/* bumped when saved_cmdlines was read again */

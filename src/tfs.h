@@ -130,6 +130,14 @@ int tfs_filter_walk(const char *expr, tfs_filter_fn fn, void *ctx);
  * in a task's name is written as '?'.  NULL where it cannot be read.
  */
 char *tfs_saved_cmdlines(int *len);
+/*
+ * Each "PID NAME" line of saved_cmdlines' text (a recording's too) to fn,
+ * past the lines that are none (the second part of a name with a newline).
+ */
+typedef void (*tfs_cmdline_fn)(void *ctx, int pid, const char *name, size_t len);
+void tfs_cmdlines_walk(const char *text, size_t len, tfs_cmdline_fn fn, void *ctx);
+/* The same for the kernel's saved_cmdlines now: 0, or -1 when it cannot be read. */
+int tfs_cmdlines_each(tfs_cmdline_fn fn, void *ctx);
 /* Load saved_cmdlines into tep so comm names resolve. */
 int tfs_tep_load_cmdlines(struct tep_handle *tep);
 /* saved_cmdlines' text (a recording's too) into tep, past lines that are no "PID NAME". */

@@ -93,10 +93,30 @@ struct tep_event *tfs_tep_add_event(struct tep_handle *tep, const char *sys, con
 	return ev;
 }
 
-void tfs_tep_parse_cmdlines(struct tep_handle *tep, const char *text, size_t len)
+/* the longest name a line may give (the kernel's are 15 bytes) */
+#define CMDLINE_NAME_MAX 63
+
+/*
+ * A line of saved_cmdlines from p, before end: its pid, *name where its name
+ * begins; 0 when it does not begin "PID " with a pid of 1 to INT32_MAX.
+ * Digits by hand: the text need not end in a NUL (a file's section).
+ */
+static long cmdline_pid(const char *p, const char *end, const char **name)
 {
-	const char *p = text, *end = text + len, *nl, *name, *e;
-	char comm[64];
+	const char *e;
+	long pid;
+
+	for (e = p, pid = 0; e < end && *e >= '0' && *e <= '9' && pid <= INT32_MAX; e++)
+		pid = pid * 10 + (*e - '0');
+	if (e == p || e >= end || *e != ' ' || pid <= 0 || pid > INT32_MAX)
+		return 0;
+	*name = e + 1;
+	return pid;
+}
+
+void tfs_cmdlines_walk(const char *text, size_t len, tfs_cmdline_fn fn, void *ctx)
+{
+	const char *p = text, *end = text + len, *nl, *name;
 	long pid;
 
 	/*
@@ -104,41 +124,50 @@ void tfs_tep_parse_cmdlines(struct tep_handle *tep, const char *text, size_t len
 	 * tracefs_load_cmdlines(), libtracecmd's reader) stop at the first line
 	 * that is not "PID NAME": a task whose name holds a newline (prctl and
 	 * $0 allow one) ends every name after it.  Such a line is skipped here,
-	 * each other one registered; a pid known already keeps its name.
+	 * each other one given to fn.
 	 */
 	while (p < end) {
 		nl = memchr(p, '\n', end - p);
 		if (!nl)
 			nl = end;
-		/* digits by hand: the text need not end in a NUL (a file's section) */
-		for (e = p, pid = 0; e < nl && *e >= '0' && *e <= '9' && pid <= INT32_MAX; e++)
-			pid = pid * 10 + (*e - '0');
-		if (e > p) {
-			name = e + 1;
-			if (e < nl && *e == ' ' && name < nl && pid > 0 && pid <= INT32_MAX &&
-			    (size_t)(nl - name) < sizeof(comm)) {
-				memcpy(comm, name, nl - name);
-				comm[nl - name] = '\0';
-				tep_register_comm(tep, comm, (int)pid);
-			}
-		}
+		pid = cmdline_pid(p, nl, &name);
+		if (pid && name < nl && nl - name <= CMDLINE_NAME_MAX)
+			fn(ctx, (int)pid, name, nl - name);
 		p = nl + 1;
 	}
 }
 
-/* At s (len bytes left): "PID " and a name, as a line of saved_cmdlines begins. */
-static bool cmdline_starts(const char *s, size_t len)
+int tfs_cmdlines_each(tfs_cmdline_fn fn, void *ctx)
 {
-	size_t i = 0;
+	int size = 0;
+	char *s = tracefs_instance_file_read(NULL, "saved_cmdlines", &size);
 
-	while (i < len && s[i] >= '0' && s[i] <= '9')
-		i++;
-	return i > 0 && i < len && s[i] == ' ';
+	if (!s)
+		return -1;
+	tfs_cmdlines_walk(s, size > 0 ? (size_t)size : 0, fn, ctx);
+	free(s);
+	return 0;
+}
+
+/* tfs_cmdline_fn: a name into a tep; a pid known already keeps its name */
+static void tep_comm(void *ctx, int pid, const char *name, size_t len)
+{
+	char comm[CMDLINE_NAME_MAX + 1];
+
+	memcpy(comm, name, len);
+	comm[len] = '\0';
+	tep_register_comm(ctx, comm, pid);
+}
+
+void tfs_tep_parse_cmdlines(struct tep_handle *tep, const char *text, size_t len)
+{
+	tfs_cmdlines_walk(text, len, tep_comm, tep);
 }
 
 char *tfs_saved_cmdlines(int *len)
 {
 	char *s = tracefs_instance_file_read(NULL, "saved_cmdlines", len);
+	const char *name;
 	int i;
 
 	/*
@@ -147,19 +176,12 @@ char *tfs_saved_cmdlines(int *len)
 	 * stops at, losing every name after it.  Such a newline becomes '?'.
 	 */
 	for (i = 0; s && i + 1 < *len; i++)
-		if (s[i] == '\n' && !cmdline_starts(s + i + 1, *len - i - 1))
+		if (s[i] == '\n' && !cmdline_pid(s + i + 1, s + *len, &name))
 			s[i] = '?';
 	return s;
 }
 
 int tfs_tep_load_cmdlines(struct tep_handle *tep)
 {
-	int size = 0;
-	char *s = tracefs_instance_file_read(NULL, "saved_cmdlines", &size);
-
-	if (!s)
-		return -1;
-	tfs_tep_parse_cmdlines(tep, s, size > 0 ? (size_t)size : 0);
-	free(s);
-	return 0;
+	return tfs_cmdlines_each(tep_comm, tep);
 }

@@ -150,13 +150,13 @@ static struct {
 } comms[256];
 static int ncomms;
 
-static int load_comms(struct tep_handle *tep, void *ctx)
+static int load_comms(void *ctx, comm_line_fn fn, void *fctx)
 {
 	int i;
 
 	(void)ctx;
 	for (i = 0; i < ncomms; i++)
-		tep_register_comm(tep, comms[i].name, comms[i].pid);
+		fn(fctx, comms[i].pid, comms[i].name, strlen(comms[i].name));
 	return 0;
 }
 

@@ -106,20 +106,41 @@ static void print_overwrite(struct print *p, struct tracefs_instance *inst)
 	free(v);
 }
 
-/* An event's triggers armed (its trigger file, the comment lines left out). */
-static void print_triggers(struct print *p, struct tracefs_instance *inst,
-			   const struct tfs_event *ev)
+/* Each trigger an event arms to fn (its trigger file, the comment lines left out). */
+static void each_trigger(struct tracefs_instance *inst, const struct tfs_event *ev,
+			 void (*fn)(void *ctx, const char *trigger), void *ctx)
 {
 	char *text = tracefs_event_file_read(inst, ev->system, ev->name, "trigger", NULL);
 	char *save = NULL, *line;
 
-	print_open_array(p, "triggers");
 	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save))
 		if (*line != '#')
-			print_string(p, PRINT_ANY, NULL, "  trigger: %s", line);
-	print_close_array(p);
+			fn(ctx, line);
 	free(text);
+}
+
+/* Each event an instance has on (its set_event) to fn. */
+static void each_event(struct tracefs_instance *inst,
+		       void (*fn)(void *ctx, struct tracefs_instance *inst, const struct tfs_event *ev),
+		       void *ctx)
+{
+	char *set_event = tracefs_instance_file_read(inst, "set_event", NULL);
+	char *save = NULL, *line, *colon;
+
+	for (line = set_event ? strtok_r(set_event, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (!(colon = strchr(line, ':')))
+			continue;
+		*colon = '\0';
+		fn(ctx, inst, &(struct tfs_event){ .system = line, .name = colon + 1 });
+	}
+	free(set_event);
+}
+
+static void print_trigger(void *ctx, const char *trigger)
+{
+	print_string(ctx, PRINT_ANY, NULL, "  trigger: %s", trigger);
 }
 
 static void print_settings(struct print *p, struct tracefs_instance *inst)
@@ -152,41 +173,46 @@ static void print_settings(struct print *p, struct tracefs_instance *inst)
 	free(clock);
 }
 
+/* print_event()'s: the document, and how many events it has listed */
+struct event_list {
+	struct print *p;
+	long long n;
+};
+
+/* One enabled event with its filter and triggers; the text's title before the first. */
+static void print_event(void *ctx, struct tracefs_instance *inst, const struct tfs_event *ev)
+{
+	struct event_list *el = ctx;
+	struct print *p = el->p;
+	char *filter = tfs_event_filter_get(inst, ev);
+
+	if (!el->n++)
+		print_text(p, "enabled events:\n");
+	print_open_object(p, NULL);
+	print_string(p, PRINT_ANY, "system", "  %s:", ev->system);
+	print_string(p, PRINT_ANY, "event", "%s", ev->name);
+	print_string(p, PRINT_JSON, "filter", NULL, filter);
+	if (filter)
+		print_string(p, PRINT_TEXT, NULL, "  filter: %s", filter);
+	print_open_array(p, "triggers");
+	each_trigger(inst, ev, print_trigger, p);
+	print_close_array(p);
+	print_nl(p);
+	print_close_object(p);
+	free(filter);
+}
+
 /* The events set_event lists, each with its filter. */
 static void print_events(struct print *p, struct tracefs_instance *inst)
 {
-	char *set_event = tracefs_instance_file_read(inst, "set_event", NULL);
-	char *save = NULL, *line;
+	struct event_list el = { p, 0 };
 
-	/* none: said, not an empty list under its title */
-	print_text(p, set_event && strchr(set_event, ':') ? "enabled events:\n" :
-		   "enabled events: none\n");
 	print_open_array(p, "events");
-	for (line = set_event ? strtok_r(set_event, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *colon = strchr(line, ':');
-		struct tfs_event ev;
-		char *filter;
-
-		if (!colon)
-			continue;
-		*colon = '\0';
-		ev.system = line;
-		ev.name = colon + 1;
-		filter = tfs_event_filter_get(inst, &ev);
-		print_open_object(p, NULL);
-		print_string(p, PRINT_ANY, "system", "  %s:", ev.system);
-		print_string(p, PRINT_ANY, "event", "%s", ev.name);
-		print_string(p, PRINT_JSON, "filter", NULL, filter);
-		if (filter)
-			print_string(p, PRINT_TEXT, NULL, "  filter: %s", filter);
-		print_triggers(p, inst, &ev);
-		print_nl(p);
-		print_close_object(p);
-		free(filter);
-	}
+	each_event(inst, print_event, &el);
+	/* none: said, not an empty list under its title */
+	if (!el.n)
+		print_text(p, "enabled events: none\n");
 	print_close_array(p);
-	free(set_event);
 }
 
 /* The per-CPU counters: a table in the text, an object per CPU in JSON (null: not read). */
@@ -228,27 +254,21 @@ static void print_cpus(struct print *p, struct tracefs_instance *inst)
 	print_close_array(p);
 }
 
-/* How many events an instance has on, and how many triggers they arm. */
-static void count_events(struct tracefs_instance *inst, long long *nev, long long *ntrig)
+/* count_event()'s counts: events on, triggers they arm */
+struct event_count {
+	long long events, triggers;
+};
+
+static void count_trigger(void *ctx, const char *trigger)
 {
-	char *set_event = tracefs_instance_file_read(inst, "set_event", NULL);
-	char *save = NULL, *line;
+	(void)trigger;
+	((struct event_count *)ctx)->triggers++;
+}
 
-	*nev = *ntrig = 0;
-	for (line = set_event ? strtok_r(set_event, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *colon = strchr(line, ':'), *text, *s2 = NULL, *t;
-
-		if (!colon)
-			continue;
-		*colon = '\0';
-		(*nev)++;
-		text = tracefs_event_file_read(inst, line, colon + 1, "trigger", NULL);
-		for (t = text ? strtok_r(text, "\n", &s2) : NULL; t; t = strtok_r(NULL, "\n", &s2))
-			*ntrig += *t != '#';
-		free(text);
-	}
-	free(set_event);
+static void count_event(void *ctx, struct tracefs_instance *inst, const struct tfs_event *ev)
+{
+	((struct event_count *)ctx)->events++;
+	each_trigger(inst, ev, count_trigger, ctx);
 }
 
 /*
@@ -260,21 +280,21 @@ static void print_instance_brief(struct print *p, const char *name)
 	struct tracefs_instance *inst = tracefs_instance_alloc(tfs_dir(), name);
 	char *ow = inst ? read_trimmed(inst, "options/overwrite") : NULL;
 	ssize_t kb = inst ? buffer_kb(inst) : -1;
-	long long nev = 0, ntrig = 0;
+	struct event_count c = { 0, 0 };
 
 	if (!inst)
 		return;
-	count_events(inst, &nev, &ntrig);
+	each_event(inst, count_event, &c);
 	print_text(p, "  (");
 	if (kb >= 0)
 		print_int(p, PRINT_ANY, "buffer_size_kb", "%lld KiB per CPU, ", kb);
 	if (ow)
 		print_bool(p, PRINT_JSON, "overwrite", NULL, !strcmp(ow, "1"));
 	print_text(p, "%s", ow && !strcmp(ow, "1") ? "overwrite, " : "");
-	print_int(p, PRINT_ANY, "events", "%lld event", nev);
-	print_text(p, "%s, ", nev == 1 ? "" : "s");
-	print_int(p, PRINT_ANY, "triggers", "%lld trigger", ntrig);
-	print_text(p, "%s armed)", ntrig == 1 ? "" : "s");
+	print_int(p, PRINT_ANY, "events", "%lld event", c.events);
+	print_text(p, "%s, ", c.events == 1 ? "" : "s");
+	print_int(p, PRINT_ANY, "triggers", "%lld trigger", c.triggers);
+	print_text(p, "%s armed)", c.triggers == 1 ? "" : "s");
 	free(ow);
 	tracefs_instance_free(inst);
 }

@@ -57,7 +57,7 @@ assert all(k["switches"] >= 1 and k["max_delay_ns"] >= k["avg_delay_ns"] for k i
 		grep -q .; then
 		live_bad=$((live_bad + 1))
 		echo "# run $i (${pin[*]}): exit $st"
-		sed 's/^/# /' "$TMP/live.chk" "$TMP/live.err" | tail -5
+		awk '{ print "# " $0 }' "$TMP/live.chk" "$TMP/live.err" | tail -5
 	fi
 done
 ok $live_bad "-- COMMAND: sh, both sleeps and true, each with its switches, 25 of 25 runs"

@@ -67,11 +67,13 @@ diag() {
 	if [ "$_last" = fail ]; then
 		# not tee /dev/stderr: opening it anew truncates a log file that stderr is
 		local _d
-		_d=$(sed 's/^/# /' "$@")
+		_d=$(awk '{ print "# " $0 }' "$@")
 		printf '%s\n' "$_d"
 		printf '%s\n' "$_d" >&2
 	else
-		sed 's/^/# /' "$@"
+		# awk, not sed: a file whose last line has no newline (a message
+		# cut by a signal) must not glue the next "ok" line onto it
+		awk '{ print "# " $0 }' "$@"
 	fi
 }
 

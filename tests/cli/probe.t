@@ -125,7 +125,7 @@ bad() {
 	expect_status "$name: exit 2" 2 "$TPCTL" "$@"
 	[ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q "^tpctl: [a-z]*: " "$TMP/err"
 	ok $? "$name: one line"
-	[ -s "$TMP/err" ] && head -1 "$TMP/err" | sed 's/^/# /'
+	[ -s "$TMP/err" ] && head -1 "$TMP/err" | awk '{ print "# " $0 }'
 	unchanged; ok $? "$name: nothing changed"
 }
 bad "unknown symbol" stream --probe "u:$P:wrok" -- true

@@ -62,5 +62,5 @@ ok $? "count --threads 2 -- 300 tasks, then a pause: exit 0"
 last=$(sed -n 's/.*tasks tracked after a look for those gone: \([0-9]*\).*/\1/p' "$TMP/r.err" | tail -1)
 ok "$([ -n "$last" ] && [ "$last" -lt 100 ]; echo $?)" \
 	"the readers' names of the tasks gone are forgotten (last look: ${last:-none} tracked)"
-[ -z "$last" ] || [ "$last" -lt 100 ] || grep 'tasks tracked' "$TMP/r.err" | sed 's/^/# /'
+[ -z "$last" ] || [ "$last" -lt 100 ] || grep 'tasks tracked' "$TMP/r.err" | awk '{ print "# " $0 }'
 done_testing

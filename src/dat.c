@@ -659,7 +659,8 @@ int dat_cpu_fd(struct dat_writer *w, int cpu)
 
 uint64_t dat_cpu_size(struct dat_writer *w, int cpu)
 {
-	return w->cpu[cpu].size;
+	/* its writer may be another thread */
+	return __atomic_load_n(&w->cpu[cpu].size, __ATOMIC_RELAXED);
 }
 
 uint64_t dat_cpu_pages_size(struct dat_writer *w, int cpu)
@@ -687,7 +688,8 @@ int dat_cpu_commit(struct dat_writer *w, int cpu)
 	}
 	if (size == c->size)
 		return 0;
-	c->size = size;
+	/* (atomic: record_rotate.c sums the CPUs' sizes from other threads) */
+	__atomic_store_n(&c->size, size, __ATOMIC_RELAXED);
 	c->pages = size;
 	return write_table_entry(w, cpu, false, true);
 }
@@ -728,7 +730,7 @@ static int chunk_write(struct dat_writer *w, int cpu, const char *pages, size_t 
 	}
 	if (pwrite_all(w->fd, z - head, head + 8 + n, c->start + c->size) < 0)
 		return -1;
-	c->size += head + 8 + n;
+	__atomic_store_n(&c->size, c->size + head + 8 + n, __ATOMIC_RELAXED);
 	if (write_table_entry(w, cpu, false, true) < 0)
 		return -1;
 	if (!head && pwrite_u32(w->fd, count, c->start) < 0)

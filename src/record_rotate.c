@@ -127,8 +127,8 @@ static int after_look(void *ctx, int thread, int cpu, bool moved, bool final)
 	    !(r->s.version == 7 && !final && tp_now_s() - r->flushed[cpu] < ROT_FLUSH_S))
 		ret = settle(r, r->cur[cpu], cpu);
 	/*
-	 * A size cut is the session's, at its next look: woken now, not at its
-	 * poll timeout, a fast producer fills no more than a look's pages past it.
+	 * A size cut is the session's to make: woken now rather than at its
+	 * 250 ms look, it cuts before a fast producer fills much past SIZE.
 	 */
 	if (moved && r->s.wake_bytes && !__atomic_load_n(&r->woken, __ATOMIC_RELAXED) &&
 	    rot_size(r) >= r->s.wake_bytes && !__atomic_exchange_n(&r->woken, true, __ATOMIC_RELAXED))
@@ -248,11 +248,15 @@ int rot_cut(struct rot *r, const char *next)
 		free(path);
 		return TP_FAIL;
 	}
-	/* a wake the old file still gives is a spurious one: the session looks again */
-	__atomic_store_n(&r->woken, false, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->want, w, __ATOMIC_RELEASE);
 	/* every thread has looked at its CPUs since: all of them write into w */
 	percpu_sync(r->pc);
+	/*
+	 * w's size wakes the session from now on.  A wake given meanwhile (by
+	 * the old file's size or by w's) is still in the session's wake pipe:
+	 * it looks again at its next wait, and cuts if w is due.
+	 */
+	__atomic_store_n(&r->woken, false, __ATOMIC_RELAXED);
 	ret = file_close(r, old, r->path, r->part);
 	free(r->path);
 	free(r->part);
@@ -265,8 +269,10 @@ unsigned long long rot_size(struct rot *r)
 {
 	unsigned long long n = 0;
 
+	struct dat_writer *w = __atomic_load_n(&r->want, __ATOMIC_ACQUIRE);
+
 	for (int c = 0; c < r->s.ncpus; c++)
-		n += dat_cpu_size(r->want, c);
+		n += dat_cpu_size(w, c);
 	return n;
 }
 

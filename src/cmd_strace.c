@@ -298,6 +298,9 @@ static int strace_parse(struct strace_opts *o, int argc, char **argv)
 		tp_error("-z and -Z together show nothing");
 		ret = TP_USAGE;
 	}
+	/* -c's table counts calls: their strings are not fetched for it */
+	if (o->summary)
+		o->strings = false;
 	if (ret) {
 		target_free(t);
 		free(o->trace);
@@ -683,7 +686,8 @@ static void on_strings(struct strace *s, const struct tep_record *rec, int tid,
 {
 	const unsigned char *d = rec->data;
 	struct task *t = task_get(s, tid);
-	unsigned int loc, off, len;
+	unsigned int off, len;
+	uint32_t loc;
 	bool empty_ok;
 	char *str;
 	int i;
@@ -696,12 +700,14 @@ static void on_strings(struct strace *s, const struct tep_record *rec, int tid,
 	 * is not counted there): at the exit, where the kernel has read the
 	 * path itself, it is "" unless the call said EFAULT
 	 */
-	empty_ok = p->off_ret >= 0 && *(const long long *)(d + p->off_ret) != -EFAULT;
+	/* (8-byte fields of the ring buffer are only 4-byte aligned: decode_elem()) */
+	empty_ok = p->off_ret >= 0 && p->off_ret + 8 <= rec->size &&
+		   (int64_t)decode_elem(d + p->off_ret, 8, true) != -EFAULT;
 	for (i = 0; i < SYSDEC_MAX_ARGS; i++) {
-		if (p->off[i] < 0)
+		if (p->off[i] < 0 || p->off[i] + 4 > rec->size)
 			continue;
 		/* __data_loc: the offset in the low 16 bits, the length above */
-		loc = *(const unsigned int *)(d + p->off[i]);
+		memcpy(&loc, d + p->off[i], 4);
 		off = loc & 0xffff;
 		len = loc >> 16;
 		if ((!len && !empty_ok) || (int)(off + len) > rec->size)
@@ -1225,9 +1231,9 @@ static int strace_events(struct strace_opts *o, char ***evp, int *n)
 		return tp_oom();
 	for (*n = 0; *n < 5; (*n)++)
 		ev[*n] = strdup(base[*n]);
-	if (o->strings && !o->summary && (ret = tfs_events_available(NULL, &all)))
+	if (o->strings && (ret = tfs_events_available(NULL, &all)))
 		return ret;
-	for (nr = 0; o->strings && !o->summary && nr < sysdec_nr_count(); nr++) {
+	for (nr = 0; o->strings && nr < sysdec_nr_count(); nr++) {
 		if (!sysdec_has_path(nr) || (o->trace && !o->trace[nr]))
 			continue;
 		snprintf(name, sizeof(name), "sys_enter_%s", sysdec_name(nr));
@@ -1272,14 +1278,14 @@ static int strace_open(struct strace *s, struct strace_opts *o)
 	if (!ret)
 		ret = live_open(&s->l, &(struct live_spec){
 			.events = events, .nevents = nevents, .buffer_kb = o->buffer_kb,
-			.target = &o->tgt, .strings = o->strings && !o->summary,
+			.target = &o->tgt, .strings = o->strings,
 		});
 	events_free(events, nevents);
 	if (ret)
 		return ret;
 	s->first = o->tgt.argv ? target_pid(&o->tgt) : o->tgt.npids ? o->tgt.pids[0] : 0;
 	ret = strace_fields(s);
-	if (!ret && o->strings && !o->summary)
+	if (!ret && o->strings)
 		ret = strace_probes(s);
 	if (!ret)
 		strace_protos(s);

@@ -538,6 +538,12 @@ static int frun_tick(void *ctx, double now)
 	return LIVE_GO;
 }
 
+/* latency --by stack: the call paths (func_stack.c) instead of rows */
+static bool fagg_by_stack(const struct agg_opts *o, bool latency)
+{
+	return latency && o->spec.nkeys == 1 && o->spec.kind[0] == AGG_KEY_STACK;
+}
+
 /* The session as the options say, and the rows set up for its tep. */
 static int fagg_open(struct fagg *a, struct live **l, const struct agg_opts *o, bool latency)
 {
@@ -565,7 +571,7 @@ static int fagg_open(struct fagg *a, struct live **l, const struct agg_opts *o, 
 	/* a glob: the functions it matched each with a histogram of its own */
 	a->by_func = latency && strpbrk(fs->graph[0], "*?[");
 	a->by_comm = o->spec.nkeys == 1 && o->spec.kind[0] == AGG_KEY_COMM;
-	a->by_stack = latency && o->spec.nkeys == 1 && o->spec.kind[0] == AGG_KEY_STACK;
+	a->by_stack = fagg_by_stack(o, latency);
 	if (o->spec.nkeys && !a->by_comm && !a->by_stack) {
 		tp_error("'--function' counts by function%s; '--by' takes only 'comm'%s",
 			 latency ? " (one histogram)" : "", latency ? " or 'stack'" : "");
@@ -578,12 +584,6 @@ static int fagg_open(struct fagg *a, struct live **l, const struct agg_opts *o, 
 	if (!ret)
 		ret = fagg_setup(a, live_tep(*l));
 	return ret;
-}
-
-/* latency --by stack: folded or an SVG, or both; its heading the command's words. */
-static bool fagg_by_stack(const struct agg_opts *o, bool latency)
-{
-	return latency && o->spec.nkeys == 1 && o->spec.kind[0] == AGG_KEY_STACK;
 }
 
 /*

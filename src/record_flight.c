@@ -37,6 +37,12 @@ int flight_stop_opt(const struct tp_opt *o, const char *arg)
 	return TP_OK;
 }
 
+/* FLIGHT_FILTER_MAX in a message: its digits, from the one definition */
+#define DIGITS_(n) #n
+#define DIGITS(n) DIGITS_(n)
+_Static_assert(FLIGHT_FILTER_MAX + sizeof(FLIGHT_TRIGGER) - 1 == 4095,
+	       "a trigger 'traceoff if FILTER' of the longest filter is 4095 bytes");
+
 int flight_stop_split(const char *arg, char **event, const char **filter, const char **why)
 {
 	size_t n;
@@ -60,7 +66,7 @@ int flight_stop_split(const char *arg, char **event, const char **filter, const 
 		}
 		/* the trigger "traceoff if FILTER" is one write, less than a page */
 		if (strlen(*filter) > FLIGHT_FILTER_MAX) {
-			*why = "a FILTER of at most " FLIGHT_FILTER_MAX_S " bytes";
+			*why = "a FILTER of at most " DIGITS(FLIGHT_FILTER_MAX) " bytes";
 			return TP_USAGE;
 		}
 	}

@@ -46,7 +46,6 @@ int flight_stop_opt(const struct tp_opt *o, const char *arg);
  */
 #define FLIGHT_TRIGGER "traceoff if "
 #define FLIGHT_FILTER_MAX 4083		/* 4095 less FLIGHT_TRIGGER */
-#define FLIGHT_FILTER_MAX_S "4083"
 int flight_stop_split(const char *arg, char **event, const char **filter, const char **why);
 #define FLIGHT_OPTS(f)								\
 	OPT_BOOL(0, "flight", &(f)->on,						\
